@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs what gfxpatch needs to build and test on Debian 12: LLVM 19 (library for inkwell,
+# llvm-objdump/llvm-mc/llvm-readelf as test oracles), clang-19 and lld-19 (fixture rebuilds).
+# Idempotent: installs only what is missing, runs `apt-get update` only when it must install.
+set -euo pipefail
+
+packages=(llvm-19-dev llvm-19 clang-19 lld-19 libzstd-dev zlib1g-dev)
+missing=()
+for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+    echo "setup: installing ${missing[*]}" >&2
+    sudo_cmd=()
+    [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+    "${sudo_cmd[@]}" apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+for tool in llvm-objdump-19 llvm-mc-19 llvm-readelf-19 clang-19 ld.lld-19; do
+    command -v "$tool" >/dev/null || { echo "setup: $tool missing after install" >&2; exit 1; }
+done
+command -v cargo >/dev/null || { echo "setup: cargo not found; install Rust 1.95 (rustup)" >&2; exit 1; }

@@ -1,0 +1,353 @@
+//! `gfxpatch info FILE [--json]`: what is in a code object, an offload bundle or a host library.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context as _;
+use rayon::prelude::*;
+use serde::Serialize;
+
+use crate::container::bundle::DecompressLimits;
+use crate::container::descriptor::{DescriptorRegisters, KernelDescriptor};
+use crate::container::elf::{CodeObject, ElfType, Kernel};
+use crate::container::input::{EmbeddedObject, HostInfo, Input, InputKind, MappedFile};
+use crate::container::metadata::KernelMetadata;
+use crate::isa::Generation;
+
+#[derive(clap::Args)]
+pub struct InfoArgs {
+    /// A code object, an offload bundle (plain or compressed) or a host ELF with .hip_fatbin.
+    file: PathBuf,
+    /// Print JSON (same schema for every kind of input).
+    #[arg(long)]
+    json: bool,
+    /// For host libraries and bundles, list every code object's kernels, not only the summary.
+    #[arg(long, short)]
+    verbose: bool,
+}
+
+pub fn run(args: &InfoArgs) -> anyhow::Result<()> {
+    let report = file_report(&args.file).with_context(|| args.file.display().to_string())?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{}", render_text(&report, args.verbose));
+    }
+    Ok(())
+}
+
+/// Everything `info` reports about one file.
+#[derive(Serialize)]
+pub struct FileReport {
+    pub file: String,
+    pub kind: InputKind,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host: Option<HostReport>,
+    pub code_objects: Vec<ObjectReport>,
+}
+
+#[derive(Serialize)]
+pub struct HostReport {
+    pub machine: u16,
+    pub fatbin_offset: u64,
+    pub fatbin_size: u64,
+    pub bundles: usize,
+}
+
+#[derive(Serialize)]
+pub struct ObjectReport {
+    pub bundle_id: Option<String>,
+    pub target: String,
+    pub processor: &'static str,
+    pub generation: &'static str,
+    pub code_object_version: u32,
+    pub elf_type: &'static str,
+    pub offset: u64,
+    pub size: u64,
+    pub compressed: bool,
+    pub text_size: u64,
+    pub kernels: Vec<KernelReport>,
+    pub functions: Vec<FunctionReport>,
+}
+
+#[derive(Serialize)]
+pub struct FunctionReport {
+    pub name: String,
+    pub address: u64,
+    pub size: u64,
+}
+
+#[derive(Serialize)]
+pub struct KernelReport {
+    pub name: String,
+    pub symbol: String,
+    pub descriptor_address: u64,
+    pub entry_address: u64,
+    pub code_size: u64,
+    /// From the metadata note (exact counts the compiler reported).
+    pub vgpr_count: Option<u64>,
+    pub agpr_count: Option<u64>,
+    pub sgpr_count: Option<u64>,
+    /// From the descriptor (allocation granules, decoded for the generation).
+    pub descriptor_registers: DescriptorRegisters,
+    pub group_segment_fixed_size: u32,
+    pub private_segment_fixed_size: u32,
+    pub kernarg_size: u32,
+    pub wavefront_size: u32,
+    pub max_flat_workgroup_size: Option<u64>,
+    /// Where the descriptor and the metadata disagree, one sentence each.
+    pub disagreements: Vec<String>,
+    /// Every named field of the descriptor for this generation.
+    pub descriptor: DescriptorFields,
+}
+
+/// A descriptor serialized as a map of its named fields; computed when written, so a report
+/// on a library of 100,000 kernels does not hold 100,000 maps.
+pub struct DescriptorFields {
+    descriptor: KernelDescriptor,
+    generation: Generation,
+}
+
+impl Serialize for DescriptorFields {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_map(self.descriptor.fields(self.generation))
+    }
+}
+
+/// Reads `path` and describes every code object in it.
+pub fn file_report(path: &Path) -> anyhow::Result<FileReport> {
+    let mapped = MappedFile::open(path)?;
+    let input = Input::parse(mapped.bytes(), &DecompressLimits::default())?;
+    let code_objects = input
+        .objects
+        .par_iter()
+        .enumerate()
+        .map(|(i, object)| object_report(object).with_context(|| object.describe(i)))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    Ok(FileReport {
+        file: path.display().to_string(),
+        kind: input.kind,
+        host: input.host.map(|h: HostInfo| HostReport {
+            machine: h.machine,
+            fatbin_offset: h.fatbin_offset,
+            fatbin_size: h.fatbin_size,
+            bundles: h.bundles,
+        }),
+        code_objects,
+    })
+}
+
+fn object_report(embedded: &EmbeddedObject<'_>) -> anyhow::Result<ObjectReport> {
+    let object = CodeObject::parse(&embedded.bytes)?;
+    let generation = object.target.processor.generation;
+    let kernels = object.kernels.iter().map(|k| kernel_report(&object, k, generation)).collect();
+    let functions = object
+        .functions()
+        .map(|f| FunctionReport { name: f.name.to_owned(), address: f.value, size: f.size })
+        .collect();
+    Ok(ObjectReport {
+        bundle_id: embedded.bundle_id.clone(),
+        target: object.target.to_string(),
+        processor: object.target.processor.name,
+        generation: generation.name(),
+        code_object_version: object.version.number(),
+        elf_type: match object.elf_type {
+            ElfType::Relocatable => "rel",
+            ElfType::Shared => "dyn",
+            ElfType::Executable => "exec",
+            ElfType::Other(_) => "other",
+        },
+        offset: embedded.offset,
+        size: embedded.size,
+        compressed: embedded.compressed,
+        text_size: object.text_size(),
+        kernels,
+        functions,
+    })
+}
+
+fn kernel_report(object: &CodeObject<'_>, kernel: &Kernel<'_>, generation: Generation) -> KernelReport {
+    let default_meta = KernelMetadata::default();
+    let meta = object
+        .metadata
+        .as_ref()
+        .and_then(|m| m.kernels.iter().find(|k| k.symbol == object.symbols[kernel.descriptor_symbol].name))
+        .unwrap_or(&default_meta);
+    let d = &kernel.descriptor;
+    let registers = d.registers(generation);
+    KernelReport {
+        name: kernel.name.to_owned(),
+        symbol: object.symbols[kernel.descriptor_symbol].name.to_owned(),
+        descriptor_address: kernel.descriptor_address,
+        entry_address: kernel.entry_address,
+        code_size: kernel.code_size,
+        vgpr_count: meta.vgpr_count,
+        agpr_count: meta.agpr_count,
+        sgpr_count: meta.sgpr_count,
+        descriptor_registers: registers,
+        group_segment_fixed_size: d.group_segment_fixed_size(),
+        private_segment_fixed_size: d.private_segment_fixed_size(),
+        kernarg_size: d.kernarg_size(),
+        wavefront_size: registers.wave_size,
+        max_flat_workgroup_size: meta.max_flat_workgroup_size,
+        disagreements: disagreements(kernel, meta, &registers),
+        descriptor: DescriptorFields { descriptor: *d, generation },
+    }
+}
+
+/// Checks that the descriptor and the metadata describe the same kernel.
+///
+/// Register counts are compared the way LLVM derives the descriptor from them: the metadata
+/// holds exact counts, the descriptor the number of allocation blocks.
+pub fn disagreements(
+    kernel: &Kernel<'_>,
+    meta: &KernelMetadata,
+    registers: &DescriptorRegisters,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    if meta.name.is_empty() {
+        out.push("no metadata entry for this kernel".to_owned());
+        return out;
+    }
+    let d = &kernel.descriptor;
+    let blocks = |count: u64, granule: u64| count.max(1).div_ceil(granule) - 1;
+    // LLVM's `.vgpr_count` is the count the descriptor was granulated from: on GFX90A and later
+    // CDNA it already covers the AGPRs (arch VGPRs aligned to 4, plus AGPRs); on GFX908 it is
+    // the larger of the two files.
+    if let Some(vgprs) = meta.vgpr_count {
+        let expected = blocks(vgprs, registers.vgpr_granule as u64);
+        if expected != registers.vgpr_blocks as u64 {
+            out.push(format!(
+                "metadata has {vgprs} VGPRs ({expected} blocks of {}), descriptor has {} blocks ({} registers)",
+                registers.vgpr_granule, registers.vgpr_blocks, registers.vgprs
+            ));
+        }
+    }
+    if let (Some(sgprs), Some(allocated)) = (meta.sgpr_count, registers.sgprs) {
+        let expected = blocks(sgprs, 8);
+        if expected != registers.sgpr_blocks as u64 {
+            out.push(format!(
+                "metadata has {sgprs} SGPRs ({expected} blocks of 8), descriptor has {} blocks ({allocated} registers)",
+                registers.sgpr_blocks
+            ));
+        }
+    }
+    let pairs = [
+        ("kernarg size", meta.kernarg_segment_size, d.kernarg_size() as u64),
+        ("LDS size", meta.group_segment_fixed_size, d.group_segment_fixed_size() as u64),
+        ("scratch size", meta.private_segment_fixed_size, d.private_segment_fixed_size() as u64),
+        ("wavefront size", meta.wavefront_size, registers.wave_size as u64),
+    ];
+    for (what, in_meta, in_descriptor) in pairs {
+        if let Some(m) = in_meta
+            && m != in_descriptor
+        {
+            out.push(format!("{what}: metadata says {m}, descriptor says {in_descriptor}"));
+        }
+    }
+    out
+}
+
+/// The human-readable form: one block per code object, or a per-target summary for many.
+pub fn render_text(report: &FileReport, verbose: bool) -> String {
+    let mut out = String::new();
+    let kind = match report.kind {
+        InputKind::Elf => "AMDGPU code object",
+        InputKind::Bundle => "offload bundle",
+        InputKind::Host => "host ELF with .hip_fatbin",
+    };
+    let _ = writeln!(out, "{}: {kind}, {} code object(s)", report.file, report.code_objects.len());
+    if let Some(h) = &report.host {
+        let _ = writeln!(
+            out,
+            ".hip_fatbin at {:#x}, {} bytes, {} bundle(s)",
+            h.fatbin_offset, h.fatbin_size, h.bundles
+        );
+    }
+    let many = report.code_objects.len() > 1;
+    if many {
+        out.push_str(&render_summary(report));
+    }
+    if !many || verbose {
+        for object in &report.code_objects {
+            out.push_str(&render_object(object));
+        }
+    }
+    out
+}
+
+fn render_summary(report: &FileReport) -> String {
+    #[derive(Default)]
+    struct Row {
+        objects: usize,
+        kernels: usize,
+        text: u64,
+    }
+    let mut rows: BTreeMap<&str, Row> = BTreeMap::new();
+    for o in &report.code_objects {
+        let row = rows.entry(&o.target).or_default();
+        row.objects += 1;
+        row.kernels += o.kernels.len();
+        row.text += o.text_size;
+    }
+    let mut out = format!("\n{:<24} {:>8} {:>8} {:>14}\n", "target", "objects", "kernels", ".text bytes");
+    for (target, r) in &rows {
+        let _ = writeln!(out, "{target:<24} {:>8} {:>8} {:>14}", r.objects, r.kernels, r.text);
+    }
+    let total = rows.values().fold(Row::default(), |a, r| Row {
+        objects: a.objects + r.objects,
+        kernels: a.kernels + r.kernels,
+        text: a.text + r.text,
+    });
+    let _ = writeln!(out, "{:<24} {:>8} {:>8} {:>14}", "total", total.objects, total.kernels, total.text);
+    out
+}
+
+fn render_object(o: &ObjectReport) -> String {
+    let mut out = String::new();
+    let id = o.bundle_id.as_deref().map(|id| format!(" [{id}]")).unwrap_or_default();
+    let _ = writeln!(
+        out,
+        "\n{}{id}: code object v{}, {} ({}), ET_{}, .text {} bytes, {} kernel(s), {} function(s)",
+        o.target,
+        o.code_object_version,
+        o.processor,
+        o.generation,
+        o.elf_type.to_uppercase(),
+        o.text_size,
+        o.kernels.len(),
+        o.functions.len()
+    );
+    if o.kernels.is_empty() {
+        return out;
+    }
+    let _ = writeln!(
+        out,
+        "  {:<10} {:>7} {:>10} {:>5} {:>10} {:>7} {:>8} {:>5} {:>7}  name",
+        "entry", "code", "vgpr md/kd", "agpr", "sgpr md/kd", "lds", "scratch", "wave", "kernarg"
+    );
+    for k in &o.kernels {
+        let md = |v: Option<u64>| v.map_or("-".to_owned(), |v| v.to_string());
+        let kd_sgprs = k.descriptor_registers.sgprs.map_or("-".to_owned(), |v| v.to_string());
+        let _ = writeln!(
+            out,
+            "  {:<#10x} {:>7} {:>10} {:>5} {:>10} {:>7} {:>8} {:>5} {:>7}  {}{}",
+            k.entry_address,
+            k.code_size,
+            format!("{}/{}", md(k.vgpr_count), k.descriptor_registers.vgprs),
+            md(k.agpr_count),
+            format!("{}/{kd_sgprs}", md(k.sgpr_count)),
+            k.group_segment_fixed_size,
+            k.private_segment_fixed_size,
+            k.wavefront_size,
+            k.kernarg_size,
+            k.name,
+            if k.disagreements.is_empty() { "" } else { "  (!)" }
+        );
+        for d in &k.disagreements {
+            let _ = writeln!(out, "      (!) {d}");
+        }
+    }
+    out
+}

@@ -1,0 +1,38 @@
+//! The `gfxpatch` command line. Each subcommand lives in its own module; errors end as one line
+//! on stderr naming the file and the fault, with exit status 2.
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+mod info;
+
+#[derive(Parser)]
+#[command(name = "gfxpatch", version, about = "Binary rewriter for AMD GPU code objects")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Describe a code object, offload bundle or host library: targets, kernels, registers.
+    Info(info::InfoArgs),
+}
+
+/// Exit status for bad input or a refused operation (clap uses 2 for usage errors too).
+const EXIT_FAILURE: u8 = 2;
+
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Info(args) => info::run(&args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("gfxpatch: {e:#}");
+            ExitCode::from(EXIT_FAILURE)
+        }
+    }
+}

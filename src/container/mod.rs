@@ -1,0 +1,18 @@
+//! The container layer: reading (and, later, writing) AMDGPU code objects and what holds them.
+//!
+//! `input` classifies a file and finds its code objects (bare ELF, offload bundle, host library);
+//! `elf` reads one code object; `descriptor` and `metadata` type the kernel descriptors and the
+//! msgpack metadata note; `bundle` reads clang offload bundles, compressed or not.
+
+pub mod amdgpu;
+pub mod bundle;
+pub mod descriptor;
+pub mod elf;
+pub mod error;
+pub mod input;
+pub mod metadata;
+pub mod target_id;
+
+pub use elf::CodeObject;
+pub use error::{ReadError, Result};
+pub use input::{Input, InputKind};

@@ -1,0 +1,36 @@
+//! The LLVM bridge: LLVM 19 in-process through inkwell and llvm-sys, our oracle for decoding and
+//! encoding and our fallback assembler.
+
+use std::sync::Once;
+
+use inkwell::targets::{InitializationConfig, Target};
+
+/// Registers LLVM's AMDGPU target (info, MC layer, asm parser and printer) once per process.
+pub fn initialize_amdgpu() {
+    static INIT: Once = Once::new();
+    INIT.call_once(|| Target::initialize_amd_gpu(&InitializationConfig::default()));
+}
+
+/// LLVM's AMDGPU target, as registered in this process.
+pub fn amdgpu_target() -> Option<Target> {
+    initialize_amdgpu();
+    Target::from_name("amdgcn")
+}
+
+/// The version of the LLVM library gfxpatch is linked against, e.g. `(19, 1, 7)`.
+pub fn llvm_version() -> (u32, u32, u32) {
+    let (mut major, mut minor, mut patch) = (0, 0, 0);
+    // SAFETY: LLVMGetVersion writes three unsigned integers through valid pointers.
+    unsafe { llvm_sys::core::LLVMGetVersion(&mut major, &mut minor, &mut patch) };
+    (major, minor, patch)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn linked_against_llvm_19_with_amdgpu() {
+        assert_eq!(super::llvm_version().0, 19, "gfxpatch's oracle is LLVM 19");
+        let target = super::amdgpu_target().expect("LLVM was built without the AMDGPU target");
+        assert!(target.has_asm_backend(), "AMDGPU target without an MC assembler backend");
+    }
+}

@@ -1,0 +1,117 @@
+//! The real-world corpus: Debian 12's librocsparse0 and librocrand1, code nobody here wrote.
+//! Runs with `GFXPATCH_CORPUS=1` after `scripts/fetch-corpus.sh`; skipped (and says so) otherwise.
+
+mod common;
+
+use std::collections::BTreeMap;
+
+fn skip() -> bool {
+    if !common::corpus_enabled() {
+        eprintln!("corpus test skipped: set GFXPATCH_CORPUS=1 (after scripts/fetch-corpus.sh) to run it");
+        return true;
+    }
+    false
+}
+
+/// Counts code objects per target in `gfxpatch info --json` output.
+fn per_target(json: &serde_json::Value) -> BTreeMap<String, usize> {
+    let mut counts = BTreeMap::new();
+    for o in json["code_objects"].as_array().unwrap() {
+        *counts.entry(o["target"].as_str().unwrap().to_owned()).or_insert(0) += 1;
+    }
+    counts
+}
+
+/// ROCm 5.3 built for these target ids (as both the bundle ids and the ELF e_flags say).
+const TARGETS: [&str; 7] = ["gfx1030", "gfx803", "gfx900:xnack-", "gfx906:xnack-", "gfx908:xnack-", "gfx90a:xnack+", "gfx90a:xnack-"];
+
+/// Every code object's target id, read from its e_flags, is the one its bundle id names.
+fn targets_match_bundle_ids(json: &serde_json::Value) {
+    for o in json["code_objects"].as_array().unwrap() {
+        let id = o["bundle_id"].as_str().unwrap();
+        let target = o["target"].as_str().unwrap();
+        assert!(id.ends_with(&format!("--{target}")), "bundle {id} holds a code object for {target}");
+    }
+}
+
+#[test]
+fn rocsparse_lists_all_777_code_objects() {
+    if skip() {
+        return;
+    }
+    let file = common::corpus_file("librocsparse.so.0.1");
+    let start = std::time::Instant::now();
+    let json = common::info_json(&file);
+    eprintln!("gfxpatch info --json librocsparse.so.0.1: {:.2?} (debug or release as built)", start.elapsed());
+    assert_eq!(json["kind"], "host");
+    assert_eq!(json["host"]["bundles"], 111);
+    let counts = per_target(&json);
+    let expected: BTreeMap<String, usize> = TARGETS.iter().map(|t| (t.to_string(), 111)).collect();
+    assert_eq!(counts, expected);
+    targets_match_bundle_ids(&json);
+    let mut kernels = 0;
+    for o in json["code_objects"].as_array().unwrap() {
+        let k = o["kernels"].as_array().unwrap();
+        assert!(!k.is_empty(), "{} has no kernels", o["bundle_id"]);
+        kernels += k.len();
+        for kernel in k {
+            assert!(kernel["vgpr_count"].is_u64(), "{}: no metadata for {}", o["bundle_id"], kernel["name"]);
+        }
+    }
+    assert_eq!(kernels, 88137, "kernels in librocsparse 5.3.0 (12591 per target)");
+}
+
+#[test]
+fn rocrand_lists_its_seven_code_objects() {
+    if skip() {
+        return;
+    }
+    let json = common::info_json(&common::corpus_file("librocrand.so.1.1"));
+    assert_eq!(json["host"]["bundles"], 1);
+    let expected: BTreeMap<String, usize> = TARGETS.iter().map(|t| (t.to_string(), 1)).collect();
+    assert_eq!(per_target(&json), expected);
+    targets_match_bundle_ids(&json);
+}
+
+#[test]
+fn corpus_descriptors_agree_with_metadata() {
+    if skip() {
+        return;
+    }
+    // ROCm's compiler writes descriptor and metadata from the same counts; report any kernel
+    // where our reading of the two disagrees, grouped by kind of disagreement and target.
+    for lib in ["librocrand.so.1.1", "librocsparse.so.0.1"] {
+        let json = common::info_json(&common::corpus_file(lib));
+        let mut problems: BTreeMap<String, usize> = BTreeMap::new();
+        for o in json["code_objects"].as_array().unwrap() {
+            for k in o["kernels"].as_array().unwrap() {
+                for d in k["disagreements"].as_array().unwrap() {
+                    let kind = d.as_str().unwrap().split(':').next().unwrap().split(" has ").next().unwrap().to_owned();
+                    *problems.entry(format!("{} {kind}", o["target"].as_str().unwrap())).or_insert(0) += 1;
+                }
+            }
+        }
+        assert!(problems.is_empty(), "{lib}: disagreements {problems:#?}");
+    }
+}
+
+#[test]
+fn corpus_metadata_notes_reencode_exactly() {
+    use gfxpatch::container::bundle::DecompressLimits;
+    use gfxpatch::container::input::MappedFile;
+    use gfxpatch::container::{CodeObject, Input};
+    use rayon::prelude::*;
+    if skip() {
+        return;
+    }
+    for lib in ["librocrand.so.1.1", "librocsparse.so.0.1"] {
+        let mapped = MappedFile::open(&common::corpus_file(lib)).unwrap();
+        let input = Input::parse(mapped.bytes(), &DecompressLimits::default()).unwrap();
+        input.objects.par_iter().for_each(|o| {
+            let object = CodeObject::parse(&o.bytes).unwrap();
+            let (offset, len) = object.metadata_range.unwrap();
+            let original = &o.bytes[offset as usize..][..len as usize];
+            assert!(object.metadata.unwrap().to_msgpack() == original, "{lib}: {}: metadata does not re-encode", o.describe(0));
+        });
+    }
+}
