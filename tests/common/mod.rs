@@ -60,11 +60,6 @@ pub fn info_json(file: &Path) -> serde_json::Value {
     serde_json::from_slice(&output.stdout).expect("gfxpatch info --json printed invalid JSON")
 }
 
-/// True when the real-world corpus tests were asked for (`GFXPATCH_CORPUS=1`).
-pub fn corpus_enabled() -> bool {
-    std::env::var("GFXPATCH_CORPUS").is_ok_and(|v| v == "1")
-}
-
 /// A corpus library under `.corpus/root` (scripts/fetch-corpus.sh); panics with how to get it.
 pub fn corpus_file(name: &str) -> PathBuf {
     let path = repo().join(".corpus/root/usr/lib/x86_64-linux-gnu").join(name);
