@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod disasm;
 mod info;
 
 #[derive(Parser)]
@@ -18,6 +19,8 @@ struct Cli {
 enum Command {
     /// Describe a code object, offload bundle or host library: targets, kernels, registers.
     Info(info::InfoArgs),
+    /// Disassemble, in llvm-objdump's layout.
+    Disasm(disasm::DisasmArgs),
 }
 
 /// Exit status for bad input or a refused operation (clap uses 2 for usage errors too).
@@ -27,6 +30,7 @@ pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Info(args) => info::run(&args),
+        Command::Disasm(args) => disasm::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,6 +1,22 @@
-//! The instruction set: processors and generations now; tables, decoder, printer, parser and
-//! encoder as they land.
+//! The instruction set: processors and generations, the generated instruction tables, the
+//! decoder and (as they land) the printer, parser and encoder.
 
+pub mod decode;
+pub mod inst;
+pub mod listing;
+pub mod operand;
+#[path = "predicates_stub.rs"]
+pub mod predicates;
+pub mod print;
 pub mod processor;
+pub mod reg;
+pub mod table;
+pub mod tablegen;
+#[rustfmt::skip]
+mod tables;
+pub mod target;
 
+pub use decode::Decoder;
+pub use inst::Inst;
 pub use processor::{Generation, Processor};
+pub use target::Target;

@@ -1,0 +1,124 @@
+//! Decision trees over encoding patterns, built the way LLVM's fixed-length decoder emitter
+//! builds its tables: split on bits that every remaining candidate fixes, until few remain,
+//! then test the survivors most-specific first.
+
+use std::collections::HashMap;
+
+use crate::isa::table::{encodings, Encoding};
+
+/// Candidates at a leaf are tested in order; a leaf is made once this few remain or no bit is
+/// fixed in all of them.
+const LEAF_SIZE: usize = 4;
+/// Widest switch on one node (2^12 children).
+const MAX_SWITCH_BITS: u32 = 12;
+
+/// A decision tree over a set of encodings of one width.
+#[derive(Debug)]
+pub struct Tree {
+    root: Node,
+}
+
+#[derive(Debug)]
+enum Node {
+    /// Encoding indices, most fixed bits first.
+    Leaf(Box<[u16]>),
+    /// Switch on `width` bits from `lo`; a value with no child has no match.
+    Switch { lo: u8, width: u8, children: HashMap<u32, Node> },
+}
+
+impl Tree {
+    /// Builds a tree over the encodings at `indices` (into [`encodings`]).
+    pub fn build(indices: &[u16]) -> Tree {
+        Tree { root: build(indices.to_vec(), 0) }
+    }
+
+    /// The encodings that could match `word`, most specific first; the caller checks each.
+    pub fn candidates(&self, word: u128) -> &[u16] {
+        let mut node = &self.root;
+        loop {
+            match node {
+                Node::Leaf(list) => return list,
+                Node::Switch { lo, width, children } => {
+                    let key = ((word >> lo) as u32) & ((1u32 << width) - 1);
+                    match children.get(&key) {
+                        Some(child) => node = child,
+                        None => return &[],
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `consumed` holds the bits earlier switches already tested.
+fn build(mut set: Vec<u16>, consumed: u128) -> Node {
+    let all = encodings();
+    let common = set.iter().fold(u128::MAX, |m, &i| m & all[i as usize].mask) & !consumed;
+    if set.len() <= LEAF_SIZE || common == 0 {
+        // Most specific first: a pattern that fixes more bits wins over one it overlaps.
+        set.sort_by_key(|&i| std::cmp::Reverse(all[i as usize].mask.count_ones()));
+        return Node::Leaf(set.into_boxed_slice());
+    }
+    let (run_lo, run_len) = widest_run(common);
+    let width = run_len.min(MAX_SWITCH_BITS);
+    // Take the top `width` bits of the run: encoding-family and opcode fields sit high.
+    let lo = run_lo + run_len - width;
+    let switched = ((1u128 << width) - 1) << lo;
+    let mut groups: HashMap<u32, Vec<u16>> = HashMap::new();
+    for &i in &set {
+        let e: &Encoding = &all[i as usize];
+        let key = ((e.value >> lo) as u32) & ((1u32 << width) - 1);
+        groups.entry(key).or_default().push(i);
+    }
+    let children = groups.into_iter().map(|(k, v)| (k, build(v, consumed | switched))).collect();
+    Node::Switch { lo: lo as u8, width: width as u8, children }
+}
+
+/// The longest run of set bits in `mask`: (lowest bit, length).
+fn widest_run(mask: u128) -> (u32, u32) {
+    let (mut best, mut at) = (0, 0);
+    let mut m = mask;
+    let mut base = 0;
+    while m != 0 {
+        let zeros = m.trailing_zeros();
+        m >>= zeros;
+        base += zeros;
+        let ones = m.trailing_ones();
+        if ones > best {
+            best = ones;
+            at = base;
+        }
+        if ones == 128 {
+            break;
+        }
+        m >>= ones;
+        base += ones;
+    }
+    (at, best)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn widest_run_finds_the_longest_block() {
+        assert_eq!(widest_run(0b0111_0011), (4, 3));
+        assert_eq!(widest_run(u128::MAX), (0, 128));
+        assert_eq!(widest_run(0), (0, 0));
+    }
+
+    #[test]
+    fn every_encoding_is_found_by_its_own_pattern() {
+        // Over a whole namespace: each record's fixed value reaches a leaf that lists it.
+        let all = encodings();
+        let indices: Vec<u16> = (0..all.len() as u16)
+            .filter(|&i| all[i as usize].ns.name() == "GFX11" && all[i as usize].bits == 64)
+            .collect();
+        assert!(indices.len() > 1000);
+        let tree = Tree::build(&indices);
+        for &i in &indices {
+            assert!(tree.candidates(all[i as usize].value).contains(&i), "{}", all[i as usize].record_name());
+        }
+    }
+}

@@ -1,0 +1,474 @@
+//! Decoded operands: what an instruction's fields mean, in LLVM's MC operand order.
+//!
+//! [`decode_operands`] turns an encoding plus the instruction bits into [`Operands`], the
+//! equivalent of LLVM's `MCInst` after its disassembler's fix-ups: every operand of the
+//! encoding's `outs`/`ins` with a [`Value`]. The printer and later passes read operands from
+//! here; nothing is stored in [`super::Inst`] itself.
+
+use super::processor::Generation;
+use super::reg::{self, Reg, Special};
+use super::table::{extract, flag, Encoding, OperandClass, OperandName};
+use super::target::Target;
+
+/// What one operand holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Value {
+    Reg(Reg),
+    /// An immediate field (offsets, masks, modifiers, control words) as decoded.
+    Imm(i64),
+    /// An inline integer constant of a source operand (-16..=64).
+    InlineInt(i64),
+    /// An inline float constant of a source operand, by its encoding (240..=248).
+    InlineFloat(u16),
+    /// A literal constant read after the instruction (or a K constant inside it): the dword as
+    /// stored. For FP64 operands the dword is the high half of the value.
+    Literal(u32),
+    /// A 64-bit literal (GFX1250 `KImmFP64` and 64-bit literal forms).
+    Literal64(u64),
+    /// No register (LLVM's `NoRegister`), e.g. the `old` operand filled in for MAC DPP forms.
+    None,
+}
+
+/// One decoded operand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Op {
+    pub name: OperandName,
+    pub class: OperandClass,
+    pub value: Value,
+}
+
+/// Most operands any encoding has (MIMG with NSA, VOPD and VOP3P DPP stay well under).
+pub const MAX_OPERANDS: usize = 24;
+
+/// An instruction's operands in MC order, with the extra bytes decoding consumed.
+#[derive(Clone, Copy, Debug)]
+pub struct Operands {
+    ops: [Op; MAX_OPERANDS],
+    len: u8,
+    /// Bytes consumed after the encoded bits: a literal (4) or NSA address dwords.
+    pub extra_bytes: u8,
+}
+
+impl Operands {
+    pub fn as_slice(&self) -> &[Op] {
+        &self.ops[..self.len as usize]
+    }
+
+    pub fn get(&self, name: OperandName) -> Option<&Op> {
+        self.as_slice().iter().find(|o| o.name == name)
+    }
+
+    pub fn value(&self, name: OperandName) -> Option<Value> {
+        self.get(name).map(|o| o.value)
+    }
+
+    /// The immediate of a named operand, or 0 when the operand is absent.
+    pub fn imm(&self, name: OperandName) -> i64 {
+        match self.value(name) {
+            Some(Value::Imm(v)) => v,
+            _ => 0,
+        }
+    }
+
+    fn push(&mut self, op: Op) -> Result<(), DecodeFail> {
+        let slot = self.ops.get_mut(self.len as usize).ok_or(DecodeFail::TooManyOperands)?;
+        *slot = op;
+        self.len += 1;
+        Ok(())
+    }
+}
+
+/// Why an encoding's operands do not decode; LLVM then fails the table and tries the next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DecodeFail {
+    /// A source selects a literal but fewer than 4 bytes remain within the instruction limit.
+    LiteralPastEnd,
+    /// A register or special-register encoding that does not exist for this operand.
+    BadRegister(u16),
+    /// A DPP8 `fi` marker other than 0xE9/0xEA.
+    BadDpp8Marker(u16),
+    /// More operands than [`MAX_OPERANDS`].
+    TooManyOperands,
+}
+
+/// The most bytes one instruction may span on this target (LLVM's `getMaxInstLength`).
+pub fn max_inst_bytes(target: &Target) -> usize {
+    match target.generation() {
+        Generation::Gfx10_1 | Generation::Gfx10_3 | Generation::Gfx11 | Generation::Gfx11_5 => 20,
+        g if g.is_gfx10_plus() => 16,
+        _ => 8,
+    }
+}
+
+/// How an operand class decodes, parsed from LLVM's decoder-method names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Method {
+    /// `decodeSrcRegOrImm9` and friends: a 9-bit scalar/vector source, maybe a constant.
+    Src { dwords: u8, imm_bits: u8, literal: bool, deferred: bool, agpr: bool },
+    /// A 10-bit source whose bit 9 selects AGPRs (`decodeSrcAV10`, `decodeAV10`, AVLdSt).
+    AccVector { dwords: u8, force_vector: bool },
+    /// An 8-bit direct VGPR (or AGPR) index (`Decode<VReg_*>RegisterClass`).
+    Vector { dwords: u8, agpr: bool },
+    /// A 7-bit scalar register through the source table (`Decode<SReg_*>RegisterClass`).
+    Scalar { dwords: u8 },
+    /// `decodeBoolReg`: vcc/sN pair by wave size.
+    Bool,
+    /// A K constant inside the encoding.
+    KImm { bits64: bool },
+    /// SMEM offsets: signed or unsigned by generation.
+    SmemOffset,
+    /// SDWA sources (`decodeSDWASrc16/32`).
+    SdwaSrc,
+    /// SDWA VOPC destination.
+    SdwaVopcDst,
+    /// DPP8 fi marker in the src0 field.
+    Dpp8Fi,
+    /// True16 sources and destinations: 16-bit VGPR halves.
+    T16 { lo128: bool, src: bool },
+    /// VOPD second destination: low bit from the first.
+    VopdDstY,
+    /// A plain immediate field.
+    Imm,
+}
+
+fn dwords_of(bits: u32) -> u8 {
+    (bits.div_ceil(32)).max(1) as u8
+}
+
+/// Width in bits named by a register class (`VReg_64`, `SGPR_128`, `AV_96`, `VS_32`).
+fn class_bits(reg_class: &str) -> Option<u32> {
+    reg_class
+        .split('_')
+        .find_map(|part| part.parse::<u32>().ok())
+        .map(|b| if b == 1 { 32 } else { b })
+}
+
+/// OPW template argument (`AMDGPUDisassembler::OPW64` or a bare `64`) in bits.
+fn opw_bits(arg: &str) -> u32 {
+    arg.trim().trim_start_matches("AMDGPUDisassembler::OPW").parse().unwrap_or(32)
+}
+
+fn method_of(class: OperandClass) -> Method {
+    let info = class.info();
+    let dm = info.decoder_method;
+    let args: Vec<&str> = dm
+        .split_once('<')
+        .map(|(_, rest)| rest.trim_end_matches('>').split(',').collect())
+        .unwrap_or_default();
+    let name = dm.split('<').next().unwrap_or("");
+    let first_bits = args.first().map_or(32, |a| opw_bits(a));
+    match name {
+        "decodeSrcRegOrImm9" | "decodeSrcRegOrImmA9" | "decodeSrcRegOrImmDeferred9" => Method::Src {
+            dwords: dwords_of(first_bits),
+            imm_bits: args.get(1).and_then(|a| a.trim().parse().ok()).unwrap_or(32),
+            literal: true,
+            deferred: name.contains("Deferred"),
+            agpr: name.contains("A9"),
+        },
+        "decodeOperand_VSrc_f64" => Method::Src { dwords: 2, imm_bits: 64, literal: true, deferred: false, agpr: false },
+        "decodeSrcReg9" => Method::Src { dwords: dwords_of(first_bits), imm_bits: 0, literal: true, deferred: false, agpr: false },
+        "decodeSrcA9" => Method::Src { dwords: dwords_of(first_bits), imm_bits: 0, literal: true, deferred: false, agpr: true },
+        "decodeSrcAV10" => Method::AccVector { dwords: dwords_of(first_bits), force_vector: false },
+        "decodeAV10" | "decodeAVLdSt" => Method::AccVector { dwords: dwords_of(first_bits), force_vector: true },
+        "decodeBoolReg" => Method::Bool,
+        "decodeOperand_KImmFP" => Method::KImm { bits64: false },
+        "decodeOperand_KImmFP64" => Method::KImm { bits64: true },
+        "decodeSMEMOffset" => Method::SmemOffset,
+        "decodeSDWASrc16" | "decodeSDWASrc32" => Method::SdwaSrc,
+        "decodeSDWAVopcDst" => Method::SdwaVopcDst,
+        "decodeDpp8FI" => Method::Dpp8Fi,
+        "decodeOperand_VSrcT16" => Method::T16 { lo128: false, src: true },
+        "decodeOperand_VSrcT16_Lo128" => Method::T16 { lo128: true, src: true },
+        "DecodeVGPR_16RegisterClass" => Method::T16 { lo128: false, src: false },
+        "DecodeVGPR_16_Lo128RegisterClass" => Method::T16 { lo128: true, src: false },
+        "decodeOperandVOPDDstY" => Method::VopdDstY,
+        "decodeSplitBarrier" => Method::Src { dwords: 1, imm_bits: 0, literal: false, deferred: false, agpr: false },
+        _ => {
+            // Register classes decode directly; the class name (or its RegClass) says which.
+            let rc = if info.reg_class.is_empty() { class.name() } else { info.reg_class };
+            let bits = class_bits(rc).unwrap_or(32);
+            if rc.starts_with("VGPR") || rc.starts_with("VReg") {
+                Method::Vector { dwords: dwords_of(bits), agpr: false }
+            } else if rc.starts_with("AGPR") || rc.starts_with("AReg") {
+                Method::Vector { dwords: dwords_of(bits), agpr: true }
+            } else if rc.starts_with("SReg") || rc.starts_with("SGPR") || rc.starts_with("TTMP") {
+                Method::Scalar { dwords: dwords_of(bits) }
+            } else if rc.starts_with("VS_") || rc.starts_with("AV_") {
+                Method::Src { dwords: dwords_of(bits), imm_bits: 0, literal: false, deferred: false, agpr: false }
+            } else {
+                Method::Imm
+            }
+        }
+    }
+}
+
+/// Decoding state for one instruction.
+struct Ctx<'a> {
+    target: &'a Target,
+    /// Bytes after the encoded bits, up to the instruction limit.
+    tail: &'a [u8],
+    literal: Option<u32>,
+}
+
+impl Ctx<'_> {
+    fn generation(&self) -> Generation {
+        self.target.generation()
+    }
+
+    /// Reads (once) the literal dword after the encoded bits.
+    fn literal(&mut self) -> Result<u32, DecodeFail> {
+        if let Some(l) = self.literal {
+            return Ok(l);
+        }
+        let bytes = self.tail.get(..4).ok_or(DecodeFail::LiteralPastEnd)?;
+        let l = u32::from_le_bytes(bytes.try_into().unwrap());
+        self.literal = Some(l);
+        Ok(l)
+    }
+
+    /// LLVM's `decodeSrcOp`: a 9-bit source (plus an AGPR bit at 9) of `dwords` width.
+    fn src(&mut self, value: u16, dwords: u8, imm_bits: u8, literal_ok: bool) -> Result<Value, DecodeFail> {
+        let generation = self.generation();
+        let code = value & 0x1ff;
+        if code >= 256 {
+            let index = code - 256;
+            if index + u16::from(dwords) > 256 {
+                return Err(DecodeFail::BadRegister(value));
+            }
+            return Ok(Value::Reg(if value & 0x200 != 0 {
+                Reg::Agpr { index, count: dwords }
+            } else {
+                Reg::Vgpr { index, count: dwords }
+            }));
+        }
+        if let Some(v) = reg::inline_integer(code) {
+            return Ok(Value::InlineInt(v));
+        }
+        if (240..=248).contains(&code) {
+            return Ok(Value::InlineFloat(code));
+        }
+        if code == 255 {
+            return if literal_ok { Ok(Value::Literal(self.literal()?)) } else { Err(DecodeFail::BadRegister(code)) };
+        }
+        let _ = imm_bits;
+        scalar(code, dwords, generation).map(Value::Reg)
+    }
+}
+
+/// A scalar-side register encoding (SGPRs, TTMPs, specials) of `dwords` width, aligned as LLVM
+/// aligns wide SGPR tuples (rounding down to the tuple start).
+fn scalar(code: u16, dwords: u8, generation: Generation) -> Result<Reg, DecodeFail> {
+    let align = |index: u16| match dwords {
+        1 => index,
+        2 => index & !1,
+        _ => index & !3,
+    };
+    let sgpr_max = reg::sgpr_max(generation);
+    if code <= sgpr_max {
+        let index = align(code);
+        if u32::from(index) + u32::from(dwords) > u32::from(sgpr_max) + 1 {
+            return Err(DecodeFail::BadRegister(code));
+        }
+        return Ok(Reg::Sgpr { index, count: dwords });
+    }
+    let ttmp_base = if generation >= Generation::Gfx9 { 108 } else { 112 };
+    if (ttmp_base..=123).contains(&code) {
+        let index = align(code - ttmp_base);
+        if index + u16::from(dwords) > 124 - ttmp_base {
+            return Err(DecodeFail::BadRegister(code));
+        }
+        return Ok(Reg::Ttmp { index, count: dwords });
+    }
+    let gfx11 = generation >= Generation::Gfx11;
+    let wide = dwords >= 2;
+    let special = match (code, wide) {
+        (102, false) if !generation.is_gfx10_plus() => Special::FlatScratchLo,
+        (103, false) if !generation.is_gfx10_plus() => Special::FlatScratchHi,
+        (104, false) if !generation.is_gfx10_plus() => Special::XnackMaskLo,
+        (105, false) if !generation.is_gfx10_plus() => Special::XnackMaskHi,
+        (102, true) if !generation.is_gfx10_plus() => Special::FlatScratch,
+        (104, true) if !generation.is_gfx10_plus() => Special::XnackMask,
+        (106, false) => Special::VccLo,
+        (107, false) => Special::VccHi,
+        (106, true) => Special::Vcc,
+        (124, false) => if gfx11 { Special::Null } else { Special::M0 },
+        (125, false) => if gfx11 { Special::M0 } else { Special::Null },
+        (124, true) if gfx11 => Special::Null,
+        (125, true) if !gfx11 => Special::Null,
+        (126, false) => Special::ExecLo,
+        (127, false) => Special::ExecHi,
+        (126, true) => Special::Exec,
+        (235, _) => Special::SrcSharedBase,
+        (236, _) => Special::SrcSharedLimit,
+        (237, _) => Special::SrcPrivateBase,
+        (238, _) => Special::SrcPrivateLimit,
+        (239, _) => Special::SrcPopsExitingWaveId,
+        (251, _) => Special::SrcVccz,
+        (252, _) => Special::SrcExecz,
+        (253, _) => Special::SrcScc,
+        (254, false) => Special::LdsDirect,
+        _ => return Err(DecodeFail::BadRegister(code)),
+    };
+    Ok(Reg::Special(special))
+}
+
+/// Decodes every operand of `e` from the encoded bits `word`; `tail` holds the bytes after them
+/// (up to the instruction limit), from which a literal may be read.
+pub fn decode_operands(e: &Encoding, word: u128, tail: &[u8], target: &Target) -> Result<Operands, DecodeFail> {
+    let blank = Op { name: OperandName::ALL[0], class: OperandClass::ALL[0], value: Value::None };
+    let mut out = Operands { ops: [blank; MAX_OPERANDS], len: 0, extra_bytes: 0 };
+    let mut ctx = Ctx { target, tail, literal: None };
+    let generation = target.generation();
+    for (operand, bits) in e.operands.iter().zip(e.fields) {
+        let value = if bits.is_empty() {
+            match operand.tied_to {
+                // A tied operand repeats its partner.
+                Some(partner) => out.value(partner).unwrap_or(Value::None),
+                None => default_value(e, operand.name),
+            }
+        } else {
+            let field = extract(bits, word) as u16;
+            match method_of(operand.class) {
+                Method::Src { dwords, imm_bits, literal, deferred, agpr } => {
+                    if deferred && field & 0x1ff == 255 {
+                        Value::Literal(0) // filled in from the K constant below
+                    } else {
+                        ctx.src(if agpr { field | 0x200 } else { field }, dwords, imm_bits, literal)?
+                    }
+                }
+                Method::AccVector { dwords, force_vector } => {
+                    let field = if force_vector { field | 0x100 } else { field };
+                    let field = if generation.has_unified_agprs() || generation == Generation::Gfx9 { field } else { field & !0x200 };
+                    ctx.src(field, dwords, 0, false)?
+                }
+                Method::Vector { dwords, agpr } => {
+                    let index = field & 0xff;
+                    if index + u16::from(dwords) > 256 {
+                        return Err(DecodeFail::BadRegister(field));
+                    }
+                    Value::Reg(if agpr { Reg::Agpr { index, count: dwords } } else { Reg::Vgpr { index, count: dwords } })
+                }
+                Method::Scalar { dwords } => Value::Reg(scalar(field, dwords, generation)?),
+                Method::Bool => {
+                    let dwords = if target.wave64 { 2 } else { 1 };
+                    ctx.src(field, dwords, 0, false)?
+                }
+                Method::KImm { bits64 } => {
+                    let k = extract(bits, word);
+                    ctx.literal = Some(k as u32);
+                    if bits64 { Value::Literal64(k) } else { Value::Literal(k as u32) }
+                }
+                Method::SmemOffset => {
+                    let raw = extract(bits, word) as i64;
+                    Value::Imm(match generation {
+                        g if g >= Generation::Gfx12 => (raw << 40) >> 40,
+                        Generation::Gfx8 => raw & 0xfffff,
+                        _ => (raw << 43) >> 43,
+                    })
+                }
+                Method::SdwaSrc => sdwa_src(field, generation)?,
+                Method::SdwaVopcDst => {
+                    if field & 0x80 == 0 {
+                        Value::Reg(Reg::Special(if target.wave64 { Special::Vcc } else { Special::VccLo }))
+                    } else {
+                        Value::Reg(scalar(field & 0x7f, if target.wave64 { 2 } else { 1 }, generation)?)
+                    }
+                }
+                Method::Dpp8Fi => match field & 0x1ff {
+                    0xe9 => Value::Imm(0),
+                    0xea => Value::Imm(1),
+                    other => return Err(DecodeFail::BadDpp8Marker(other)),
+                },
+                Method::T16 { lo128, src } => {
+                    let (is_vgpr, hi, index) = if lo128 {
+                        (!src || field & 0x100 != 0, field & 0x80 != 0, field & 0x7f)
+                    } else {
+                        (!src || field & 0x100 != 0, field & 0x200 != 0, field & 0xff)
+                    };
+                    if is_vgpr {
+                        Value::Reg(Reg::Vgpr16 { index, hi })
+                    } else {
+                        ctx.src(field & 0xff, 1, 16, true)?
+                    }
+                }
+                Method::VopdDstY => {
+                    let x = match out.value(OperandName::vdstX) {
+                        Some(Value::Reg(Reg::Vgpr { index, .. })) => index,
+                        _ => 0,
+                    };
+                    let index = (extract(bits, word) as u16) | (!x & 1);
+                    Value::Reg(Reg::Vgpr { index, count: 1 })
+                }
+                Method::Imm => Value::Imm(extract(bits, word) as i64),
+            }
+        };
+        out.push(Op { name: operand.name, class: operand.class, value })?;
+    }
+    // convertFMAanyK: deferred sources that selected the literal take the K constant.
+    if let Some(k) = ctx.literal {
+        if e.operand_index(OperandName::imm).is_some() && !e.flags.has(flag::SOPK) {
+            for op in &mut out.ops[..out.len as usize] {
+                if op.value == Value::Literal(0) && method_of(op.class) != Method::Imm {
+                    op.value = Value::Literal(k);
+                }
+            }
+        }
+    }
+    let has_k = e.operands.iter().any(|o| matches!(method_of(o.class), Method::KImm { .. }));
+    if ctx.literal.is_some() && !has_k {
+        out.extra_bytes = 4;
+    }
+    Ok(out)
+}
+
+/// Values LLVM's fix-ups give operands that have no bits in the encoding.
+fn default_value(e: &Encoding, name: OperandName) -> Value {
+    match name {
+        // Returning atomics always carry GLC in their cache policy.
+        OperandName::cpol if e.flags.has(flag::ISATOMICRET) => Value::Imm(1),
+        _ => Value::Imm(0),
+    }
+}
+
+/// LLVM's `decodeSDWASrc`: VGPRs, SGPRs, TTMPs or constants; VI knows only VGPRs.
+fn sdwa_src(field: u16, generation: Generation) -> Result<Value, DecodeFail> {
+    if generation == Generation::Gfx8 {
+        return Ok(Value::Reg(Reg::Vgpr { index: field & 0xff, count: 1 }));
+    }
+    if field < 256 {
+        return Ok(Value::Reg(Reg::Vgpr { index: field, count: 1 }));
+    }
+    let code = field - 256;
+    if let Some(v) = reg::inline_integer(code) {
+        return Ok(Value::InlineInt(v));
+    }
+    if (240..=248).contains(&code) {
+        return Ok(Value::InlineFloat(code));
+    }
+    scalar(code, 1, generation).map(Value::Reg)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn class_widths() {
+        assert_eq!(class_bits("VReg_64"), Some(64));
+        assert_eq!(class_bits("SGPR_128"), Some(128));
+        assert_eq!(class_bits("VReg_64_AlignTarget"), Some(64));
+        assert_eq!(class_bits("SReg_1"), Some(32));
+        assert_eq!(opw_bits("AMDGPUDisassembler::OPW1024"), 1024);
+        assert_eq!(opw_bits("96"), 96);
+    }
+
+    #[test]
+    fn scalar_registers_by_generation() {
+        assert_eq!(scalar(124, 1, Generation::Gfx9), Ok(Reg::Special(Special::M0)));
+        assert_eq!(scalar(125, 1, Generation::Gfx9), Ok(Reg::Special(Special::Null)));
+        assert_eq!(scalar(110, 1, Generation::Gfx9), Ok(Reg::Ttmp { index: 2, count: 1 }));
+        assert_eq!(scalar(5, 2, Generation::Gfx9), Ok(Reg::Sgpr { index: 4, count: 2 }));
+        assert!(scalar(254, 2, Generation::Gfx9).is_err());
+        assert!(scalar(100, 8, Generation::Gfx9).is_err(), "s[100:107] passes s101");
+    }
+}
