@@ -103,3 +103,106 @@ fn corpus_metadata_notes_reencode_exactly() {
         });
     }
 }
+
+/// One code object's comparison against LLVM's in-process disassembler (the same decoder and
+/// printer as `llvm-objdump-19 -d`), following LLVM's instruction boundaries.
+#[derive(Default)]
+struct DisasmTally {
+    instructions: u64,
+    same_text: u64,
+    length_mismatches: u64,
+    by_mnemonic: BTreeMap<String, u64>,
+    examples: BTreeMap<String, String>,
+}
+
+impl DisasmTally {
+    fn merge(mut self, other: DisasmTally) -> DisasmTally {
+        self.instructions += other.instructions;
+        self.same_text += other.same_text;
+        self.length_mismatches += other.length_mismatches;
+        for (k, v) in other.by_mnemonic {
+            *self.by_mnemonic.entry(k).or_default() += v;
+        }
+        for (k, v) in other.examples {
+            self.examples.entry(k).or_insert(v);
+        }
+        self
+    }
+}
+
+fn compare_code_object(bytes: &[u8], label: &str) -> DisasmTally {
+    use gfxpatch::container::CodeObject;
+    use gfxpatch::isa::{print, Decoder, Target};
+    use gfxpatch::llvm::disasm::LlvmDisassembler;
+    let object = CodeObject::parse(bytes).unwrap();
+    let target = Target::from_target_id(&object.target, false).unwrap();
+    let decoder = Decoder::new(target);
+    let mut llvm = LlvmDisassembler::new(&target).unwrap();
+    let mut tally = DisasmTally::default();
+    for section in object.text_sections() {
+        let text = &bytes[section.offset as usize..(section.offset + section.size) as usize];
+        let mut at = 0usize;
+        while at + 4 <= text.len() {
+            let address = section.address + at as u64;
+            let theirs = llvm.decode(&text[at..], address);
+            let ours = decoder.decode(&text[at..]);
+            let (their_size, their_text) =
+                if theirs.size == 0 { (4, format!(".long 0x{:08x}", u32::from_le_bytes(text[at..at + 4].try_into().unwrap()))) } else { (theirs.size, theirs.text) };
+            tally.instructions += 1;
+            if ours.len() != their_size {
+                tally.length_mismatches += 1;
+                tally.examples.entry(format!("length {}", their_text.split_whitespace().next().unwrap_or(""))).or_insert_with(|| {
+                    format!("{label} {address:#x}: llvm `{their_text}` ({their_size} bytes), ours {} bytes", ours.len())
+                });
+            } else {
+                let mine = print::print(&ours, &target, address);
+                if mine == their_text {
+                    tally.same_text += 1;
+                } else {
+                    let mnemonic = their_text.split_whitespace().next().unwrap_or("").to_owned();
+                    tally.examples.entry(mnemonic.clone()).or_insert_with(|| format!("{label} {address:#x}: llvm `{their_text}` ours `{mine}`"));
+                    *tally.by_mnemonic.entry(mnemonic).or_default() += 1;
+                }
+            }
+            at += their_size;
+        }
+    }
+    tally
+}
+
+#[test]
+#[cfg_attr(not(gfxpatch_corpus), ignore = "real-world corpus: scripts/fetch-corpus.sh, then GFXPATCH_CORPUS=1")]
+fn corpus_disassembly_matches_llvm() {
+    use gfxpatch::container::bundle::DecompressLimits;
+    use gfxpatch::container::input::MappedFile;
+    use gfxpatch::container::Input;
+    use rayon::prelude::*;
+    let mut total = DisasmTally::default();
+    for lib in ["librocrand.so.1.1", "librocsparse.so.0.1"] {
+        let mapped = MappedFile::open(&common::corpus_file(lib)).unwrap();
+        let input = Input::parse(mapped.bytes(), &DecompressLimits::default()).unwrap();
+        let tally = input
+            .objects
+            .par_iter()
+            .map(|o| compare_code_object(&o.bytes, &format!("{lib}:{}", o.bundle_id.as_deref().unwrap_or(""))))
+            .reduce(DisasmTally::default, DisasmTally::merge);
+        total = total.merge(tally);
+    }
+    let rate = 100.0 * total.same_text as f64 / total.instructions.max(1) as f64;
+    let mut report = format!(
+        "{} instructions, {:.4}% identical text, {} length mismatches\n",
+        total.instructions, rate, total.length_mismatches
+    );
+    let mut top: Vec<_> = total.by_mnemonic.iter().collect();
+    top.sort_by(|a, b| b.1.cmp(a.1));
+    for (m, n) in top.iter().take(60) {
+        report.push_str(&format!("  {n:9} {m:28} {}\n", total.examples.get(*m).map_or("", |s| s.as_str())));
+    }
+    for (k, v) in total.examples.iter().filter(|(k, _)| k.starts_with("length ")) {
+        report.push_str(&format!("  {k}: {v}\n"));
+    }
+    eprintln!("{report}");
+    let _ = std::fs::write(common::repo().join("target/corpus-disasm.txt"), &report);
+    assert_eq!(total.length_mismatches, 0, "instruction lengths differ from LLVM's\n{report}");
+    assert!(rate >= 99.9, "only {rate:.4}% of corpus instructions print like LLVM\n{report}");
+}

@@ -5,6 +5,8 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod bench;
+mod decode;
 mod disasm;
 mod info;
 
@@ -21,6 +23,10 @@ enum Command {
     Info(info::InfoArgs),
     /// Disassemble, in llvm-objdump's layout.
     Disasm(disasm::DisasmArgs),
+    /// Decode hex bytes for a target: matched record, length, text (and LLVM's with --llvm).
+    Decode(decode::DecodeArgs),
+    /// Measure gfxpatch against LLVM in one run (`bench decode FILE`).
+    Bench(bench::BenchArgs),
 }
 
 /// Exit status for bad input or a refused operation (clap uses 2 for usage errors too).
@@ -31,6 +37,8 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Command::Info(args) => info::run(&args),
         Command::Disasm(args) => disasm::run(&args),
+        Command::Decode(args) => decode::run(&args),
+        Command::Bench(args) => bench::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -5,7 +5,6 @@ pub mod decode;
 pub mod inst;
 pub mod listing;
 pub mod operand;
-#[path = "predicates_stub.rs"]
 pub mod predicates;
 pub mod print;
 pub mod processor;

@@ -47,6 +47,10 @@ pub struct Operands {
     len: u8,
     /// Bytes consumed after the encoded bits: a literal (4) or NSA address dwords.
     pub extra_bytes: u8,
+    /// The record LLVM's `convertMIMGInst` switched to: the sibling of the decoded image record
+    /// with the data/address widths the dmask, d16, tfe, dim and a16 fields imply. The operands
+    /// are then in that record's order, and its AsmString is what prints.
+    pub converted: Option<&'static Encoding>,
 }
 
 impl Operands {
@@ -89,6 +93,8 @@ pub enum DecodeFail {
     BadDpp8Marker(u16),
     /// More operands than [`MAX_OPERANDS`].
     TooManyOperands,
+    /// MIMG NSA address dwords run past the instruction limit.
+    NsaPastEnd,
 }
 
 /// The most bytes one instruction may span on this target (LLVM's `getMaxInstLength`).
@@ -106,7 +112,8 @@ enum Method {
     /// `decodeSrcRegOrImm9` and friends: a 9-bit scalar/vector source, maybe a constant.
     Src { dwords: u8, imm_bits: u8, literal: bool, deferred: bool, agpr: bool },
     /// A 10-bit source whose bit 9 selects AGPRs (`decodeSrcAV10`, `decodeAV10`, AVLdSt).
-    AccVector { dwords: u8, force_vector: bool },
+    /// `ld_st` (`decodeAVLdSt`): the acc bit counts on GFX90A+ only, where it may also be implied.
+    AccVector { dwords: u8, force_vector: bool, ld_st: bool },
     /// An 8-bit direct VGPR (or AGPR) index (`Decode<VReg_*>RegisterClass`).
     Vector { dwords: u8, agpr: bool },
     /// A 7-bit scalar register through the source table (`Decode<SReg_*>RegisterClass`).
@@ -148,7 +155,13 @@ fn opw_bits(arg: &str) -> u32 {
     arg.trim().trim_start_matches("AMDGPUDisassembler::OPW").parse().unwrap_or(32)
 }
 
+/// The decoding method of `class`, parsed once per class.
 fn method_of(class: OperandClass) -> Method {
+    static METHODS: std::sync::OnceLock<Vec<Method>> = std::sync::OnceLock::new();
+    METHODS.get_or_init(|| OperandClass::ALL.iter().map(|&c| compute_method(c)).collect())[class as usize]
+}
+
+fn compute_method(class: OperandClass) -> Method {
     let info = class.info();
     let dm = info.decoder_method;
     let args: Vec<&str> = dm
@@ -168,8 +181,9 @@ fn method_of(class: OperandClass) -> Method {
         "decodeOperand_VSrc_f64" => Method::Src { dwords: 2, imm_bits: 64, literal: true, deferred: false, agpr: false },
         "decodeSrcReg9" => Method::Src { dwords: dwords_of(first_bits), imm_bits: 0, literal: true, deferred: false, agpr: false },
         "decodeSrcA9" => Method::Src { dwords: dwords_of(first_bits), imm_bits: 0, literal: true, deferred: false, agpr: true },
-        "decodeSrcAV10" => Method::AccVector { dwords: dwords_of(first_bits), force_vector: false },
-        "decodeAV10" | "decodeAVLdSt" => Method::AccVector { dwords: dwords_of(first_bits), force_vector: true },
+        "decodeSrcAV10" => Method::AccVector { dwords: dwords_of(first_bits), force_vector: false, ld_st: false },
+        "decodeAV10" => Method::AccVector { dwords: dwords_of(first_bits), force_vector: true, ld_st: false },
+        "decodeAVLdSt" => Method::AccVector { dwords: dwords_of(first_bits), force_vector: true, ld_st: true },
         "decodeBoolReg" => Method::Bool,
         "decodeOperand_KImmFP" => Method::KImm { bits64: false },
         "decodeOperand_KImmFP64" => Method::KImm { bits64: true },
@@ -289,6 +303,12 @@ fn scalar(code: u16, dwords: u8, generation: Generation) -> Result<Reg, DecodeFa
         (102, true) if !generation.is_gfx10_plus() => Special::FlatScratch,
         (104, true) if !generation.is_gfx10_plus() => Special::XnackMask,
         (106, false) => Special::VccLo,
+        (108, false) if generation == Generation::Gfx8 => Special::TbaLo,
+        (109, false) if generation == Generation::Gfx8 => Special::TbaHi,
+        (110, false) if generation == Generation::Gfx8 => Special::TmaLo,
+        (111, false) if generation == Generation::Gfx8 => Special::TmaHi,
+        (108, true) if generation == Generation::Gfx8 => Special::Tba,
+        (110, true) if generation == Generation::Gfx8 => Special::Tma,
         (107, false) => Special::VccHi,
         (106, true) => Special::Vcc,
         (124, false) => if gfx11 { Special::Null } else { Special::M0 },
@@ -316,10 +336,15 @@ fn scalar(code: u16, dwords: u8, generation: Generation) -> Result<Reg, DecodeFa
 /// (up to the instruction limit), from which a literal may be read.
 pub fn decode_operands(e: &Encoding, word: u128, tail: &[u8], target: &Target) -> Result<Operands, DecodeFail> {
     let blank = Op { name: OperandName::ALL[0], class: OperandClass::ALL[0], value: Value::None };
-    let mut out = Operands { ops: [blank; MAX_OPERANDS], len: 0, extra_bytes: 0 };
+    let mut out = Operands { ops: [blank; MAX_OPERANDS], len: 0, extra_bytes: 0, converted: None };
     let mut ctx = Ctx { target, tail, literal: None };
     let generation = target.generation();
     for (operand, bits) in e.operands.iter().zip(e.fields) {
+        // MIMG atomics tie `$vdst = $vdata` with only vdata encoded: vdst decodes from its bits.
+        let bits = match e.operand_index(OperandName::vdata) {
+            Some(i) if bits.is_empty() && operand.name == OperandName::vdst && e.flags.has(flag::MIMG | flag::VIMAGE) => &e.fields[i],
+            _ => bits,
+        };
         let value = if bits.is_empty() {
             match operand.tied_to {
                 // A tied operand repeats its partner.
@@ -336,14 +361,28 @@ pub fn decode_operands(e: &Encoding, word: u128, tail: &[u8], target: &Target) -
                         ctx.src(if agpr { field | 0x200 } else { field }, dwords, imm_bits, literal)?
                     }
                 }
-                Method::AccVector { dwords, force_vector } => {
+                Method::AccVector { dwords, force_vector, ld_st } => {
                     let field = if force_vector { field | 0x100 } else { field };
-                    let field = if generation.has_unified_agprs() || generation == Generation::Gfx9 { field } else { field & !0x200 };
+                    let field = if ld_st {
+                        // decodeAVLdSt: before GFX90A the acc bit is dropped; from GFX90A a data
+                        // operand after an AGPR vdst (DS data1 after an AGPR data0) is an AGPR.
+                        if generation.has_unified_agprs() { field | ld_st_implied_acc(e, operand.name, &out) } else { field & !0x200 }
+                    } else if generation.has_unified_agprs() || generation == Generation::Gfx9 {
+                        field
+                    } else {
+                        field & !0x200
+                    };
                     ctx.src(field, dwords, 0, false)?
                 }
                 Method::Vector { dwords, agpr } => {
                     let index = field & 0xff;
                     if index + u16::from(dwords) > 256 {
+                        return Err(DecodeFail::BadRegister(field));
+                    }
+                    // TableGen's own Decode<VGPR_32_Lo128>RegisterClass (classes with no decoder
+                    // method, e.g. the fake16 VOP1/VOP2/DPP vdst) knows only v0..v127.
+                    let info = operand.class.info();
+                    if index >= 128 && info.decoder_method.is_empty() && info.reg_class.ends_with("_Lo128") {
                         return Err(DecodeFail::BadRegister(field));
                     }
                     Value::Reg(if agpr { Reg::Agpr { index, count: dwords } } else { Reg::Vgpr { index, count: dwords } })
@@ -404,11 +443,27 @@ pub fn decode_operands(e: &Encoding, word: u128, tail: &[u8], target: &Target) -
         };
         out.push(Op { name: operand.name, class: operand.class, value })?;
     }
+    // Returning MUBUF/FLAT/SMRD atomics: LLVM ORs GLC into a decoded cache policy too.
+    if e.flags.has(flag::ISATOMICRET) && e.flags.has(flag::MUBUF | flag::FLAT | flag::SMRD) {
+        for op in &mut out.ops[..out.len as usize] {
+            if let (OperandName::cpol, Value::Imm(v)) = (op.name, op.value) {
+                op.value = Value::Imm(v | 1);
+            }
+        }
+    }
+    if e.flags.has(flag::MIMG | flag::VIMAGE | flag::VSAMPLE) {
+        convert_mimg(e, &mut out, tail, target)?;
+    }
     // convertFMAanyK: deferred sources that selected the literal take the K constant.
     if let Some(k) = ctx.literal {
         if e.operand_index(OperandName::imm).is_some() && !e.flags.has(flag::SOPK) {
             for op in &mut out.ops[..out.len as usize] {
                 if op.value == Value::Literal(0) && method_of(op.class) != Method::Imm {
+                    op.value = Value::Literal(k);
+                }
+                // The X half's K of a VOPD with two K forms has no bits: LLVM inserts the K
+                // (`immDeferred` in LLVM 19's records, `immX` in LLVM 22's).
+                if matches!(op.name, OperandName::immDeferred | OperandName::immX) && op.value == Value::Imm(0) {
                     op.value = Value::Literal(k);
                 }
             }
@@ -421,11 +476,247 @@ pub fn decode_operands(e: &Encoding, word: u128, tail: &[u8], target: &Target) -
     Ok(out)
 }
 
+/// LLVM's image fix-ups. MIMG NSA: the extra address VGPRs, one byte each, in the dwords after
+/// the encoding. Then `convertMIMGInst`: BVH ops get their a16 from the opcode; other image ops
+/// switch to the sibling record whose data width follows dmask/d16/tfe (gather4: 4) and, from
+/// GFX10, whose address width follows dim/a16, with vdata (and a partial-NSA or non-NSA
+/// address) widened from the same first register. No sibling, or a widened register past the
+/// file, keeps the record as decoded.
+fn convert_mimg(e: &Encoding, out: &mut Operands, tail: &[u8], target: &Target) -> Result<(), DecodeFail> {
+    let generation = target.generation();
+    let index = |name: OperandName| e.operand_index(name);
+    let vaddr0 = index(OperandName::vaddr0);
+    let rsrc = index(OperandName::srsrc).or_else(|| index(OperandName::rsrc));
+    if let (true, Some(v0), Some(rs)) = (e.flags.has(flag::MIMG), vaddr0, rsrc) {
+        let args = rs.saturating_sub(v0 + 1);
+        if args > 0 {
+            let words = args.div_ceil(4);
+            let bytes = tail.get(..4 * words).ok_or(DecodeFail::NsaPastEnd)?;
+            for (i, &byte) in bytes.iter().take(args).enumerate() {
+                let op = &mut out.ops[v0 + 1 + i];
+                let count = vector_dwords(op.class).unwrap_or(1);
+                let first = u16::from(byte);
+                if first + u16::from(count) > 256 {
+                    return Err(DecodeFail::BadRegister(first));
+                }
+                op.value = Value::Reg(Reg::Vgpr { index: first, count });
+            }
+            out.extra_bytes = (4 * words) as u8;
+        }
+    }
+    let name = e.opcode.name();
+    if name.starts_with("IMAGE_BVH") {
+        let a16 = name.split('_').any(|t| t == "a16");
+        for op in &mut out.ops[..out.len as usize] {
+            if op.name == OperandName::a16 {
+                op.value = Value::Imm(i64::from(a16));
+            }
+        }
+        return Ok(());
+    }
+    let Some((base, _, _, rest)) = mimg_name_parts(name) else { return Ok(()) };
+    let (data_dwords, addr_dwords) = mimg_widths(e);
+    let nsa = rest.split('_').any(|t| t == "nsa") || generation >= Generation::Gfx12;
+    let mut addr_size = addr_dwords;
+    let mut partial_nsa = false;
+    if generation.is_gfx10_plus() {
+        // hasG16 holds for every GFX10+ target as far as this is concerned: llvm-mc-19 sizes
+        // gfx1010 a16 gradients unpacked (`image_sample_d v[0:3], v[0:4], ... dim:..._2D a16`).
+        let a16 = out.imm(OperandName::a16) != 0;
+        let Some(size) = mimg_addr_size(base, out.imm(OperandName::dim), a16, true) else {
+            return Ok(());
+        };
+        addr_size = size;
+        if !nsa {
+            if !e.flags.has(flag::VSAMPLE) && addr_size > 12 {
+                addr_size = 16;
+            }
+        } else if addr_size > addr_dwords {
+            // Partial NSA (the last address operand a tuple) exists from GFX11.
+            if generation < Generation::Gfx11 {
+                return Ok(());
+            }
+            partial_nsa = true;
+        }
+    }
+    let dmask = (out.imm(OperandName::dmask) & 0xf) as u32;
+    let mut data_size = if e.flags.has(flag::GATHER4) { 4 } else { dmask.count_ones().max(1) };
+    let ctx = super::predicates::PredContext { processor: target.processor, wave64: target.wave64, real_true16: target.real_true16 };
+    if out.imm(OperandName::d16) != 0 && super::predicates::holds(super::table::Pred::HasPackedD16VMem, &ctx) {
+        data_size = data_size.div_ceil(2);
+    }
+    if out.imm(OperandName::tfe) != 0 {
+        data_size += 1;
+    }
+    if data_size == data_dwords && addr_size == addr_dwords {
+        return Ok(());
+    }
+    let Some(sibling) = mimg_sibling(e, base, rest, data_size, addr_size) else { return Ok(()) };
+    let mut old = *out;
+    let widen = |ops: &Operands, name: OperandName| -> Option<Value> {
+        let i = sibling.operand_index(name)?;
+        let count = vector_dwords(sibling.operands[i].class)?;
+        let align2 = sibling.operands[i].class.info().reg_class.contains("Align2");
+        match ops.value(name)? {
+            Value::Reg(Reg::Vgpr { index, .. }) if index + u16::from(count) <= 256 && !(align2 && index % 2 == 1) => {
+                Some(Value::Reg(Reg::Vgpr { index, count }))
+            }
+            Value::Reg(Reg::Agpr { index, .. }) if index + u16::from(count) <= 256 && !(align2 && index % 2 == 1) => {
+                Some(Value::Reg(Reg::Agpr { index, count }))
+            }
+            _ => None,
+        }
+    };
+    let data = if data_size != data_dwords {
+        let Some(data) = widen(&old, OperandName::vdata) else { return Ok(()) };
+        Some(data)
+    } else {
+        None
+    };
+    let addr_operand = if partial_nsa { rsrc.and_then(|i| i.checked_sub(1)).map(|i| e.operands[i].name) } else { Some(OperandName::vaddr0) };
+    let mut addr = None;
+    if generation.is_gfx10_plus() && (!nsa || partial_nsa) && addr_size != addr_dwords {
+        let Some(name) = addr_operand else { return Ok(()) };
+        let Some(value) = widen(&old, name) else { return Ok(()) };
+        addr = Some((name, value));
+    }
+    for op in &mut old.ops[..old.len as usize] {
+        match (op.name, data, addr) {
+            (OperandName::vdata | OperandName::vdst, Some(data), _) => op.value = data,
+            (name, _, Some((addr_name, value))) if name == addr_name => op.value = value,
+            _ => {}
+        }
+    }
+    // The sibling's operands, by name: NSA forms with fewer addresses drop the extra ones.
+    let blank = Op { name: OperandName::ALL[0], class: OperandClass::ALL[0], value: Value::None };
+    let mut new = Operands { ops: [blank; MAX_OPERANDS], len: 0, extra_bytes: old.extra_bytes, converted: Some(sibling) };
+    for operand in sibling.operands {
+        let value = old.value(operand.name).unwrap_or(Value::Imm(0));
+        new.push(Op { name: operand.name, class: operand.class, value })?;
+    }
+    *out = new;
+    Ok(())
+}
+
+/// The dword count of a VGPR/AGPR operand class, or None for other classes.
+fn vector_dwords(class: OperandClass) -> Option<u8> {
+    match method_of(class) {
+        Method::Vector { dwords, .. } | Method::AccVector { dwords, .. } => Some(dwords),
+        _ => None,
+    }
+}
+
+/// `IMAGE_SAMPLE_C_V4_V3_nsa` → (`IMAGE_SAMPLE_C`, 4, 3, `_nsa`): the base opcode, vdata and
+/// vaddr dwords, and what follows.
+fn mimg_name_parts(name: &str) -> Option<(&str, u32, u32, &str)> {
+    let dwords = |t: &str| t.strip_prefix('V').filter(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))?.parse().ok();
+    let tokens: Vec<&str> = name.split('_').collect();
+    let at = (0..tokens.len().saturating_sub(1)).rev().find(|&i| dwords(tokens[i]).is_some() && dwords(tokens[i + 1]).is_some())?;
+    let base_len = tokens[..at].iter().map(|t| t.len() + 1).sum::<usize>() - 1;
+    let rest_start = tokens[..at + 2].iter().map(|t| t.len() + 1).sum::<usize>() - 1;
+    Some((&name[..base_len], dwords(tokens[at])?, dwords(tokens[at + 1])?, &name[rest_start..]))
+}
+
+/// An image record's (VDataDwords, VAddrDwords), from its operand classes. Atomics differ: in
+/// LLVM 19 (checked with llvm-mc-19 on gfx802, gfx900, gfx1010, gfx1100) the `_V1/_V2/_V4`
+/// records answer data sizes 1/2/4 (cmpswap: `_V1`/`_V2` answer 2/4) whatever their class
+/// (`_V4` is VReg_160), and `_V3` answers none.
+fn mimg_widths(e: &Encoding) -> (u32, u32) {
+    let dwords = |o: &super::table::Operand| u32::from(vector_dwords(o.class).unwrap_or(1));
+    let name = e.opcode.name();
+    let data = match mimg_name_parts(name) {
+        Some((_, n, _, _)) if name.starts_with("IMAGE_ATOMIC_") => match (n, name.contains("CMPSWAP")) {
+            (1 | 2 | 4, false) => n,
+            (1 | 2, true) => 2 * n,
+            _ => 0,
+        },
+        _ => e.operands.iter().find(|o| o.name == OperandName::vdata).map_or(0, dwords),
+    };
+    let addr = e.operands.iter().filter(|o| o.name.name().starts_with("vaddr")).map(dwords).sum();
+    (data, addr)
+}
+
+/// LLVM's `getMIMGOpcode`: the record of the same base opcode and encoding family (LLVM
+/// version, `_nsa`, generation suffix) with the given data and address dwords.
+fn mimg_sibling(e: &Encoding, base: &str, rest: &str, data: u32, addr: u32) -> Option<&'static Encoding> {
+    use std::collections::HashMap;
+    /// (LLVM version, base opcode, `_nsa` + generation suffix) → (data, address, record index).
+    type Families = HashMap<(u8, String, String), Vec<(u32, u32, usize)>>;
+    static INDEX: std::sync::OnceLock<Families> = std::sync::OnceLock::new();
+    let index = INDEX.get_or_init(|| {
+        let mut index = Families::new();
+        for (i, r) in super::table::encodings().iter().enumerate() {
+            if let Some((base, _, _, rest)) = r.opcode.name().strip_prefix("IMAGE_").and(mimg_name_parts(r.opcode.name())) {
+                let (d, a) = mimg_widths(r);
+                index.entry((r.llvm, base.to_owned(), format!("{rest}{}", r.suffix))).or_default().push((d, a, i));
+            }
+        }
+        index
+    });
+    let family = index.get(&(e.llvm, base.to_owned(), format!("{rest}{}", e.suffix)))?;
+    family.iter().find(|&&(d, a, _)| d == data && a == addr).map(|&(_, _, i)| &super::table::encodings()[i])
+}
+
+/// LLVM's `getAddrSizeMIMGOp`: address dwords of an image op from its base opcode (read from
+/// the name: sample/gather4 variant letters, mip, resinfo), its dim and a16. None for an
+/// unknown base.
+fn mimg_addr_size(base: &str, dim: i64, a16: bool, g16_supported: bool) -> Option<u32> {
+    // (coordinates, gradients) by dim encoding.
+    const DIMS: [(u32, u32); 8] = [(1, 2), (2, 4), (3, 6), (3, 4), (2, 2), (3, 4), (3, 4), (4, 4)];
+    let (coords, grads) = *DIMS.get(usize::try_from(dim).ok()?)?;
+    let op = base.strip_prefix("IMAGE_")?;
+    let (mut extra, mut coordinates, mut lod, mut gradients, mut g16) = (0u32, true, false, false, false);
+    let variant = op.strip_prefix("SAMPLE").or_else(|| op.strip_prefix("GATHER4H")).or_else(|| op.strip_prefix("GATHER4"));
+    if let Some(variant) = variant {
+        for token in variant.split('_').filter(|t| !t.is_empty()) {
+            match token {
+                "C" | "O" | "B" => extra += 1,
+                "D" | "CD" => gradients = true,
+                "L" | "CL" => lod = true,
+                "G16" => g16 = true,
+                "LZ" => {}
+                _ => return None,
+            }
+        }
+    } else {
+        match op {
+            "GET_RESINFO" => (coordinates, lod) = (false, true),
+            "LOAD_MIP" | "LOAD_MIP_PCK" | "LOAD_MIP_PCK_SGN" | "STORE_MIP" | "STORE_MIP_PCK" => lod = true,
+            "GET_LOD" | "LOAD" | "LOAD_PCK" | "LOAD_PCK_SGN" | "STORE" | "STORE_PCK" | "MSAA_LOAD" | "MSAA_LOAD_X" => {}
+            _ if op.starts_with("ATOMIC_") => {}
+            _ => return None,
+        }
+    }
+    let components = if coordinates { coords } else { 0 } + u32::from(lod);
+    let mut words = extra + if a16 { components.div_ceil(2) } else { components };
+    if gradients {
+        words += if (a16 && !g16_supported) || g16 { (grads / 2).next_multiple_of(2) } else { grads };
+    }
+    Some(words)
+}
+
+/// `decodeAVLdSt` on GFX90A+: 0x200 (AGPR) for the data operand (DS `data0`, else `vdata`) when
+/// `vdst` decoded as an AGPR, and for DS `data1` when `data0` did; else 0.
+fn ld_st_implied_acc(e: &Encoding, name: OperandName, decoded: &Operands) -> u16 {
+    let is_agpr = |n: OperandName| matches!(decoded.value(n), Some(Value::Reg(Reg::Agpr { .. })));
+    let ds = e.flags.has(flag::DS);
+    let data = if ds { OperandName::data0 } else { OperandName::vdata };
+    if (name == data && is_agpr(OperandName::vdst)) || (ds && name == OperandName::data1 && is_agpr(OperandName::data0)) {
+        0x200
+    } else {
+        0
+    }
+}
+
 /// Values LLVM's fix-ups give operands that have no bits in the encoding.
 fn default_value(e: &Encoding, name: OperandName) -> Value {
     match name {
         // Returning atomics always carry GLC in their cache policy.
         OperandName::cpol if e.flags.has(flag::ISATOMICRET) => Value::Imm(1),
+        // convertSDWAInst: VI VOPC SDWA has no sdst field; it is vcc (the asm spells it out).
+        OperandName::sdst if e.flags.has(flag::SDWA) => Value::Reg(Reg::Special(Special::Vcc)),
+        // isMacDPP / convertVOPCDPPInst: an untied `old` without bits is NoRegister.
+        OperandName::old if e.flags.has(flag::DPP) => Value::None,
         _ => Value::Imm(0),
     }
 }

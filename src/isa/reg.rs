@@ -33,6 +33,13 @@ pub enum Special {
     Exec,
     FlatScratch,
     XnackMask,
+    /// GFX8 trap base/memory addresses (encodings 108..=111, taken by ttmp0..3 from GFX9).
+    TbaLo,
+    TbaHi,
+    TmaLo,
+    TmaHi,
+    Tba,
+    Tma,
 }
 
 /// A register operand: a run of `count` dwords starting at `index` of one file.
@@ -54,7 +61,7 @@ impl Reg {
         match *self {
             Reg::Sgpr { count, .. } | Reg::Vgpr { count, .. } | Reg::Agpr { count, .. } | Reg::Ttmp { count, .. } => count,
             Reg::Vgpr16 { .. } => 1,
-            Reg::Special(Special::Vcc | Special::Exec | Special::FlatScratch | Special::XnackMask) => 2,
+            Reg::Special(Special::Vcc | Special::Exec | Special::FlatScratch | Special::XnackMask | Special::Tba | Special::Tma) => 2,
             Reg::Special(_) => 1,
         }
     }
@@ -106,6 +113,12 @@ impl Special {
             Special::Exec => "exec",
             Special::FlatScratch => "flat_scratch",
             Special::XnackMask => "xnack_mask",
+            Special::TbaLo => "tba_lo",
+            Special::TbaHi => "tba_hi",
+            Special::TmaLo => "tma_lo",
+            Special::TmaHi => "tma_hi",
+            Special::Tba => "tba",
+            Special::Tma => "tma",
         }
     }
 }

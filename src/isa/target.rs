@@ -14,6 +14,9 @@ pub struct Target {
     pub wave64: bool,
     pub xnack: FeatureSetting,
     pub sramecc: FeatureSetting,
+    /// GFX11+ true16 forms with 16-bit register halves (`-mattr=+real-true16`); LLVM 19 decodes
+    /// without them by default.
+    pub real_true16: bool,
 }
 
 /// Why a target cannot be used.
@@ -23,7 +26,7 @@ pub enum TargetError {
     UnknownProcessor(String),
     #[error("{0} is not supported: gfxpatch decodes GFX8 and later (LLVM's disassembler does the same)")]
     TooOld(&'static str),
-    #[error("unknown target feature {0:?} (known: +wavefrontsize32, +wavefrontsize64, xnack±, sramecc±)")]
+    #[error("unknown target feature {0:?} (known: ±wavefrontsize32, ±wavefrontsize64, ±xnack, ±sramecc, ±real-true16)")]
     UnknownFeature(String),
     #[error("{0} has no wave32 mode")]
     NoWave32(&'static str),
@@ -37,7 +40,7 @@ impl Target {
             return Err(TargetError::TooOld(processor.name));
         }
         let wave64 = wave64 || !processor.generation.is_gfx10_plus();
-        Ok(Target { processor, wave64, xnack: id.xnack, sramecc: id.sramecc })
+        Ok(Target { processor, wave64, xnack: id.xnack, sramecc: id.sramecc, real_true16: false })
     }
 
     /// A target from a processor name and LLVM-style `-mattr` features
@@ -52,9 +55,11 @@ impl Target {
             wave64: !processor.generation.is_gfx10_plus(),
             xnack: if processor.supports_xnack { FeatureSetting::Any } else { FeatureSetting::Unsupported },
             sramecc: if processor.supports_sramecc { FeatureSetting::Any } else { FeatureSetting::Unsupported },
+            real_true16: false,
         };
         for feature in mattr.split(',').map(str::trim).filter(|f| !f.is_empty()) {
-            match feature {
+            // LLVM matches feature names case-insensitively (`+WavefrontSize64`).
+            match feature.to_ascii_lowercase().as_str() {
                 "+wavefrontsize64" | "-wavefrontsize32" => target.wave64 = true,
                 "+wavefrontsize32" | "-wavefrontsize64" => {
                     if !processor.generation.is_gfx10_plus() {
@@ -66,7 +71,9 @@ impl Target {
                 "-xnack" => target.xnack = FeatureSetting::Off,
                 "+sramecc" => target.sramecc = FeatureSetting::On,
                 "-sramecc" => target.sramecc = FeatureSetting::Off,
-                other => return Err(TargetError::UnknownFeature(other.to_owned())),
+                "+real-true16" => target.real_true16 = true,
+                "-real-true16" => target.real_true16 = false,
+                _ => return Err(TargetError::UnknownFeature(feature.to_owned())),
             }
         }
         Ok(target)
@@ -85,12 +92,13 @@ impl Target {
     }
 
     /// `--mattr` spelling of the mode, for running LLVM's tools on the same target.
-    pub fn mattr(&self) -> &'static str {
-        match (self.generation().is_gfx10_plus(), self.wave64) {
+    pub fn mattr(&self) -> String {
+        let wave = match (self.generation().is_gfx10_plus(), self.wave64) {
             (true, true) => "+wavefrontsize64",
             (true, false) => "+wavefrontsize32",
             (false, _) => "",
-        }
+        };
+        if self.real_true16 { format!("{wave},+real-true16") } else { wave.to_owned() }
     }
 }
 

@@ -3,6 +3,8 @@
 
 use std::sync::Once;
 
+pub mod disasm;
+
 use inkwell::targets::{InitializationConfig, Target};
 
 /// Registers LLVM's AMDGPU target (info, MC layer, asm parser and printer) once per process.

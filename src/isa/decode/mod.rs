@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use super::inst::Inst;
 use super::operand::{decode_operands, max_inst_bytes};
 use super::predicates::{self, PredContext};
-use super::table::{encodings, Namespace};
+use super::table::{encodings, flag, Namespace};
 use super::target::Target;
 use tree::Tree;
 
@@ -32,7 +32,7 @@ pub struct Decoder {
 
 impl Decoder {
     pub fn new(target: Target) -> Decoder {
-        let ctx = PredContext { processor: target.processor, wave64: target.wave64, real_true16: false };
+        let ctx = PredContext { processor: target.processor, wave64: target.wave64, real_true16: target.real_true16 };
         let attempts = plan(&target)
             .into_iter()
             .map(|attempt| {
@@ -97,7 +97,8 @@ fn cached_tree(llvm: u8, namespace: Namespace, bits: u8, ctx: &PredContext) -> A
     let indices: Vec<u16> = encodings()
         .iter()
         .enumerate()
-        .filter(|(_, e)| e.llvm == llvm && e.ns == namespace && e.bits == bits)
+        // Assembler-only records (aliases, MIMG size variants) are not in LLVM's decoder tables.
+        .filter(|(_, e)| e.llvm == llvm && e.ns == namespace && e.bits == bits && !e.flags.has(flag::ISASMPARSERONLY))
         .filter(|(_, e)| e.preds.iter().all(|&p| !predicates::checked_by_decoder(p) || predicates::holds(p, ctx)))
         .map(|(i, _)| i as u16)
         .collect();

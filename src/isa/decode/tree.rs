@@ -22,9 +22,15 @@ pub struct Tree {
 enum Node {
     /// Encoding indices, most fixed bits first.
     Leaf(Box<[u16]>),
-    /// Switch on `width` bits from `lo`; a value with no child has no match.
-    Switch { lo: u8, width: u8, children: HashMap<u32, Node> },
+    /// Switch on `width` bits from `lo`, indexing a dense table; a value with no child has no
+    /// match. Dense tables keep a lookup to one shift, one mask and one load per level.
+    Dense { lo: u8, width: u8, children: Box<[Option<Node>]> },
+    /// The same for wide switches with few children: sorted keys, binary search.
+    Sparse { lo: u8, width: u8, keys: Box<[u32]>, children: Box<[Node]> },
 }
+
+/// Switches up to this wide use a dense table.
+const DENSE_BITS: u32 = 10;
 
 impl Tree {
     /// Builds a tree over the encodings at `indices` (into [`encodings`]).
@@ -38,11 +44,18 @@ impl Tree {
         loop {
             match node {
                 Node::Leaf(list) => return list,
-                Node::Switch { lo, width, children } => {
+                Node::Dense { lo, width, children } => {
                     let key = ((word >> lo) as u32) & ((1u32 << width) - 1);
-                    match children.get(&key) {
+                    match &children[key as usize] {
                         Some(child) => node = child,
                         None => return &[],
+                    }
+                }
+                Node::Sparse { lo, width, keys, children } => {
+                    let key = ((word >> lo) as u32) & ((1u32 << width) - 1);
+                    match keys.binary_search(&key) {
+                        Ok(i) => node = &children[i],
+                        Err(_) => return &[],
                     }
                 }
             }
@@ -70,8 +83,19 @@ fn build(mut set: Vec<u16>, consumed: u128) -> Node {
         let key = ((e.value >> lo) as u32) & ((1u32 << width) - 1);
         groups.entry(key).or_default().push(i);
     }
-    let children = groups.into_iter().map(|(k, v)| (k, build(v, consumed | switched))).collect();
-    Node::Switch { lo: lo as u8, width: width as u8, children }
+    let mut groups: Vec<(u32, Vec<u16>)> = groups.into_iter().collect();
+    groups.sort_by_key(|g| g.0);
+    if width <= DENSE_BITS {
+        let mut children: Vec<Option<Node>> = (0..1usize << width).map(|_| None).collect();
+        for (k, v) in groups {
+            children[k as usize] = Some(build(v, consumed | switched));
+        }
+        Node::Dense { lo: lo as u8, width: width as u8, children: children.into_boxed_slice() }
+    } else {
+        let keys = groups.iter().map(|g| g.0).collect();
+        let children = groups.into_iter().map(|(_, v)| build(v, consumed | switched)).collect();
+        Node::Sparse { lo: lo as u8, width: width as u8, keys, children }
+    }
 }
 
 /// The longest run of set bits in `mask`: (lowest bit, length).

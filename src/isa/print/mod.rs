@@ -60,6 +60,8 @@ pub fn write_inst(out: &mut String, inst: &Inst, target: &Target, address: u64) 
         let _ = write!(out, ".long 0x{:08x}", inst.words()[0]);
         return;
     };
+    // Image instructions print as the sibling record LLVM's convertMIMGInst switched to.
+    let encoding = ops.converted.unwrap_or(encoding);
     let ctx = Ctx { inst, encoding, ops: &ops, target, address };
     expand(out, &ctx, encoding.asm);
 }
@@ -110,6 +112,8 @@ fn print_named(out: &mut String, ctx: &Ctx<'_>, name: &str) {
     let class = ctx.encoding.operands[index].class;
     let method = class.info().print_method;
     dispatch(out, ctx, index, method);
+    // LLVM's printRegularOperand prints the MTBUF format right after `soffset`.
+    memory::print_after_operand(out, ctx, index);
 }
 
 /// Routes a print method name to its implementation.
