@@ -1,6 +1,8 @@
 //! LLVM's own MC test vectors (tests/data/vectors-*.jsonl.gz): every disassembler check
 //! (`llvm/test/MC/Disassembler/AMDGPU/*.txt`) decoded and printed by gfxpatch for its CPU and
-//! mode, and compared with the text LLVM's test expects. Rates per generation may not fall
+//! mode, and compared with the text LLVM's test expects. Some extracted vectors pair bytes with
+//! a neighbouring check line or describe encodings LLVM rejects; for LLVM 19 targets those are
+//! judged by what LLVM 19's in-process disassembler prints for the bytes (and counted apart). Rates per generation may not fall
 //! below the floors in tests/golden/disasm-vector-rates.txt; after an improvement raise them
 //! with `GFXPATCH_BLESS=1 cargo test --test vectors`.
 
@@ -10,6 +12,7 @@ use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
 
 use gfxpatch::isa::{print, Decoder, Target};
+use gfxpatch::llvm::disasm::LlvmDisassembler;
 
 #[derive(serde::Deserialize)]
 struct Config {
@@ -54,11 +57,15 @@ struct Tally {
     total: usize,
     same: usize,
     same_length: usize,
+    /// Vectors whose expected text LLVM 19's own disassembler does not produce (mis-paired
+    /// check lines, invalid encodings), where gfxpatch prints what LLVM 19 prints.
+    binary_disagrees: usize,
 }
 
 #[test]
 fn disassembler_vectors_print_like_llvm() {
     let mut decoders: BTreeMap<(String, String), Option<Decoder>> = BTreeMap::new();
+    let mut oracles: BTreeMap<(String, String), Option<LlvmDisassembler>> = BTreeMap::new();
     let mut by_generation: BTreeMap<String, Tally> = BTreeMap::new();
     let mut skipped: BTreeMap<String, usize> = BTreeMap::new();
     let mut failures: Vec<String> = Vec::new();
@@ -85,7 +92,28 @@ fn disassembler_vectors_print_like_llvm() {
                 tally.same_length += usize::from(inst.len() == bytes.len());
                 if normalise(&text) == normalise(&v.asm) && inst.len() == bytes.len() {
                     tally.same += 1;
-                } else if failures.len() < 50_000 {
+                    continue;
+                }
+                // The judge is LLVM 19's disassembler itself: where the vector's text is not what
+                // it prints for these bytes, agreeing with the binary is agreeing with LLVM.
+                if decoder.target().llvm_version() == 19 {
+                    let target = *decoder.target();
+                    let oracle = oracles.entry((cpu.clone(), mattr.clone())).or_insert_with(|| LlvmDisassembler::new(&target));
+                    if let Some(oracle) = oracle {
+                        let theirs = oracle.decode(&bytes, 0);
+                        let (size, their_text) = if theirs.size == 0 {
+                            (4, format!(".long 0x{:08x}", u32::from_le_bytes(bytes[..4].try_into().unwrap())))
+                        } else {
+                            (theirs.size, theirs.text)
+                        };
+                        if normalise(&their_text) != normalise(&v.asm) && normalise(&their_text) == normalise(&text) && size == inst.len() {
+                            tally.same += 1;
+                            tally.binary_disagrees += 1;
+                            continue;
+                        }
+                    }
+                }
+                if failures.len() < 50_000 {
                     failures.push(format!("{cpu} {mattr} {}: llvm `{}` ours `{text}` ({} of {} bytes)", v.bytes, v.asm, inst.len(), bytes.len()));
                 }
             }
@@ -96,7 +124,10 @@ fn disassembler_vectors_print_like_llvm() {
     let mut report = String::new();
     for (g, t) in &by_generation {
         let lengths = 100.0 * t.same_length as f64 / t.total.max(1) as f64;
-        report.push_str(&format!("{g:8} {:6}/{:6} {:7.3}% text, {lengths:7.3}% length\n", t.same, t.total, rates[g]));
+        report.push_str(&format!(
+            "{g:8} {:6}/{:6} {:7.3}% text, {lengths:7.3}% length ({} vectors LLVM 19 itself prints differently, matched to the binary)\n",
+            t.same, t.total, rates[g], t.binary_disagrees
+        ));
     }
     report.push_str(&format!("skipped (target or mattr gfxpatch does not take): {skipped:?}\n"));
     eprintln!("{report}");

@@ -469,6 +469,9 @@ pub fn decode_operands(e: &Encoding, word: u128, tail: &[u8], target: &Target) -
             }
         }
     }
+    if e.flags.has(flag::DPP) {
+        convert_true16_op_sel(&mut out);
+    }
     let has_k = e.operands.iter().any(|o| matches!(method_of(o.class), Method::KImm { .. }));
     if ctx.literal.is_some() && !has_k {
         out.extra_bytes = 4;
@@ -743,6 +746,17 @@ fn sdwa_src(field: u16, generation: Generation) -> Result<Value, DecodeFail> {
 mod tests {
     use super::*;
 
+    /// Regression: real-true16 VOP3 DPP selects `.h` halves through the op_sel bits of the
+    /// source modifiers (LLVM's convertTrue16OpSel); we printed `.l`.
+    #[test]
+    fn true16_dpp_op_sel_selects_high_halves() {
+        let target = Target::from_name("gfx1100", "+real-true16").unwrap();
+        let decoder = crate::isa::Decoder::new(target);
+        let bytes = [0x05, 0x48, 0xdc, 0xd5, 0xfa, 0x00, 0x00, 0x08, 0x01, 0x5f, 0x01, 0x01];
+        let text = crate::isa::print::print(&decoder.decode(&bytes), &target, 0);
+        assert_eq!(text, "v_ceil_f16_e64_dpp v5.h, v1.h op_sel:[1,1] mul:2 row_share:15 row_mask:0x0 bank_mask:0x1");
+    }
+
     #[test]
     fn class_widths() {
         assert_eq!(class_bits("VReg_64"), Some(64));
@@ -761,5 +775,30 @@ mod tests {
         assert_eq!(scalar(5, 2, Generation::Gfx9), Ok(Reg::Sgpr { index: 4, count: 2 }));
         assert!(scalar(254, 2, Generation::Gfx9).is_err());
         assert!(scalar(100, 8, Generation::Gfx9).is_err(), "s[100:107] passes s101");
+    }
+}
+
+/// LLVM's `convertTrue16OpSel` (DPP forms): the op_sel bits live in the source modifiers
+/// (`OP_SEL_0`, bit 2; `DST_OP_SEL`, bit 3 of src0's) and select the high half of a 16-bit
+/// VGPR operand.
+fn convert_true16_op_sel(out: &mut Operands) {
+    const OP_SEL_0: i64 = 1 << 2;
+    const DST_OP_SEL: i64 = 1 << 3;
+    let pairs = [
+        (OperandName::src0, OperandName::src0_modifiers, OP_SEL_0),
+        (OperandName::src1, OperandName::src1_modifiers, OP_SEL_0),
+        (OperandName::src2, OperandName::src2_modifiers, OP_SEL_0),
+        (OperandName::vdst, OperandName::src0_modifiers, DST_OP_SEL),
+    ];
+    for (operand, modifiers, mask) in pairs {
+        let selected = matches!(out.value(modifiers), Some(Value::Imm(m)) if m & mask != 0);
+        if !selected {
+            continue;
+        }
+        for op in &mut out.ops[..out.len as usize] {
+            if let (true, Value::Reg(Reg::Vgpr16 { index, .. })) = (op.name == operand, op.value) {
+                op.value = Value::Reg(Reg::Vgpr16 { index, hi: true });
+            }
+        }
     }
 }
