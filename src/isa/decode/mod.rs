@@ -10,6 +10,7 @@
 mod plan;
 pub mod tree;
 
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -23,24 +24,44 @@ use tree::Tree;
 pub use plan::{plan, Attempt};
 
 /// A decoder for one target: the decision trees of the tables its plan tries, in order.
+///
+/// Code repeats itself: the same instruction words recur thousands of times in a kernel. The
+/// decoder remembers recent results in a small direct-mapped memo keyed by the instruction's
+/// leading bytes (all the bytes the decode can depend on), so a repeat costs one probe.
 pub struct Decoder {
     target: Target,
     attempts: Vec<(Attempt, Arc<Tree>)>,
     /// LLVM's `getMaxInstLength`: bytes beyond it are never part of an instruction.
     max_bytes: usize,
+    /// How many leading bytes decide a decode that the memo may keep: 12 where 96-bit tables
+    /// are tried (GFX11+), else 8.
+    key_bytes: usize,
+    memo: Box<[Cell<Memo>]>,
 }
+
+/// One memo slot: the leading bytes and the decode they gave (encoding index, length).
+#[derive(Clone, Copy, Default)]
+struct Memo {
+    key: u128,
+    encoding: u16,
+    len: u8,
+}
+
+const MEMO_SLOTS: usize = 1 << 12;
 
 impl Decoder {
     pub fn new(target: Target) -> Decoder {
         let ctx = PredContext { processor: target.processor, wave64: target.wave64, real_true16: target.real_true16 };
-        let attempts = plan(&target)
+        let attempts: Vec<(Attempt, Arc<Tree>)> = plan(&target)
             .into_iter()
             .map(|attempt| {
                 let tree = cached_tree(target.llvm_version(), attempt.namespace, attempt.bits, &ctx);
                 (attempt, tree)
             })
             .collect();
-        Decoder { target, attempts, max_bytes: max_inst_bytes(&target) }
+        let key_bytes = if attempts.iter().any(|(a, _)| a.bits > 64) { 12 } else { 8 };
+        let memo = (0..MEMO_SLOTS).map(|_| Cell::new(Memo::default())).collect();
+        Decoder { target, attempts, max_bytes: max_inst_bytes(&target), key_bytes, memo }
     }
 
     pub fn target(&self) -> &Target {
@@ -51,6 +72,29 @@ impl Decoder {
     /// truncated word becomes a raw 4-byte instruction (a trailing fragment under 4 bytes is
     /// zero-padded; callers stop at the end of their range).
     pub fn decode(&self, bytes: &[u8]) -> Inst {
+        // The memo is consulted only with every byte a decode may read at hand, so a hit is
+        // exactly what decoding afresh would give; instructions longer than the key (literals
+        // past it, MIMG address dwords) are never stored.
+        if bytes.len() >= self.max_bytes {
+            let key = bits_of(&bytes[..self.key_bytes]);
+            let slot = &self.memo[memo_slot(key)];
+            let m = slot.get();
+            if m.len != 0 && m.key == key {
+                return Inst::new(m.encoding, &bytes[..m.len as usize]);
+            }
+            let inst = self.decode_uncached(bytes);
+            if let Some(encoding) = inst.encoding_index()
+                && inst.len() <= self.key_bytes
+            {
+                slot.set(Memo { key, encoding, len: inst.len() as u8 });
+            }
+            return inst;
+        }
+        self.decode_uncached(bytes)
+    }
+
+    /// [`Decoder::decode`] without the memo.
+    pub fn decode_uncached(&self, bytes: &[u8]) -> Inst {
         let limit = &bytes[..bytes.len().min(self.max_bytes)];
         for (attempt, tree) in &self.attempts {
             let size = attempt.bits as usize / 8;
@@ -71,6 +115,12 @@ impl Decoder {
         }
         raw(bytes)
     }
+}
+
+/// Memo slot of a key: multiplicative hashing of both halves.
+fn memo_slot(key: u128) -> usize {
+    let mixed = (key as u64 ^ (key >> 64) as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    (mixed >> (64 - MEMO_SLOTS.trailing_zeros())) as usize
 }
 
 fn raw(bytes: &[u8]) -> Inst {
