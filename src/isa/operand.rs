@@ -54,6 +54,12 @@ pub struct Operands {
 }
 
 impl Operands {
+    /// An empty list.
+    pub fn new() -> Operands {
+        let blank = Op { name: OperandName::ALL[0], class: OperandClass::ALL[0], value: Value::None };
+        Operands { ops: [blank; MAX_OPERANDS], len: 0, extra_bytes: 0, converted: None }
+    }
+
     pub fn as_slice(&self) -> &[Op] {
         &self.ops[..self.len as usize]
     }
@@ -335,8 +341,17 @@ fn scalar(code: u16, dwords: u8, generation: Generation) -> Result<Reg, DecodeFa
 /// Decodes every operand of `e` from the encoded bits `word`; `tail` holds the bytes after them
 /// (up to the instruction limit), from which a literal may be read.
 pub fn decode_operands(e: &Encoding, word: u128, tail: &[u8], target: &Target) -> Result<Operands, DecodeFail> {
-    let blank = Op { name: OperandName::ALL[0], class: OperandClass::ALL[0], value: Value::None };
-    let mut out = Operands { ops: [blank; MAX_OPERANDS], len: 0, extra_bytes: 0, converted: None };
+    let mut out = Operands::new();
+    decode_operands_into(e, word, tail, target, &mut out)?;
+    Ok(out)
+}
+
+/// [`decode_operands`] into a caller's buffer, which is reset first (the decoder reuses one
+/// across its table attempts instead of building and moving a fresh list each time).
+pub fn decode_operands_into(e: &Encoding, word: u128, tail: &[u8], target: &Target, out: &mut Operands) -> Result<(), DecodeFail> {
+    out.len = 0;
+    out.extra_bytes = 0;
+    out.converted = None;
     let mut ctx = Ctx { target, tail, literal: None };
     let generation = target.generation();
     for (operand, bits) in e.operands.iter().zip(e.fields) {
@@ -366,7 +381,7 @@ pub fn decode_operands(e: &Encoding, word: u128, tail: &[u8], target: &Target) -
                     let field = if ld_st {
                         // decodeAVLdSt: before GFX90A the acc bit is dropped; from GFX90A a data
                         // operand after an AGPR vdst (DS data1 after an AGPR data0) is an AGPR.
-                        if generation.has_unified_agprs() { field | ld_st_implied_acc(e, operand.name, &out) } else { field & !0x200 }
+                        if generation.has_unified_agprs() { field | ld_st_implied_acc(e, operand.name, out) } else { field & !0x200 }
                     } else if generation.has_unified_agprs() || generation == Generation::Gfx9 {
                         field
                     } else {
@@ -452,7 +467,7 @@ pub fn decode_operands(e: &Encoding, word: u128, tail: &[u8], target: &Target) -
         }
     }
     if e.flags.has(flag::MIMG | flag::VIMAGE | flag::VSAMPLE) {
-        convert_mimg(e, &mut out, tail, target)?;
+        convert_mimg(e, out, tail, target)?;
     }
     // convertFMAanyK: deferred sources that selected the literal take the K constant.
     if let Some(k) = ctx.literal {
@@ -470,13 +485,13 @@ pub fn decode_operands(e: &Encoding, word: u128, tail: &[u8], target: &Target) -
         }
     }
     if e.flags.has(flag::DPP) {
-        convert_true16_op_sel(&mut out);
+        convert_true16_op_sel(out);
     }
     let has_k = e.operands.iter().any(|o| matches!(method_of(o.class), Method::KImm { .. }));
     if ctx.literal.is_some() && !has_k {
         out.extra_bytes = 4;
     }
-    Ok(out)
+    Ok(())
 }
 
 /// LLVM's image fix-ups. MIMG NSA: the extra address VGPRs, one byte each, in the dwords after

@@ -15,9 +15,9 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use super::inst::Inst;
-use super::operand::{decode_operands, max_inst_bytes};
+use super::operand::{decode_operands_into, max_inst_bytes, Operands};
 use super::predicates::{self, PredContext};
-use super::table::{encodings, flag, Namespace};
+use super::table::{encodings, extract, flag, FieldBits, Namespace, OperandClass};
 use super::target::Target;
 use tree::Tree;
 
@@ -76,7 +76,9 @@ impl Decoder {
         // exactly what decoding afresh would give; instructions longer than the key (literals
         // past it, MIMG address dwords) are never stored.
         if bytes.len() >= self.max_bytes {
-            let key = bits_of(&bytes[..self.key_bytes]);
+            let mut head = [0u8; 16];
+            head[..self.key_bytes].copy_from_slice(&bytes[..self.key_bytes]);
+            let key = u128::from_le_bytes(head);
             let slot = &self.memo[memo_slot(key)];
             let m = slot.get();
             if m.len != 0 && m.key == key {
@@ -96,12 +98,18 @@ impl Decoder {
     /// [`Decoder::decode`] without the memo.
     pub fn decode_uncached(&self, bytes: &[u8]) -> Inst {
         let limit = &bytes[..bytes.len().min(self.max_bytes)];
+        // The leading 16 bytes (zero-padded) read once; each attempt masks its width out.
+        let mut head = [0u8; 16];
+        let n = limit.len().min(16);
+        head[..n].copy_from_slice(&limit[..n]);
+        let head = u128::from_le_bytes(head);
+        let mut ops = Operands::new();
         for (attempt, tree) in &self.attempts {
             let size = attempt.bits as usize / 8;
             if limit.len() < size {
                 continue;
             }
-            let word = bits_of(&limit[..size]);
+            let word = head & (u128::MAX >> (128 - attempt.bits as u32));
             let Some(&index) = tree.candidates(word).iter().find(|&&i| {
                 let e = &encodings()[i as usize];
                 word & e.mask == e.value
@@ -109,12 +117,31 @@ impl Decoder {
                 continue;
             };
             let e = &encodings()[index as usize];
-            if let Ok(ops) = decode_operands(e, word, &limit[size..], &self.target) {
+            // DPP8 records match every VOP1/VOP2/VOPC word (their src0 field carries the fi
+            // marker) and then fail in operand decoding unless it is 0xE9/0xEA: say so before
+            // decoding the rest, with the same outcome.
+            if let Some(fi) = dpp8_marker_field(index)
+                && !matches!(extract(fi, word) & 0x1ff, 0xe9 | 0xea)
+            {
+                continue;
+            }
+            if decode_operands_into(e, word, &limit[size..], &self.target, &mut ops).is_ok() {
                 return Inst::new(index, &limit[..size + ops.extra_bytes as usize]);
             }
         }
         raw(bytes)
     }
+}
+
+/// The bits of an encoding's DPP8 `fi` marker operand (decoded from the src0 field), if any.
+fn dpp8_marker_field(index: u16) -> Option<FieldBits> {
+    static FIELDS: OnceLock<Vec<Option<FieldBits>>> = OnceLock::new();
+    FIELDS.get_or_init(|| {
+        encodings()
+            .iter()
+            .map(|e| e.operands.iter().position(|o| o.class == OperandClass::Dpp8FI).map(|i| e.fields[i]))
+            .collect()
+    })[index as usize]
 }
 
 /// Memo slot of a key: multiplicative hashing of both halves.
@@ -128,11 +155,6 @@ fn raw(bytes: &[u8]) -> Inst {
     let n = bytes.len().min(4);
     word[..n].copy_from_slice(&bytes[..n]);
     Inst::raw(u32::from_le_bytes(word))
-}
-
-/// `bytes` (4, 8 or 12 of them) as one little-endian integer.
-fn bits_of(bytes: &[u8]) -> u128 {
-    bytes.iter().rev().fold(0u128, |acc, &b| (acc << 8) | b as u128)
 }
 
 /// Trees are shared between decoders of the same processor and mode.
