@@ -8,6 +8,7 @@ use clap::{Parser, Subcommand};
 mod bench;
 mod decode;
 mod disasm;
+mod disasm_json;
 mod info;
 mod isa;
 
