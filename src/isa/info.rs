@@ -354,7 +354,7 @@ pub fn decodable(processor: &'static Processor) -> Vec<u16> {
 /// The mnemonic of a record as `gfxpatch isa` matches it: the AsmString's first word without the
 /// `_e32`/`_e64`/`_dpp`/`_sdwa` spelling of the form, lowercase.
 pub fn mnemonic(e: &Encoding) -> String {
-    normalize(e.asm.split([' ', '\t', '$']).next().unwrap_or(e.asm))
+    normalize(e.mnemonic())
 }
 
 /// A user's spelling or an LLVM/AMD name reduced to the form [`mnemonic`] gives.
@@ -872,7 +872,6 @@ fn amd_encodings(family: Family, generation: Generation) -> Vec<&'static str> {
         Family::Vop3 => vec!["VOP3", "VOP3SD"],
         Family::Vop3sd => vec!["VOP3SD", "VOP3"],
         Family::Vop3p => vec!["VOP3P", "VOP3PX2"],
-        // AMD's tables before RDNA4 name the scalar memory encoding SMEM as well.
         f => vec![f.name(generation)],
     }
 }

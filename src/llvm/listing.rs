@@ -97,7 +97,7 @@ fn branch_mnemonics() -> &'static HashSet<&'static str> {
         encodings()
             .iter()
             .filter(|e| e.operands.first().is_some_and(|o| o.class == OperandClass::SOPPBrTarget))
-            .map(|e| e.asm.split([' ', '\t', '$']).next().unwrap_or(e.asm))
+            .map(|e| e.mnemonic())
             .collect()
     })
 }
