@@ -82,9 +82,8 @@ fn render_encoding(out: &mut String, e: &EncodingInfo) {
     let width = e.layout.iter().map(|r| r.field.len()).max().unwrap_or(0).max(5);
     for (i, r) in e.layout.iter().enumerate() {
         let content = match &r.content {
-            Content::Operand { operand, field_hi, field_lo } => {
-                let whole = e.operands.iter().find(|o| o.name == *operand).is_some_and(|o| o.bits.len() == 1 && !o.bits[0].contains('='));
-                if whole { operand.to_string() } else { format!("{operand}[{}]", range(*field_hi, *field_lo)) }
+            Content::Operand { operand, field_hi, field_lo, whole } => {
+                if *whole { operand.to_string() } else { format!("{operand}[{}]", range(*field_hi, *field_lo)) }
             }
             Content::Opcode { value } => format!("opcode {value}"),
             Content::Encoding { value } | Content::Fixed { value } => value.clone(),

@@ -373,8 +373,8 @@ pub fn normalize(name: &str) -> String {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Content {
-    /// Bits `field_hi..=field_lo` of an operand.
-    Operand { operand: &'static str, field_hi: u8, field_lo: u8 },
+    /// Bits `field_hi..=field_lo` of an operand; `whole` when that is all of its encoded bits.
+    Operand { operand: &'static str, field_hi: u8, field_lo: u8, whole: bool },
     /// (Part of) the opcode field; `value` is the whole opcode.
     Opcode { value: u32 },
     /// The family's encoding identifier, as binary digits MSB first.
@@ -592,7 +592,10 @@ pub fn record_layout(e: &Encoding, family: Family, generation: Generation, layou
             _ => layout.names.get(b as usize).cloned().flatten().or(own_name).unwrap_or_default(),
         };
         let content = match bit {
-            Bit::Operand(i, fb) => Content::Operand { operand: e.operands[i].name.name(), field_hi: fb, field_lo: fb },
+            Bit::Operand(i, fb) => {
+                let width: u8 = e.fields[i].iter().map(|&(lo, hi, _)| hi - lo + 1).sum();
+                Content::Operand { operand: e.operands[i].name.name(), field_hi: fb, field_lo: fb, whole: width == 1 }
+            }
             Bit::Opcode(name) => Content::Opcode { value: opcode_value(name) },
             Bit::Encoding(v) => Content::Encoding { value: v.to_string() },
             Bit::Fixed(v) => Content::Fixed { value: v.to_string() },
@@ -603,10 +606,13 @@ pub fn record_layout(e: &Encoding, family: Family, generation: Generation, layou
                 return false;
             }
             match (&mut last.content, &content) {
-                (Content::Operand { operand: a, field_lo, .. }, Content::Operand { operand: o, field_hi: fb, .. })
+                (Content::Operand { operand: a, field_hi, field_lo, whole }, Content::Operand { operand: o, field_hi: fb, .. })
                     if a == o && *field_lo == fb + 1 =>
                 {
                     *field_lo = *fb;
+                    let i = e.operands.iter().position(|op| op.name.name() == *a).unwrap_or(0);
+                    let width: u8 = e.fields[i].iter().map(|&(lo, hi, _)| hi - lo + 1).sum();
+                    *whole = *fb == 0 && *field_hi + 1 == width;
                     true
                 }
                 (Content::Opcode { .. }, Content::Opcode { .. }) | (Content::Unused, Content::Unused) => true,

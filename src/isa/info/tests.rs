@@ -126,7 +126,9 @@ fn vop3_layout_on_gfx11_matches_the_seed() {
         .iter()
         .map(|r| {
             let c = match &r.content {
-                Content::Operand { operand, field_hi, field_lo } => format!("{operand}[{}]", bit_range(*field_hi, *field_lo)),
+                Content::Operand { operand, field_hi, field_lo, whole } => {
+                    format!("{operand}[{}]{}", bit_range(*field_hi, *field_lo), if *whole { "" } else { " part" })
+                }
                 Content::Opcode { value } => value.to_string(),
                 Content::Encoding { value } | Content::Fixed { value } => value.clone(),
                 Content::Unused => "-".to_owned(),
@@ -277,4 +279,20 @@ fn vopd_records_have_two_opcodes() {
     assert_eq!(fields, vec![("OPX", "25:22", 4), ("OPY", "21:17", 3)]);
     let amd: Vec<_> = e.amd.iter().map(|a| (a.field, a.name.as_str(), a.same_name)).collect();
     assert_eq!(amd, vec![("OPX", "V_DUAL_ADD_F32", true), ("OPY", "V_DUAL_MUL_F32", true)]);
+}
+
+#[test]
+fn dpp_word_names_each_modifier_bit() {
+    let info = describe("v_add_f32", Some(Processor::by_name("gfx1100").unwrap())).unwrap();
+    let e = info.generations[0].encodings.iter().find(|e| e.record == "V_ADD_F32_dpp_gfx11").unwrap();
+    assert_eq!((e.family, e.form, e.opcode), ("VOP2", Some("DPP16"), Some(3)));
+    let row = |field: &str| e.layout.iter().find(|r| r.field == field).unwrap_or_else(|| panic!("no {field}"));
+    let abs = row("SRC1_ABS");
+    assert_eq!((abs.hi, abs.lo), (55, 55));
+    assert_eq!(abs.content, Content::Operand { operand: "src1_modifiers", field_hi: 1, field_lo: 1, whole: false });
+    let ctrl = row("DPP_CTRL");
+    assert_eq!((ctrl.hi, ctrl.lo), (48, 40));
+    assert_eq!(ctrl.content, Content::Operand { operand: "dpp_ctrl", field_hi: 8, field_lo: 0, whole: true });
+    // The first word is VOP2's, with the DPP marker 0xFA in the SRC0 slot.
+    assert_eq!(e.layout.last().unwrap().content, Content::Fixed { value: "011111010".to_owned() });
 }
