@@ -83,7 +83,7 @@ fn json_text_equals_the_plain_listing() {
             assert_eq!(jwords, *words, "{at}");
             assert_eq!(j["length"].as_u64(), Some(4 * words.len() as u64), "{at}");
             // Bytes are the words in memory order.
-            let bytes: String = words.iter().map(|w| u32::from_str_radix(w, 16).unwrap().to_le_bytes()).flatten().map(|b| format!("{b:02x}")).collect();
+            let bytes: String = words.iter().flat_map(|w| u32::from_str_radix(w, 16).unwrap().to_le_bytes()).map(|b| format!("{b:02x}")).collect();
             assert_eq!(j["bytes"].as_str(), Some(bytes.as_str()), "{at}");
             // Every fixture instruction decodes: record, opcode and family are known.
             let record = j["record"].as_str().unwrap_or_else(|| panic!("{at}: no record for {text}"));
