@@ -1,15 +1,29 @@
-//! `gfxpatch disasm FILE [--kernel NAME]`: disassembly in `llvm-objdump -d` layout.
+//! `gfxpatch disasm FILE [--kernel NAME] [--json] [--backend gfxpatch|llvm]`: disassembly in
+//! `llvm-objdump -d` layout, or as JSON (see [`super::disasm_json`]); by gfxpatch's decoder or
+//! by LLVM's in-process disassembler.
 
 use std::io::Write as _;
 use std::path::PathBuf;
 
-use anyhow::Context as _;
+use anyhow::{bail, Context as _};
 
 use crate::container::bundle::DecompressLimits;
 use crate::container::input::{Input, MappedFile};
 use crate::container::CodeObject;
 use crate::isa::listing;
 use crate::isa::{Decoder, Target};
+use crate::llvm::disasm::LlvmDisassembler;
+
+use super::disasm_json;
+
+/// Whose disassembler decodes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Backend {
+    /// gfxpatch's decoder and printer.
+    Gfxpatch,
+    /// LLVM's in-process disassembler (lengths and text from LLVM 19).
+    Llvm,
+}
 
 #[derive(clap::Args)]
 pub struct DisasmArgs {
@@ -21,6 +35,12 @@ pub struct DisasmArgs {
     /// Decode as wave64 (gfx10+), like `llvm-objdump --mattr=+wavefrontsize64`.
     #[arg(long)]
     wave64: bool,
+    /// Print the instructions as JSON: address, bytes, text, record, family, operands.
+    #[arg(long)]
+    json: bool,
+    /// Whose disassembler decodes.
+    #[arg(long, value_enum, default_value_t = Backend::Gfxpatch)]
+    backend: Backend,
 }
 
 pub fn run(args: &DisasmArgs) -> anyhow::Result<()> {
@@ -29,20 +49,50 @@ pub fn run(args: &DisasmArgs) -> anyhow::Result<()> {
     let input = Input::parse(mapped.bytes(), &DecompressLimits::default()).with_context(|| path.clone())?;
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
+    let mut objects = Vec::new();
     for (i, embedded) in input.objects.iter().enumerate() {
         let object = CodeObject::parse(&embedded.bytes).with_context(|| format!("{path}: {}", embedded.describe(i)))?;
         let target = Target::from_target_id(&object.target, args.wave64).with_context(|| path.clone())?;
-        let decoder = Decoder::new(target);
-        let mut blocks = listing::blocks(&object, &decoder);
-        if let Some(name) = &args.kernel {
-            blocks.retain(|b| b.name == name);
-        }
         let name = match &embedded.bundle_id {
             Some(id) => format!("{path}:{id}"),
             None => path.clone(),
         };
-        write!(out, "\n{name}:\tfile format elf64-amdgpu\n\nDisassembly of section .text:\n")?;
-        out.write_all(listing::render(&blocks, &decoder).as_bytes())?;
+        let wanted = |block_name: &str| args.kernel.as_ref().is_none_or(|k| k == block_name);
+        let (text, blocks) = match args.backend {
+            Backend::Gfxpatch => {
+                let decoder = Decoder::new(target);
+                let mut blocks = listing::blocks(&object, &decoder);
+                blocks.retain(|b| wanted(b.name));
+                if args.json { (None, disasm_json::ours(&blocks, &decoder)) } else { (Some(listing::render(&blocks, &decoder)), Vec::new()) }
+            }
+            Backend::Llvm => {
+                if target.llvm_version() != 19 {
+                    bail!("{name}: {} needs LLVM {}, and the in-process LLVM is 19", target.processor, target.llvm_version());
+                }
+                let mut llvm = LlvmDisassembler::new(&target).with_context(|| format!("{name}: LLVM refuses {target}"))?;
+                let mut blocks = crate::llvm::listing::blocks(&object, &mut llvm);
+                blocks.retain(|b| wanted(b.name));
+                if args.json { (None, disasm_json::llvm(&blocks)) } else { (Some(crate::llvm::listing::render(&blocks)), Vec::new()) }
+            }
+        };
+        match text {
+            Some(text) => {
+                write!(out, "\n{name}:\tfile format elf64-amdgpu\n\nDisassembly of section .text:\n")?;
+                out.write_all(text.as_bytes())?;
+            }
+            None => objects.push(disasm_json::ObjectListing {
+                name,
+                bundle_id: embedded.bundle_id.clone(),
+                target: object.target.to_string(),
+                wave64: target.wave64,
+                backend: if args.backend == Backend::Llvm { "llvm" } else { "gfxpatch" },
+                blocks,
+            }),
+        }
+    }
+    if args.json {
+        let listing = disasm_json::Listing { file: path, code_objects: objects };
+        writeln!(out, "{}", serde_json::to_string_pretty(&listing)?)?;
     }
     Ok(())
 }

@@ -8,7 +8,9 @@ use clap::{Parser, Subcommand};
 mod bench;
 mod decode;
 mod disasm;
+mod disasm_json;
 mod info;
+mod isa;
 
 #[derive(Parser)]
 #[command(name = "gfxpatch", version, about = "Binary rewriter for AMD GPU code objects")]
@@ -25,6 +27,8 @@ enum Command {
     Disasm(disasm::DisasmArgs),
     /// Decode hex bytes for a target: matched record, length, text (and LLVM's with --llvm).
     Decode(decode::DecodeArgs),
+    /// One instruction across generations: encodings, opcodes, bit layouts, operands, AMD's pseudocode.
+    Isa(isa::IsaArgs),
     /// Measure gfxpatch against LLVM in one run (`bench decode FILE`).
     Bench(bench::BenchArgs),
 }
@@ -38,6 +42,7 @@ pub fn main() -> ExitCode {
         Command::Info(args) => info::run(&args),
         Command::Disasm(args) => disasm::run(&args),
         Command::Decode(args) => decode::run(&args),
+        Command::Isa(args) => isa::run(&args),
         Command::Bench(args) => bench::run(&args),
     };
     match result {

@@ -21,12 +21,23 @@ pub struct Line {
     pub inst: Inst,
 }
 
+/// Where a listing line sits (lines of other disassemblers, e.g. LLVM's, use the same walk).
+pub trait At {
+    fn address(&self) -> u64;
+}
+
+impl At for Line {
+    fn address(&self) -> u64 {
+        self.address
+    }
+}
+
 /// A block of a listing: one symbol's instructions.
 #[derive(Clone, Debug)]
-pub struct Block<'data> {
+pub struct Block<'data, L = Line> {
     pub name: &'data str,
     pub address: u64,
-    pub lines: Vec<Line>,
+    pub lines: Vec<L>,
     /// Where a run of zero bytes was elided (`\t\t...`): (address, bytes skipped).
     pub skipped: Vec<(u64, u64)>,
 }
@@ -57,6 +68,15 @@ fn block_symbols<'data>(object: &CodeObject<'data>, section: &Section<'data>) ->
 
 /// Decodes every executable section of `object` the way objdump walks it.
 pub fn blocks<'data>(object: &CodeObject<'data>, decoder: &Decoder) -> Vec<Block<'data>> {
+    blocks_with(object, |bytes, address| {
+        let inst = decoder.decode(bytes);
+        (Line { address, inst }, inst.len())
+    })
+}
+
+/// [`blocks`] with another disassembler: `decode(bytes, address)` gives a line and its length
+/// in bytes (at least 4 for progress, as objdump skips 4 bytes it cannot decode).
+pub fn blocks_with<'data, L>(object: &CodeObject<'data>, mut decode: impl FnMut(&[u8], u64) -> (L, usize)) -> Vec<Block<'data, L>> {
     let mut out = Vec::new();
     for section in object.text_sections() {
         let bytes = &object.data[section.offset as usize..(section.offset + section.size) as usize];
@@ -74,9 +94,9 @@ pub fn blocks<'data>(object: &CodeObject<'data>, decoder: &Decoder) -> Vec<Block
                     at += skip;
                     continue;
                 }
-                let inst = decoder.decode(&bytes[offset..]);
-                block.lines.push(Line { address: at, inst });
-                at += inst.len() as u64;
+                let (line, len) = decode(&bytes[offset..], at);
+                block.lines.push(line);
+                at += len.max(4) as u64;
             }
             out.push(block);
         }
@@ -86,20 +106,25 @@ pub fn blocks<'data>(object: &CodeObject<'data>, decoder: &Decoder) -> Vec<Block
 
 /// The objdump-style text of `blocks` (symbol headers, instruction lines; no file header).
 pub fn render(blocks: &[Block<'_>], decoder: &Decoder) -> String {
+    render_with(blocks, |out, line, symbols| render_line(out, line, decoder, symbols))
+}
+
+/// [`render`] for lines of any disassembler: `line(out, line, symbols)` writes one line.
+pub fn render_with<L: At>(blocks: &[Block<'_, L>], mut line: impl FnMut(&mut String, &L, &[(u64, &str)])) -> String {
     let mut out = String::new();
     let symbols: Vec<(u64, &str)> = blocks.iter().map(|b| (b.address, b.name)).collect();
     for block in blocks {
         let _ = write!(out, "\n{:016x} <{}>:\n", block.address, block.name);
         let mut skipped = block.skipped.iter().peekable();
-        for line in &block.lines {
+        for l in &block.lines {
             while let Some(&&(at, _)) = skipped.peek() {
-                if at > line.address {
+                if at > l.address() {
                     break;
                 }
                 out.push_str("\t\t...\n");
                 skipped.next();
             }
-            render_line(&mut out, line, decoder, &symbols);
+            line(&mut out, l, &symbols);
         }
         for _ in skipped {
             out.push_str("\t\t...\n");
@@ -113,22 +138,29 @@ pub fn render_line(out: &mut String, line: &Line, decoder: &Decoder, symbols: &[
     let start = out.len();
     out.push('\t');
     print::write_inst(out, &line.inst, decoder.target(), line.address);
+    let branch = print::control::branch_target(&line.inst, line.address);
+    finish_line(out, start, line.address, line.inst.words(), branch, symbols);
+}
+
+/// The rest of an instruction line whose tab and text start at `out[start..]`: the padding, the
+/// address and words comment and the branch target's symbol.
+pub fn finish_line(out: &mut String, start: usize, address: u64, words: &[u32], branch: Option<u64>, symbols: &[(u64, &str)]) {
     let width = out.len() - start;
     if width < 60 {
         out.extend(std::iter::repeat_n(' ', 60 - width));
     }
-    let _ = write!(out, "// {:012X}:", line.address);
-    for w in line.inst.words() {
+    let _ = write!(out, "// {address:012X}:");
+    for w in words {
         let _ = write!(out, " {w:08X}");
     }
-    if let Some(target) = print::control::branch_target(&line.inst, line.address) {
-        if let Some(&(at, name)) = symbols.iter().rev().find(|s| s.0 <= target) {
-            if target == at {
-                let _ = write!(out, " <{name}>");
-            } else {
-                let _ = write!(out, " <{name}+0x{:x}>", target - at);
-            }
-        }
+    if let Some(symbol) = branch.and_then(|target| symbolize(target, symbols)) {
+        let _ = write!(out, " <{symbol}>");
     }
     out.push('\n');
+}
+
+/// `name` or `name+0x10`: the last symbol at or before `target`, as objdump names a branch target.
+pub fn symbolize(target: u64, symbols: &[(u64, &str)]) -> Option<String> {
+    let &(at, name) = symbols.iter().rev().find(|s| s.0 <= target)?;
+    Some(if target == at { name.to_owned() } else { format!("{name}+0x{:x}", target - at) })
 }

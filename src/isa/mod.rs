@@ -2,6 +2,7 @@
 //! decoder and (as they land) the printer, parser and encoder.
 
 pub mod decode;
+pub mod info;
 pub mod inst;
 pub mod listing;
 pub mod operand;
@@ -9,6 +10,7 @@ pub mod predicates;
 pub mod print;
 pub mod processor;
 pub mod reg;
+pub mod semantics;
 pub mod table;
 pub mod tablegen;
 #[rustfmt::skip]

@@ -151,9 +151,10 @@ impl Encoding {
         format!("{}{}", self.opcode.name(), self.suffix)
     }
 
-    /// The mnemonic as LLVM prints it (first word of the AsmString).
+    /// The mnemonic as LLVM prints it (first word of the AsmString, which may run into the
+    /// first operand: `v_lshl_or_b32$vdst, ...`).
     pub fn mnemonic(&self) -> &'static str {
-        self.asm.split([' ', '\t']).next().unwrap_or(self.asm)
+        self.asm.split([' ', '\t', '$']).next().unwrap_or(self.asm)
     }
 
     /// Index of the named operand in LLVM's operand order.

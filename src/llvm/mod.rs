@@ -4,6 +4,7 @@
 use std::sync::Once;
 
 pub mod disasm;
+pub mod listing;
 
 use inkwell::targets::{InitializationConfig, Target};
 
