@@ -67,11 +67,18 @@ fn is_pre_gfx8_only(r: &Record) -> bool {
     matches!(r.ns.as_str(), "GFX6GFX7" | "GFX7" | "GFX6") || r.preds.iter().any(|p| only_old(p))
 }
 
-/// LLVM 22 supplies GFX950 and GFX1250 only: records that exist for those generations and
-/// are not already LLVM 19's. Everything LLVM 19 knows is decoded with LLVM 19's records.
+/// LLVM 22 supplies GFX950 and GFX1250, which LLVM 19 does not know: every record of the
+/// decoder namespaces those targets use (so they decode with LLVM 22's tables alone), and the
+/// image-size siblings that name them. Everything else is decoded with LLVM 19's records.
 fn is_gfx950_or_gfx1250(r: &Record) -> bool {
+    const NAMESPACES: [&str; 13] = [
+        "AMDGPU", "GFX8", "GFX80_UNPACKED", "GFX9", "GFX9_DL", "GFX90A", "GFX940", "GFX950", "GFX12", "GFX12_FAKE16", "GFX12W64",
+        "GFX1250", "GFX1250_FAKE16",
+    ];
     let named = |s: &str| s.contains("gfx950") || s.contains("gfx1250") || s.contains("GFX950") || s.contains("GFX1250");
-    named(&r.name) || named(&r.ns) || r.preds.iter().any(|p| named(p) || p == "isGFX1250Plus" || p == "isGFX950Plus")
+    NAMESPACES.contains(&r.ns.as_str())
+        || named(&r.name)
+        || r.preds.iter().any(|p| named(p) || p == "isGFX1250Plus" || p == "isGFX950Plus")
 }
 
 const SOURCES: [Source; 2] = [
