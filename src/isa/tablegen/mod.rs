@@ -174,6 +174,9 @@ fn emit_enum(out: &mut String, doc: &str, name: &str, repr: &str, values: &BTree
 pub fn generate(data_dir: &Path) -> Result<String, String> {
     let mut records: Vec<(u8, Record)> = Vec::new();
     let mut classes: BTreeMap<String, OperandClassRecord> = BTreeMap::new();
+    // LLVM 22's register class of each operand class it defines (`VReg_64_AlignTarget` where
+    // LLVM 19 says `VReg_64`): the class the printer checks LLVM 22's operands against.
+    let mut reg_classes_22: BTreeMap<String, Option<String>> = BTreeMap::new();
     for source in &SOURCES {
         for r in read_jsonl::<Record>(&data_dir.join(source.file))? {
             if (source.keep)(&r) {
@@ -181,6 +184,9 @@ pub fn generate(data_dir: &Path) -> Result<String, String> {
             }
         }
         for c in read_jsonl::<OperandClassRecord>(&data_dir.join(source.operands))? {
+            if source.version == 22 {
+                reg_classes_22.insert(c.class.clone(), c.reg_class.clone());
+            }
             classes.entry(c.class.clone()).or_insert(c);
         }
     }
@@ -263,6 +269,16 @@ pub fn generate(data_dir: &Path) -> Result<String, String> {
             print.unwrap_or_default(),
             s(info.map(|i| &i.decoder_method)),
         );
+    }
+    let _ = writeln!(out, "];\n");
+    let _ = writeln!(out, "/// LLVM 22's register class of each operand class (LLVM 19's where LLVM 22 has none).");
+    let _ = writeln!(out, "pub static OPERAND_CLASS_REG_CLASS_22: [&str; {}] = [", operand_classes.len());
+    for c in &operand_classes {
+        let rc = match reg_classes_22.get(c) {
+            Some(rc) => rc.clone(),
+            None => classes.get(c).and_then(|i| i.reg_class.clone()),
+        };
+        let _ = writeln!(out, "    {:?},", rc.unwrap_or_default());
     }
     let _ = writeln!(out, "];\n");
 
