@@ -65,8 +65,19 @@ impl Decoder {
                 continue;
             };
             let e = &encodings()[index as usize];
-            if let Ok(ops) = decode_operands(e, word, &limit[size..], &self.target) {
-                return Inst::new(index, &limit[..size + ops.extra_bytes as usize]);
+            let tail_at = attempt.literal_at as usize;
+            let decoded = decode_operands(e, word, &limit[tail_at..], &self.target);
+            if decoded.as_ref().err() == Some(&super::operand::DecodeFail::NegativeBufferOffset) {
+                break;
+            }
+            if let Ok(ops) = decoded {
+                // LLVM's size is what it read: the encoded bits, or (reading the literal from
+                // inside them) up to the literal's end. An instruction must cover its pattern.
+                let len = size.max(tail_at + ops.extra_bytes as usize);
+                if tail_at < size && tail_at + (ops.extra_bytes as usize) < size {
+                    continue;
+                }
+                return Inst::new(index, &limit[..len], tail_at);
             }
         }
         raw(bytes)
