@@ -887,13 +887,11 @@ pub fn holds(pred: Pred, ctx: &PredContext) -> bool {
         Pred::HasTrue16BitInsts => has(F::True16BitInsts),
         Pred::NotHasTrue16BitInsts => !has(F::True16BitInsts),
         Pred::UseRealTrue16Insts => has(F::True16BitInsts) && has(F::RealTrue16Insts),
-        // LLVM's condition is `FeatureTrue16BitInsts` alone (an LLVM FIXME): in LLVM 19's
-        // real-true16 mode a fake16 encoding still decodes where no real-true16 record claims
-        // the bits first (v_cos_f16 on gfx1100 +real-true16). LLVM 22 never decodes fake16
-        // records in real-true16 mode, so for its processors the mode is part of the condition.
-        Pred::UseFakeTrue16Insts => {
-            has(F::True16BitInsts) && (llvm_version(ctx.processor) == 19 || !has(F::RealTrue16Insts))
-        }
+        // LLVM's condition is `FeatureTrue16BitInsts` alone (an LLVM FIXME, still so in LLVM
+        // 22): in real-true16 mode a fake16 encoding still decodes where no real-true16 record
+        // claims the bits first (v_cos_f16 on gfx1100 +real-true16; on gfx1250 a t16 VOP3 whose
+        // operands fail to decode falls through to the FAKE16 table).
+        Pred::UseFakeTrue16Insts => has(F::True16BitInsts),
 
         // Encoding families.
         // LLVM 19's `HasSDWA` is the GFX8 SDWA condition. LLVM 22 moved that to `HasSDWA8` and
@@ -1502,11 +1500,13 @@ mod tests {
         // LLVM 22: V_TANH_F16 fake16 DPP on gfx1250.
         ("gfx1250", Mode::Default, Pred::HasTanhInsts, true),
         // LLVM 22: 00ba007e is v_trunc_f16_e32 v0, s0 (fake16) by default and v0.l with
-        // +real-true16; LLVM 22 decodes no fake16 record in real-true16 mode.
+        // +real-true16 (the t16 table is tried first). cae0d1d5_c913461c decodes as
+        // V_CVT_F16_I16_fake16_e64_gfx12 (v_cvt_f16_i16_e64 v202, v201 clamp div:2) even with
+        // +real-true16.
         ("gfx1250", Mode::Default, Pred::UseFakeTrue16Insts, true),
         ("gfx1250", Mode::Default, Pred::UseRealTrue16Insts, false),
         ("gfx1250", Mode::RealT16, Pred::UseRealTrue16Insts, true),
-        ("gfx1250", Mode::RealT16, Pred::UseFakeTrue16Insts, false),
+        ("gfx1250", Mode::RealT16, Pred::UseFakeTrue16Insts, true),
         // LLVM 22's gfx1250 lists wavefrontsize32 itself.
         ("gfx1250", Mode::Default, Pred::isWave32, true),
         // LLVM 22: V_PERMLANE32_SWAP_B32_e32_gfx9 00b4007e on gfx950, rejected on gfx942.
