@@ -77,6 +77,11 @@ fn disassembler_vectors_print_like_llvm() {
             let bytes: Vec<u8> = (0..v.bytes.len() / 2).filter_map(|i| u8::from_str_radix(&v.bytes[2 * i..2 * i + 2], 16).ok()).collect();
             for config in &v.configs {
                 let cpu = canonical_cpu(config.cpu.as_deref().unwrap_or("")).to_owned();
+                // The LLVM 22 file judges only the targets LLVM 22 supplies; other CPUs in its
+                // configs print as LLVM 19 does and are judged by the LLVM 19 file.
+                if file.contains("22.1.8") && !matches!(cpu.as_str(), "gfx950" | "gfx1250" | "gfx1251") {
+                    continue;
+                }
                 let mattr = config.mattr.clone().unwrap_or_default();
                 let decoder = decoders
                     .entry((cpu.clone(), mattr.clone()))

@@ -10,7 +10,7 @@ use std::fmt;
 use super::table::{encodings, Encoding};
 
 /// The longest AMDGPU instruction: a 64-bit MIMG with three NSA address dwords is 20 bytes;
-/// a 96-bit VOP3 DPP with no literal is 12; a 64-bit VOP3 with a 64-bit literal is 16.
+/// a 96-bit VOP3 DPP with no literal is 12; GFX950's and GFX1250's 128-bit encodings are 16.
 pub const MAX_INST_BYTES: usize = 20;
 
 /// Encoding index of an undecodable word.
@@ -21,26 +21,36 @@ const RAW: u16 = u16::MAX;
 pub struct Inst {
     encoding: u16,
     len: u8,
+    /// Byte offset of the literal or NSA dwords: right after the encoded bits, except for the
+    /// GFX1250 64-bit literal read from byte 4 of a 96-bit pattern (see `decode::Attempt`).
+    tail_at: u8,
     words: [u32; MAX_INST_BYTES / 4],
 }
 
 impl Inst {
     /// An instruction of encoding `index` (into [`encodings`]) over `bytes` (its full length,
-    /// a multiple of 4 up to [`MAX_INST_BYTES`]).
-    pub(crate) fn new(index: u16, bytes: &[u8]) -> Inst {
+    /// a multiple of 4 up to [`MAX_INST_BYTES`]), whose literal or NSA dwords start at byte
+    /// `tail_at` (normally the encoding's width).
+    pub(crate) fn new(index: u16, bytes: &[u8], tail_at: usize) -> Inst {
         debug_assert!(bytes.len() % 4 == 0 && bytes.len() <= MAX_INST_BYTES && !bytes.is_empty());
+        debug_assert!(tail_at % 4 == 0 && tail_at <= bytes.len());
         let mut words = [0u32; MAX_INST_BYTES / 4];
         for (w, chunk) in words.iter_mut().zip(bytes.chunks_exact(4)) {
             *w = u32::from_le_bytes(chunk.try_into().unwrap());
         }
-        Inst { encoding: index, len: bytes.len() as u8, words }
+        Inst { encoding: index, len: bytes.len() as u8, tail_at: tail_at as u8, words }
+    }
+
+    /// Byte offset at which the instruction's literal or NSA dwords start.
+    pub fn tail_at(&self) -> usize {
+        self.tail_at as usize
     }
 
     /// A word nothing decodes: it prints as LLVM prints unknown words and re-emits itself.
     pub fn raw(word: u32) -> Inst {
         let mut words = [0u32; MAX_INST_BYTES / 4];
         words[0] = word;
-        Inst { encoding: RAW, len: 4, words }
+        Inst { encoding: RAW, len: 4, tail_at: 4, words }
     }
 
     /// The encoding, or `None` for a raw word.
@@ -81,10 +91,12 @@ impl Inst {
         self.words[..base].iter().rev().fold(0u128, |acc, &w| (acc << 32) | w as u128)
     }
 
-    /// The dwords after the encoded bits: a literal constant, or MIMG NSA addresses.
+    /// The dwords after the encoded bits: a literal constant, or MIMG NSA addresses. (For a
+    /// GFX1250 64-bit literal read from byte 4 of a 96-bit pattern, the dwords it was read
+    /// from, which the pattern covers too.)
     pub fn trailing_words(&self) -> &[u32] {
-        let base = self.encoding().map_or(32, |e| e.bits as usize) / 32;
-        &self.words[base.min(self.len as usize / 4)..self.len as usize / 4]
+        let at = self.tail_at as usize / 4;
+        &self.words[at.min(self.len as usize / 4)..self.len as usize / 4]
     }
 }
 

@@ -101,15 +101,25 @@ pub enum DecodeFail {
     TooManyOperands,
     /// MIMG NSA address dwords run past the instruction limit.
     NsaPastEnd,
+    /// LLVM 22 rejects GFX12+ buffer instructions whose 24-bit offset is negative; the whole
+    /// instruction fails (no other table is tried).
+    NegativeBufferOffset,
 }
 
-/// The most bytes one instruction may span on this target (LLVM's `getMaxInstLength`).
+/// The most bytes one instruction may span on this target (LLVM's `getMaxInstLength`). LLVM
+/// 22 gives GFX950 and GFX1250 16 for their 128-bit encodings (VOP3PX).
 pub fn max_inst_bytes(target: &Target) -> usize {
     match target.generation() {
         Generation::Gfx10_1 | Generation::Gfx10_3 | Generation::Gfx11 | Generation::Gfx11_5 => 20,
+        Generation::Gfx950 => 16,
         g if g.is_gfx10_plus() => 16,
         _ => 8,
     }
+}
+
+/// Feature64BitLiterals (GFX1250): source encoding 254 selects a 64-bit literal.
+pub fn has_64bit_literals(target: &Target) -> bool {
+    target.generation() == Generation::Gfx1250
 }
 
 /// How an operand class decodes, parsed from LLVM's decoder-method names.
@@ -199,6 +209,8 @@ fn compute_method(class: OperandClass) -> Method {
         "decodeDpp8FI" => Method::Dpp8Fi,
         "decodeOperand_VSrcT16" => Method::T16 { lo128: false, src: true },
         "decodeOperand_VSrcT16_Lo128" => Method::T16 { lo128: true, src: true },
+        // LLVM 22: a 10-bit VGPR_16 field (bit 8 is IS_VGPR, bit 9 the high half).
+        "decodeOperand_VGPR_16" => Method::T16 { lo128: false, src: false },
         "DecodeVGPR_16RegisterClass" => Method::T16 { lo128: false, src: false },
         "DecodeVGPR_16_Lo128RegisterClass" => Method::T16 { lo128: true, src: false },
         "decodeOperandVOPDDstY" => Method::VopdDstY,
@@ -228,6 +240,12 @@ struct Ctx<'a> {
     /// Bytes after the encoded bits, up to the instruction limit.
     tail: &'a [u8],
     literal: Option<u32>,
+    /// A 64-bit literal (GFX1250: source 254, or a `KImmFP64` constant).
+    literal64: Option<u64>,
+    /// Bytes of `tail` a literal was read from.
+    read: u8,
+    /// The literal is a 32-bit K constant inside the encoding (LLVM 22).
+    k32: bool,
 }
 
 impl Ctx<'_> {
@@ -243,6 +261,29 @@ impl Ctx<'_> {
         let bytes = self.tail.get(..4).ok_or(DecodeFail::LiteralPastEnd)?;
         let l = u32::from_le_bytes(bytes.try_into().unwrap());
         self.literal = Some(l);
+        self.read = 4;
+        Ok(l)
+    }
+
+    /// LLVM 22's `decodeLiteral64Constant`: reads (once) a 64-bit literal after the encoded
+    /// bits; an instruction has one literal, so one already read is reused.
+    fn literal64(&mut self) -> Result<u64, DecodeFail> {
+        if let Some(l) = self.literal64 {
+            return Ok(l);
+        }
+        if self.k32 {
+            // A 32-bit K constant and a 64-bit literal: LLVM's second, different literal fails
+            // the instruction (its read past the 12 encoded bytes fails first).
+            return Err(DecodeFail::LiteralPastEnd);
+        }
+        if let Some(l) = self.literal {
+            return Ok(u64::from(l));
+        }
+        let bytes = self.tail.get(..8).ok_or(DecodeFail::LiteralPastEnd)?;
+        let l = u64::from_le_bytes(bytes.try_into().unwrap());
+        self.literal64 = Some(l);
+        self.literal = Some(l as u32);
+        self.read = 8;
         Ok(l)
     }
 
@@ -270,9 +311,17 @@ impl Ctx<'_> {
         if code == 255 {
             return if literal_ok { Ok(Value::Literal(self.literal()?)) } else { Err(DecodeFail::BadRegister(code)) };
         }
+        if code == 254 && has_64bit_literals(self.target) {
+            return if literal_ok { Ok(Value::Literal64(self.literal64()?)) } else { Err(DecodeFail::BadRegister(code)) };
+        }
         let _ = imm_bits;
         scalar(code, dwords, generation).map(Value::Reg)
     }
+}
+
+/// Generations decoded like LLVM 22 (see `Target::llvm_version`).
+fn llvm22(generation: Generation) -> bool {
+    matches!(generation, Generation::Gfx950 | Generation::Gfx1250)
 }
 
 /// A scalar-side register encoding (SGPRs, TTMPs, specials) of `dwords` width, aligned as LLVM
@@ -324,6 +373,9 @@ fn scalar(code: u16, dwords: u8, generation: Generation) -> Result<Reg, DecodeFa
         (126, false) => Special::ExecLo,
         (127, false) => Special::ExecHi,
         (126, true) => Special::Exec,
+        // LLVM 22 (GFX950, GFX1250): the flat scratch base; 64-bit reads name the low half.
+        (230, _) if llvm22(generation) => Special::SrcFlatScratchBaseLo,
+        (231, false) if llvm22(generation) => Special::SrcFlatScratchBaseHi,
         (235, _) => Special::SrcSharedBase,
         (236, _) => Special::SrcSharedLimit,
         (237, _) => Special::SrcPrivateBase,
@@ -352,8 +404,23 @@ pub fn decode_operands_into(e: &Encoding, word: u128, tail: &[u8], target: &Targ
     out.len = 0;
     out.extra_bytes = 0;
     out.converted = None;
-    let mut ctx = Ctx { target, tail, literal: None };
+    let mut ctx = Ctx { target, tail, literal: None, literal64: None, read: 0, k32: false };
     let generation = target.generation();
+    // LLVM 22 decodes a K constant as a literal its sources share (`decodeMandatoryLiteral*`),
+    // whatever the operand order: a source selecting the literal takes the K value.
+    if e.llvm == 22 {
+        for (operand, bits) in e.operands.iter().zip(e.fields) {
+            if let Method::KImm { bits64 } = method_of(operand.class) {
+                let k = extract(bits, word);
+                ctx.literal = Some(k as u32);
+                if bits64 {
+                    ctx.literal64 = Some(k);
+                } else {
+                    ctx.k32 = true;
+                }
+            }
+        }
+    }
     for (operand, bits) in e.operands.iter().zip(e.fields) {
         // MIMG atomics tie `$vdst = $vdata` with only vdata encoded: vdst decodes from its bits.
         let bits = match e.operand_index(OperandName::vdata) {
@@ -484,14 +551,105 @@ pub fn decode_operands_into(e: &Encoding, word: u128, tail: &[u8], target: &Targ
             }
         }
     }
-    if e.flags.has(flag::DPP) {
-        convert_true16_op_sel(out);
+    // LLVM 22 inserts a zero `gds` operand in DS instructions on targets without GDS (GFX950,
+    // GFX1250 have none): whatever the encoded bit, `gds` prints as clear.
+    if e.llvm == 22 && e.flags.has(flag::DS) {
+        for op in &mut out.ops[..out.len as usize] {
+            if op.name == OperandName::gds {
+                op.value = Value::Imm(0);
+            }
+        }
+    }
+    let is_buffer = e.flags.has(flag::MUBUF | flag::MTBUF) || (e.flags.has(flag::SMRD) && e.opcode.name().starts_with("S_BUFFER_"));
+    if e.llvm == 22 && generation >= Generation::Gfx12 && is_buffer {
+        if let Some(Value::Imm(offset)) = out.value(OperandName::offset)
+            && (offset << 40) >> 40 < 0
+        {
+            return Err(DecodeFail::NegativeBufferOffset);
+        }
     }
     let has_k = e.operands.iter().any(|o| matches!(method_of(o.class), Method::KImm { .. }));
-    if ctx.literal.is_some() && !has_k {
-        out.extra_bytes = 4;
+    if ctx.read > 0 && !has_k {
+        out.extra_bytes = ctx.read;
+    }
+    if e.llvm == 22 || (e.flags.has(flag::DPP) && e.flags.has(flag::VOP3) && !e.flags.has(flag::VOP3P | flag::VOPC)) {
+        convert_true16_op_sel(e, out);
+    }
+    if e.llvm == 22 {
+        convert_f8f6f4(e, out);
     }
     Ok(())
+}
+
+/// LLVM's `convertTrue16OpSel`: a 16-bit VGPR source (or destination) is its high half when
+/// the op_sel bit of its modifiers (`src0_modifiers`' DST_OP_SEL for vdst) says so. LLVM 22 does
+/// this for every instruction; LLVM 19 only in its VOP3 DPP conversions.
+fn convert_true16_op_sel(e: &Encoding, out: &mut Operands) {
+    const OP_SEL_0: i64 = 1 << 2;
+    const DST_OP_SEL: i64 = 1 << 3;
+    let pairs = [
+        (OperandName::src0, OperandName::src0_modifiers, OP_SEL_0),
+        (OperandName::src1, OperandName::src1_modifiers, OP_SEL_0),
+        (OperandName::src2, OperandName::src2_modifiers, OP_SEL_0),
+        (OperandName::vdst, OperandName::src0_modifiers, DST_OP_SEL),
+    ];
+    for (name, mods_name, mask) in pairs {
+        let (Some(i), Some(m)) = (e.operand_index(name), e.operand_index(mods_name)) else { continue };
+        let Value::Imm(mods) = out.ops[m].value else { continue };
+        if let Value::Reg(Reg::Vgpr16 { index, .. }) = out.ops[i].value
+            && mods & mask != 0
+        {
+            out.ops[i].value = Value::Reg(Reg::Vgpr16 { index, hi: true });
+        }
+    }
+}
+
+/// LLVM 22's `convertMAIInst` / `convertWMMAInst`: the decoder tables hold only the fp8 x fp8
+/// form of the f8f6f4 MFMA/WMMA ops; the formats in cbsz/blgp (matrix_a_fmt/matrix_b_fmt)
+/// pick the sibling record whose A and B registers have the format's width (fp8 8, fp6 6, fp4
+/// 4 registers for MFMA; 16, 12 and 8 for WMMA), keeping the first register.
+fn convert_f8f6f4(e: &Encoding, out: &mut Operands) {
+    let name = e.opcode.name();
+    let Some(at) = name.find("_F8F6F4_f8_f8") else { return };
+    let imm = |n: OperandName| match e.operand_index(n).map(|i| out.ops[i].value) {
+        Some(Value::Imm(v)) => Some(v),
+        _ => None,
+    };
+    let (fa, fb, wmma) = match (imm(OperandName::cbsz), imm(OperandName::blgp)) {
+        (Some(a), Some(b)) => (a, b, false),
+        _ => match (imm(OperandName::matrix_a_fmt), imm(OperandName::matrix_b_fmt)) {
+            (Some(a), Some(b)) => (a, b, true),
+            _ => return,
+        },
+    };
+    // MFMAScaleFormats: 0 FP8 (E4M3), 1 BF8 (E5M2), 2 FP6 (E2M3), 3 BF6 (E3M2), 4 FP4; LLVM
+    // sizes any other value as fp8.
+    let kind = |f: i64| match f {
+        2 | 3 => "f6",
+        4 => "f4",
+        _ => "f8",
+    };
+    let start = at + "_F8F6F4_".len();
+    let sibling_name = format!("{}{}_{}{}{}", &name[..start], kind(fa), kind(fb), &name[start + "f8_f8".len()..], e.suffix);
+    let Some(sibling) = super::table::find_record(e.llvm, &sibling_name) else { return };
+    if std::ptr::eq(sibling, e) {
+        return;
+    }
+    for (op, operand) in out.ops[..out.len as usize].iter_mut().zip(sibling.operands) {
+        op.class = operand.class;
+        let dwords = match method_of(operand.class) {
+            Method::Src { dwords, .. } | Method::Vector { dwords, .. } | Method::AccVector { dwords, .. } => dwords,
+            _ => continue,
+        };
+        op.value = match op.value {
+            Value::Reg(Reg::Vgpr { index, .. }) => Value::Reg(Reg::Vgpr { index, count: dwords }),
+            Value::Reg(Reg::Agpr { index, .. }) if !(wmma && dwords == 12) => Value::Reg(Reg::Agpr { index, count: dwords }),
+            Value::Reg(Reg::Sgpr { index, .. }) if dwords != 12 => Value::Reg(Reg::Sgpr { index, count: dwords }),
+            Value::Reg(Reg::Ttmp { index, .. }) if dwords != 12 => Value::Reg(Reg::Ttmp { index, count: dwords }),
+            other => other,
+        };
+    }
+    out.converted = Some(sibling);
 }
 
 /// LLVM's image fix-ups. MIMG NSA: the extra address VGPRs, one byte each, in the dwords after
@@ -790,30 +948,5 @@ mod tests {
         assert_eq!(scalar(5, 2, Generation::Gfx9), Ok(Reg::Sgpr { index: 4, count: 2 }));
         assert!(scalar(254, 2, Generation::Gfx9).is_err());
         assert!(scalar(100, 8, Generation::Gfx9).is_err(), "s[100:107] passes s101");
-    }
-}
-
-/// LLVM's `convertTrue16OpSel` (DPP forms): the op_sel bits live in the source modifiers
-/// (`OP_SEL_0`, bit 2; `DST_OP_SEL`, bit 3 of src0's) and select the high half of a 16-bit
-/// VGPR operand.
-fn convert_true16_op_sel(out: &mut Operands) {
-    const OP_SEL_0: i64 = 1 << 2;
-    const DST_OP_SEL: i64 = 1 << 3;
-    let pairs = [
-        (OperandName::src0, OperandName::src0_modifiers, OP_SEL_0),
-        (OperandName::src1, OperandName::src1_modifiers, OP_SEL_0),
-        (OperandName::src2, OperandName::src2_modifiers, OP_SEL_0),
-        (OperandName::vdst, OperandName::src0_modifiers, DST_OP_SEL),
-    ];
-    for (operand, modifiers, mask) in pairs {
-        let selected = matches!(out.value(modifiers), Some(Value::Imm(m)) if m & mask != 0);
-        if !selected {
-            continue;
-        }
-        for op in &mut out.ops[..out.len as usize] {
-            if let (true, Value::Reg(Reg::Vgpr16 { index, .. })) = (op.name == operand, op.value) {
-                op.value = Value::Reg(Reg::Vgpr16 { index, hi: true });
-            }
-        }
     }
 }

@@ -21,6 +21,13 @@
 //! them (`Disassembly not yet supported for subtarget`), so their predicate values are
 //! derived, not observed. R600 processors have no GCN features and no predicate holds for them.
 //!
+//! LLVM 22 split some instructions LLVM 19 gates on the generation alone into features of their
+//! own (`cube-insts`, `sad-insts`, `cvt-norm-insts`, `dot12-insts`, `lshl-add-u64-inst`, ...).
+//! A feature LLVM 19 does not define is taken from LLVM 22 for the LLVM 19 processors too, so
+//! the predicates only LLVM 22's records carry still mean what LLVM 22 says on every processor
+//! (`HasCubeInsts` holds on gfx1100, `HasLshlAddU64Inst` on gfx942). LLVM 19's records never
+//! read these features, so this changes nothing LLVM 19 decodes.
+//!
 //! # Verification
 //!
 //! Every encoding record of both LLVMs was assembled from its fixed bits (operand fields zero)
@@ -218,33 +225,61 @@ features! {
     PkAddMinMaxInsts = "FeaturePkAddMinMaxInsts", "pk-add-min-max-insts";
     LdsBarrierArriveAtomic = "FeatureLdsBarrierArriveAtomic", "lds-barrier-arrive-atomic";
     McastLoadInsts = "FeatureMcastLoadInsts", "mcast-load-insts";
+    CubeInsts = "FeatureCubeInsts", "cube-insts";
+    LerpInst = "FeatureLerpInst", "lerp-inst";
+    SadInsts = "FeatureSadInsts", "sad-insts";
+    QsadInsts = "FeatureQsadInsts", "qsad-insts";
+    CvtNormInsts = "FeatureCvtNormInsts", "cvt-norm-insts";
+    CvtPkNormVOP2Insts = "FeatureCvtPkNormVOP2Insts", "cvt-pknorm-vop2-insts";
+    CvtPkNormVOP3Insts = "FeatureCvtPkNormVOP3Insts", "cvt-pknorm-vop3-insts";
+    IEEEMinimumMaximumInsts = "FeatureIEEEMinimumMaximumInsts", "ieee-minimum-maximum-insts";
+    Minimum3Maximum3F32 = "FeatureMinimum3Maximum3F32", "minimum3-maximum3-f32";
+    Minimum3Maximum3F16 = "FeatureMinimum3Maximum3F16", "minimum3-maximum3-f16";
+    FP8Insts = "FeatureFP8Insts", "fp8-insts";
+    XF32Insts = "FeatureXF32Insts", "xf32-insts";
+    Permlane32Swap = "FeaturePermlane32Swap", "permlane32-swap";
+    FP8ConversionScaleInsts = "FeatureFP8ConversionScaleInsts", "fp8-cvt-scale-insts";
+    BF8ConversionScaleInsts = "FeatureBF8ConversionScaleInsts", "bf8-cvt-scale-insts";
+    FP4ConversionScaleInsts = "FeatureFP4ConversionScaleInsts", "fp4-cvt-scale-insts";
+    FP6BF6ConversionScaleInsts = "FeatureFP6BF6ConversionScaleInsts", "fp6bf6-cvt-scale-insts";
+    F16BF16ToFP6BF6ConversionScaleInsts = "FeatureF16BF16ToFP6BF6ConversionScaleInsts", "f16bf16-to-fp6bf6-cvt-scale-insts";
+    F32ToF16BF16ConversionSRInsts = "FeatureF32ToF16BF16ConversionSRInsts", "f32-to-f16bf16-cvt-sr-insts";
+    AtomicCSubNoRtnInsts = "FeatureAtomicCSubNoRtnInsts", "atomic-csub-no-rtn-insts";
+    _1024AddressableVGPRs = "Feature1024AddressableVGPRs", "1024-addressable-vgprs";
+    WaitXcnt = "FeatureWaitXcnt", "wait-xcnt";
+    SetPrioIncWgInst = "FeatureSetPrioIncWgInst", "setprio-inc-wg-inst";
+    SWakeupBarrier = "FeatureSWakeupBarrier", "s-wakeup-barrier-inst";
 }
 
 /// A set of [`Feature`]s as a bit mask.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-struct Features(u128);
+struct Features([u64; 4]);
 
 impl Features {
     const fn of(list: &[Feature]) -> Features {
-        let mut bits = 0u128;
+        let mut bits = [0u64; 4];
         let mut i = 0;
         while i < list.len() {
-            bits |= 1u128 << list[i] as u8;
+            let f = list[i] as usize;
+            bits[f / 64] |= 1u64 << (f % 64);
             i += 1;
         }
         Features(bits)
     }
 
     fn has(self, f: Feature) -> bool {
-        self.0 & (1u128 << f as u8) != 0
+        let f = f as usize;
+        self.0[f / 64] & (1u64 << (f % 64)) != 0
     }
 
-    fn with(self, f: Feature) -> Features {
-        Features(self.0 | 1u128 << f as u8)
+    fn with(mut self, f: Feature) -> Features {
+        let f = f as usize;
+        self.0[f / 64] |= 1u64 << (f % 64);
+        self
     }
 }
 
-const _: () = assert!(Feature::ALL.len() <= 128, "Features no longer fits a u128");
+const _: () = assert!(Feature::ALL.len() <= 256, "Features no longer fits its bit mask");
 
 /// One processor's feature list, as LLVM gives it for `-mcpu=<name>`.
 struct ProcessorFeatures {
@@ -286,101 +321,112 @@ processor_features! {
     "gfx600" => [
         SouthernIslands, WavefrontSize64, LDSBankCount32, Movrel, SMemTimeInst, ImageInsts,
         ExtendedImageInsts, MadMacF32Insts, DsSrc2Insts, AtomicFMinFMaxF32GlobalInsts,
-        AtomicFMinFMaxF64GlobalInsts
+        AtomicFMinFMaxF64GlobalInsts, CubeInsts, LerpInst, SadInsts, CvtPkNormVOP2Insts
     ];
     "gfx601" => [
         SouthernIslands, WavefrontSize64, LDSBankCount32, Movrel, SMemTimeInst, ImageInsts,
         ExtendedImageInsts, MadMacF32Insts, DsSrc2Insts, AtomicFMinFMaxF32GlobalInsts,
-        AtomicFMinFMaxF64GlobalInsts
+        AtomicFMinFMaxF64GlobalInsts, CubeInsts, LerpInst, SadInsts, CvtPkNormVOP2Insts
     ];
     "gfx602" => [
         SouthernIslands, WavefrontSize64, LDSBankCount32, Movrel, SMemTimeInst, ImageInsts,
         ExtendedImageInsts, MadMacF32Insts, DsSrc2Insts, AtomicFMinFMaxF32GlobalInsts,
-        AtomicFMinFMaxF64GlobalInsts
+        AtomicFMinFMaxF64GlobalInsts, CubeInsts, LerpInst, SadInsts, CvtPkNormVOP2Insts
     ];
     "gfx700" => [
         SeaIslands, CIInsts, GFX7GFX8GFX9Insts, WavefrontSize64, LDSBankCount32, Movrel, FlatAddressSpace,
         SMemTimeInst, ImageInsts, ExtendedImageInsts, MadMacF32Insts, DsSrc2Insts,
-        AtomicFMinFMaxF32GlobalInsts, AtomicFMinFMaxF64GlobalInsts, AtomicFMinFMaxF64FlatInsts
+        AtomicFMinFMaxF32GlobalInsts, AtomicFMinFMaxF64GlobalInsts, AtomicFMinFMaxF64FlatInsts, CubeInsts,
+        LerpInst, SadInsts, QsadInsts, CvtPkNormVOP2Insts
     ];
     "gfx701" => [
         SeaIslands, CIInsts, GFX7GFX8GFX9Insts, WavefrontSize64, LDSBankCount32, Movrel, FlatAddressSpace,
         SMemTimeInst, ImageInsts, ExtendedImageInsts, MadMacF32Insts, DsSrc2Insts,
-        AtomicFMinFMaxF32GlobalInsts, AtomicFMinFMaxF64GlobalInsts, AtomicFMinFMaxF64FlatInsts
+        AtomicFMinFMaxF32GlobalInsts, AtomicFMinFMaxF64GlobalInsts, AtomicFMinFMaxF64FlatInsts, CubeInsts,
+        LerpInst, SadInsts, QsadInsts, CvtPkNormVOP2Insts
     ];
     "gfx702" => [
         SeaIslands, CIInsts, GFX7GFX8GFX9Insts, WavefrontSize64, LDSBankCount16, Movrel, FlatAddressSpace,
         SMemTimeInst, ImageInsts, ExtendedImageInsts, MadMacF32Insts, DsSrc2Insts,
-        AtomicFMinFMaxF32GlobalInsts, AtomicFMinFMaxF64GlobalInsts, AtomicFMinFMaxF64FlatInsts
+        AtomicFMinFMaxF32GlobalInsts, AtomicFMinFMaxF64GlobalInsts, AtomicFMinFMaxF64FlatInsts, CubeInsts,
+        LerpInst, SadInsts, QsadInsts, CvtPkNormVOP2Insts
     ];
     "gfx703" => [
         SeaIslands, CIInsts, GFX7GFX8GFX9Insts, WavefrontSize64, LDSBankCount16, Movrel, FlatAddressSpace,
         SMemTimeInst, ImageInsts, ExtendedImageInsts, MadMacF32Insts, DsSrc2Insts,
-        AtomicFMinFMaxF32GlobalInsts, AtomicFMinFMaxF64GlobalInsts, AtomicFMinFMaxF64FlatInsts
+        AtomicFMinFMaxF32GlobalInsts, AtomicFMinFMaxF64GlobalInsts, AtomicFMinFMaxF64FlatInsts, CubeInsts,
+        LerpInst, SadInsts, QsadInsts, CvtPkNormVOP2Insts
     ];
     "gfx704" => [
         SeaIslands, CIInsts, GFX7GFX8GFX9Insts, WavefrontSize64, LDSBankCount32, Movrel, FlatAddressSpace,
         SMemTimeInst, ImageInsts, ExtendedImageInsts, MadMacF32Insts, DsSrc2Insts,
-        AtomicFMinFMaxF32GlobalInsts, AtomicFMinFMaxF64GlobalInsts, AtomicFMinFMaxF64FlatInsts
+        AtomicFMinFMaxF32GlobalInsts, AtomicFMinFMaxF64GlobalInsts, AtomicFMinFMaxF64FlatInsts, CubeInsts,
+        LerpInst, SadInsts, QsadInsts, CvtPkNormVOP2Insts
     ];
     "gfx705" => [
         SeaIslands, CIInsts, GFX7GFX8GFX9Insts, WavefrontSize64, LDSBankCount16, Movrel, FlatAddressSpace,
         SMemTimeInst, ImageInsts, ExtendedImageInsts, MadMacF32Insts, DsSrc2Insts,
-        AtomicFMinFMaxF32GlobalInsts, AtomicFMinFMaxF64GlobalInsts, AtomicFMinFMaxF64FlatInsts
+        AtomicFMinFMaxF32GlobalInsts, AtomicFMinFMaxF64GlobalInsts, AtomicFMinFMaxF64FlatInsts, CubeInsts,
+        LerpInst, SadInsts, QsadInsts, CvtPkNormVOP2Insts
     ];
     "gfx801" => [
         VolcanicIslands, GCN3Encoding, CIInsts, GFX7GFX8GFX9Insts, GFX8Insts, WavefrontSize64,
         LDSBankCount32, _16BitInsts, SDWA, DPP, Movrel, VGPRIndexMode, FlatAddressSpace, ScalarStores,
         SMemRealTime, SMemTimeInst, UnpackedD16VMem, ImageInsts, ExtendedImageInsts, MadMacF32Insts,
-        DsSrc2Insts
+        DsSrc2Insts, CubeInsts, LerpInst, SadInsts, QsadInsts, CvtPkNormVOP2Insts
     ];
     "gfx802" => [
         VolcanicIslands, GCN3Encoding, CIInsts, GFX7GFX8GFX9Insts, GFX8Insts, WavefrontSize64,
         LDSBankCount32, _16BitInsts, SDWA, DPP, Movrel, VGPRIndexMode, FlatAddressSpace, ScalarStores,
         SMemRealTime, SMemTimeInst, UnpackedD16VMem, ImageInsts, ExtendedImageInsts, MadMacF32Insts,
-        DsSrc2Insts
+        DsSrc2Insts, CubeInsts, LerpInst, SadInsts, QsadInsts, CvtPkNormVOP2Insts
     ];
     "gfx803" => [
         VolcanicIslands, GCN3Encoding, CIInsts, GFX7GFX8GFX9Insts, GFX8Insts, WavefrontSize64,
         LDSBankCount32, _16BitInsts, SDWA, DPP, Movrel, VGPRIndexMode, FlatAddressSpace, ScalarStores,
         SMemRealTime, SMemTimeInst, UnpackedD16VMem, ImageInsts, ExtendedImageInsts, MadMacF32Insts,
-        DsSrc2Insts
+        DsSrc2Insts, CubeInsts, LerpInst, SadInsts, QsadInsts, CvtPkNormVOP2Insts
     ];
     "gfx805" => [
         VolcanicIslands, GCN3Encoding, CIInsts, GFX7GFX8GFX9Insts, GFX8Insts, WavefrontSize64,
         LDSBankCount32, _16BitInsts, SDWA, DPP, Movrel, VGPRIndexMode, FlatAddressSpace, ScalarStores,
         SMemRealTime, SMemTimeInst, UnpackedD16VMem, ImageInsts, ExtendedImageInsts, MadMacF32Insts,
-        DsSrc2Insts
+        DsSrc2Insts, CubeInsts, LerpInst, SadInsts, QsadInsts, CvtPkNormVOP2Insts
     ];
     "gfx810" => [
         VolcanicIslands, GCN3Encoding, CIInsts, GFX7GFX8GFX9Insts, GFX8Insts, WavefrontSize64,
         LDSBankCount16, _16BitInsts, SDWA, DPP, Movrel, VGPRIndexMode, FlatAddressSpace, ScalarStores,
-        SMemRealTime, SMemTimeInst, ImageInsts, ExtendedImageInsts, MadMacF32Insts, DsSrc2Insts
+        SMemRealTime, SMemTimeInst, ImageInsts, ExtendedImageInsts, MadMacF32Insts, DsSrc2Insts, CubeInsts,
+        LerpInst, SadInsts, QsadInsts, CvtPkNormVOP2Insts
     ];
     "gfx900" => [
         GFX9, GCN3Encoding, CIInsts, GFX7GFX8GFX9Insts, GFX8Insts, GFX9Insts, WavefrontSize64,
         LDSBankCount32, _16BitInsts, VOP3P, SDWA, DPP, VGPRIndexMode, FlatAddressSpace, FlatGlobalInsts,
         FlatScratchInsts, ScalarFlatScratchInsts, ScalarStores, ScalarAtomics, SMemRealTime, SMemTimeInst,
-        AddNoCarryInsts, ImageInsts, ExtendedImageInsts, MadMixInsts, MadMacF32Insts, DsSrc2Insts
+        AddNoCarryInsts, ImageInsts, ExtendedImageInsts, MadMixInsts, MadMacF32Insts, DsSrc2Insts,
+        CubeInsts, LerpInst, SadInsts, QsadInsts, CvtNormInsts, CvtPkNormVOP2Insts, CvtPkNormVOP3Insts
     ];
     "gfx902" => [
         GFX9, GCN3Encoding, CIInsts, GFX7GFX8GFX9Insts, GFX8Insts, GFX9Insts, WavefrontSize64,
         LDSBankCount32, _16BitInsts, VOP3P, SDWA, DPP, VGPRIndexMode, FlatAddressSpace, FlatGlobalInsts,
         FlatScratchInsts, ScalarFlatScratchInsts, ScalarStores, ScalarAtomics, SMemRealTime, SMemTimeInst,
-        AddNoCarryInsts, ImageInsts, ExtendedImageInsts, MadMixInsts, MadMacF32Insts, DsSrc2Insts
+        AddNoCarryInsts, ImageInsts, ExtendedImageInsts, MadMixInsts, MadMacF32Insts, DsSrc2Insts,
+        CubeInsts, LerpInst, SadInsts, QsadInsts, CvtNormInsts, CvtPkNormVOP2Insts, CvtPkNormVOP3Insts
     ];
     "gfx904" => [
         GFX9, GCN3Encoding, CIInsts, GFX7GFX8GFX9Insts, GFX8Insts, GFX9Insts, WavefrontSize64,
         LDSBankCount32, _16BitInsts, VOP3P, SDWA, DPP, VGPRIndexMode, FlatAddressSpace, FlatGlobalInsts,
         FlatScratchInsts, ScalarFlatScratchInsts, ScalarStores, ScalarAtomics, SMemRealTime, SMemTimeInst,
-        AddNoCarryInsts, ImageInsts, ExtendedImageInsts, FmaMixInsts, MadMacF32Insts, DsSrc2Insts
+        AddNoCarryInsts, ImageInsts, ExtendedImageInsts, FmaMixInsts, MadMacF32Insts, DsSrc2Insts,
+        CubeInsts, LerpInst, SadInsts, QsadInsts, CvtNormInsts, CvtPkNormVOP2Insts, CvtPkNormVOP3Insts
     ];
     "gfx906" => [
         GFX9, GCN3Encoding, CIInsts, GFX7GFX8GFX9Insts, GFX8Insts, GFX9Insts, WavefrontSize64,
         LDSBankCount32, _16BitInsts, VOP3P, SDWA, DPP, VGPRIndexMode, FlatAddressSpace, FlatGlobalInsts,
         FlatScratchInsts, ScalarFlatScratchInsts, ScalarStores, ScalarAtomics, SMemRealTime, SMemTimeInst,
         AddNoCarryInsts, ImageInsts, ExtendedImageInsts, FmaMixInsts, MadMacF32Insts, DsSrc2Insts, DLInsts,
-        Dot1Insts, Dot2Insts, Dot7Insts, Dot10Insts
+        Dot1Insts, Dot2Insts, Dot7Insts, Dot10Insts, CubeInsts, LerpInst, SadInsts, QsadInsts, CvtNormInsts,
+        CvtPkNormVOP2Insts, CvtPkNormVOP3Insts
     ];
     "gfx908" => [
         GFX9, GCN3Encoding, CIInsts, GFX7GFX8GFX9Insts, GFX8Insts, GFX9Insts, WavefrontSize64,
@@ -388,19 +434,22 @@ processor_features! {
         FlatScratchInsts, ScalarFlatScratchInsts, ScalarStores, ScalarAtomics, SMemRealTime, SMemTimeInst,
         AddNoCarryInsts, ImageInsts, ExtendedImageInsts, FmaMixInsts, MadMacF32Insts, DsSrc2Insts, DLInsts,
         Dot1Insts, Dot2Insts, Dot3Insts, Dot4Insts, Dot5Insts, Dot6Insts, Dot7Insts, Dot10Insts, MAIInsts,
-        PkFmacF16Inst, AtomicFaddNoRtnInsts, AtomicBufferGlobalPkAddF16NoRtnInsts
+        PkFmacF16Inst, AtomicFaddNoRtnInsts, AtomicBufferGlobalPkAddF16NoRtnInsts, CubeInsts, LerpInst,
+        SadInsts, QsadInsts, CvtNormInsts, CvtPkNormVOP2Insts, CvtPkNormVOP3Insts
     ];
     "gfx909" => [
         GFX9, GCN3Encoding, CIInsts, GFX7GFX8GFX9Insts, GFX8Insts, GFX9Insts, WavefrontSize64,
         LDSBankCount32, _16BitInsts, VOP3P, SDWA, DPP, VGPRIndexMode, FlatAddressSpace, FlatGlobalInsts,
         FlatScratchInsts, ScalarFlatScratchInsts, ScalarStores, ScalarAtomics, SMemRealTime, SMemTimeInst,
-        AddNoCarryInsts, ImageInsts, ExtendedImageInsts, MadMixInsts, MadMacF32Insts, DsSrc2Insts
+        AddNoCarryInsts, ImageInsts, ExtendedImageInsts, MadMixInsts, MadMacF32Insts, DsSrc2Insts,
+        CubeInsts, LerpInst, SadInsts, QsadInsts, CvtNormInsts, CvtPkNormVOP2Insts, CvtPkNormVOP3Insts
     ];
     "gfx90c" => [
         GFX9, GCN3Encoding, CIInsts, GFX7GFX8GFX9Insts, GFX8Insts, GFX9Insts, WavefrontSize64,
         LDSBankCount32, _16BitInsts, VOP3P, SDWA, DPP, VGPRIndexMode, FlatAddressSpace, FlatGlobalInsts,
         FlatScratchInsts, ScalarFlatScratchInsts, ScalarStores, ScalarAtomics, SMemRealTime, SMemTimeInst,
-        AddNoCarryInsts, ImageInsts, ExtendedImageInsts, MadMixInsts, MadMacF32Insts, DsSrc2Insts
+        AddNoCarryInsts, ImageInsts, ExtendedImageInsts, MadMixInsts, MadMacF32Insts, DsSrc2Insts,
+        CubeInsts, LerpInst, SadInsts, QsadInsts, CvtNormInsts, CvtPkNormVOP2Insts, CvtPkNormVOP3Insts
     ];
     "gfx90a" => [
         GFX9, GCN3Encoding, CIInsts, GFX7GFX8GFX9Insts, GFX8Insts, GFX9Insts, GFX90AInsts, WavefrontSize64,
@@ -410,7 +459,8 @@ processor_features! {
         Dot1Insts, Dot2Insts, Dot3Insts, Dot4Insts, Dot5Insts, Dot6Insts, Dot7Insts, Dot10Insts, MAIInsts,
         PkFmacF16Inst, FmacF64Inst, PackedFP32Ops, AtomicFaddRtnInsts, AtomicFaddNoRtnInsts,
         AtomicBufferGlobalPkAddF16Insts, AtomicFMinFMaxF64GlobalInsts, AtomicFMinFMaxF64FlatInsts,
-        FlatBufferGlobalAtomicFaddF64Inst
+        FlatBufferGlobalAtomicFaddF64Inst, CubeInsts, LerpInst, SadInsts, QsadInsts, CvtNormInsts,
+        CvtPkNormVOP2Insts, CvtPkNormVOP3Insts
     ];
     "gfx942" => [
         GFX9, GCN3Encoding, CIInsts, GFX7GFX8GFX9Insts, GFX8Insts, GFX9Insts, GFX90AInsts, GFX940Insts,
@@ -421,7 +471,9 @@ processor_features! {
         PkFmacF16Inst, FmacF64Inst, PackedFP32Ops, FP8ConversionInsts, AtomicFaddRtnInsts,
         AtomicFaddNoRtnInsts, AtomicBufferGlobalPkAddF16Insts, AtomicGlobalPkAddBF16Inst,
         AtomicDsPkAdd16Insts, AtomicFlatPkAdd16Insts, AtomicFMinFMaxF64GlobalInsts,
-        AtomicFMinFMaxF64FlatInsts, FlatAtomicFaddF32Inst, FlatBufferGlobalAtomicFaddF64Inst
+        AtomicFMinFMaxF64FlatInsts, FlatAtomicFaddF32Inst, FlatBufferGlobalAtomicFaddF64Inst,
+        LshlAddU64Inst, CubeInsts, LerpInst, SadInsts, QsadInsts, CvtNormInsts, CvtPkNormVOP2Insts,
+        CvtPkNormVOP3Insts, FP8Insts, XF32Insts
     ];
     "gfx950" => [
         GFX9, GCN3Encoding, CIInsts, GFX7GFX8GFX9Insts, GFX8Insts, GFX9Insts, GFX90AInsts, GFX940Insts,
@@ -434,14 +486,18 @@ processor_features! {
         AtomicGlobalPkAddBF16Inst, AtomicBufferPkAddBF16Inst, AtomicDsPkAdd16Insts, AtomicFlatPkAdd16Insts,
         AtomicFMinFMaxF64GlobalInsts, AtomicFMinFMaxF64FlatInsts, FlatAtomicFaddF32Inst,
         FlatBufferGlobalAtomicFaddF64Inst, Permlane16Swap, AshrPkInsts, CvtPkF16F32Inst, BitOp3Insts,
-        PrngInst, BF16ConversionInsts, Minimum3Maximum3PKF16, LshlAddU64Inst
+        PrngInst, BF16ConversionInsts, Minimum3Maximum3PKF16, LshlAddU64Inst, CubeInsts, LerpInst, SadInsts,
+        QsadInsts, CvtNormInsts, CvtPkNormVOP2Insts, CvtPkNormVOP3Insts, Minimum3Maximum3F32, FP8Insts,
+        Permlane32Swap, FP8ConversionScaleInsts, BF8ConversionScaleInsts, FP4ConversionScaleInsts,
+        FP6BF6ConversionScaleInsts, F16BF16ToFP6BF6ConversionScaleInsts, F32ToF16BF16ConversionSRInsts
     ];
     "gfx1010" => [
         GFX10, CIInsts, GFX8Insts, GFX9Insts, GFX10Insts, LDSBankCount32, _16BitInsts, VOP3P, SDWA, DPP,
         Movrel, FlatAddressSpace, FlatGlobalInsts, FlatScratchInsts, ScalarFlatScratchInsts, ScalarStores,
         ScalarAtomics, SMemRealTime, SMemTimeInst, AddNoCarryInsts, ImageInsts, ExtendedImageInsts, G16,
         FmaMixInsts, MadMacF32Insts, DsSrc2Insts, NoSdstCMPX, GetWaveIdInst, DLInsts, PkFmacF16Inst,
-        AtomicFMinFMaxF32GlobalInsts, AtomicFMinFMaxF64GlobalInsts, AtomicFMinFMaxF64FlatInsts
+        AtomicFMinFMaxF32GlobalInsts, AtomicFMinFMaxF64GlobalInsts, AtomicFMinFMaxF64FlatInsts, CubeInsts,
+        LerpInst, SadInsts, QsadInsts, CvtNormInsts, CvtPkNormVOP2Insts, CvtPkNormVOP3Insts
     ];
     "gfx1011" => [
         GFX10, CIInsts, GFX8Insts, GFX9Insts, GFX10Insts, LDSBankCount32, _16BitInsts, VOP3P, SDWA, DPP,
@@ -449,7 +505,8 @@ processor_features! {
         ScalarAtomics, SMemRealTime, SMemTimeInst, AddNoCarryInsts, ImageInsts, ExtendedImageInsts, G16,
         FmaMixInsts, MadMacF32Insts, DsSrc2Insts, NoSdstCMPX, GetWaveIdInst, DLInsts, Dot1Insts, Dot2Insts,
         Dot5Insts, Dot6Insts, Dot7Insts, Dot10Insts, PkFmacF16Inst, AtomicFMinFMaxF32GlobalInsts,
-        AtomicFMinFMaxF64GlobalInsts, AtomicFMinFMaxF64FlatInsts
+        AtomicFMinFMaxF64GlobalInsts, AtomicFMinFMaxF64FlatInsts, CubeInsts, LerpInst, SadInsts, QsadInsts,
+        CvtNormInsts, CvtPkNormVOP2Insts, CvtPkNormVOP3Insts
     ];
     "gfx1012" => [
         GFX10, CIInsts, GFX8Insts, GFX9Insts, GFX10Insts, LDSBankCount32, _16BitInsts, VOP3P, SDWA, DPP,
@@ -457,7 +514,8 @@ processor_features! {
         ScalarAtomics, SMemRealTime, SMemTimeInst, AddNoCarryInsts, ImageInsts, ExtendedImageInsts, G16,
         FmaMixInsts, MadMacF32Insts, DsSrc2Insts, NoSdstCMPX, GetWaveIdInst, DLInsts, Dot1Insts, Dot2Insts,
         Dot5Insts, Dot6Insts, Dot7Insts, Dot10Insts, PkFmacF16Inst, AtomicFMinFMaxF32GlobalInsts,
-        AtomicFMinFMaxF64GlobalInsts, AtomicFMinFMaxF64FlatInsts
+        AtomicFMinFMaxF64GlobalInsts, AtomicFMinFMaxF64FlatInsts, CubeInsts, LerpInst, SadInsts, QsadInsts,
+        CvtNormInsts, CvtPkNormVOP2Insts, CvtPkNormVOP3Insts
     ];
     "gfx1013" => [
         GFX10, CIInsts, GFX8Insts, GFX9Insts, GFX10Insts, GFX10_AEncoding, LDSBankCount32, _16BitInsts,
@@ -465,7 +523,8 @@ processor_features! {
         ScalarFlatScratchInsts, ScalarStores, ScalarAtomics, SMemRealTime, SMemTimeInst, AddNoCarryInsts,
         ImageInsts, ExtendedImageInsts, G16, FmaMixInsts, MadMacF32Insts, DsSrc2Insts, NoSdstCMPX,
         GetWaveIdInst, DLInsts, PkFmacF16Inst, AtomicFMinFMaxF32GlobalInsts, AtomicFMinFMaxF64GlobalInsts,
-        AtomicFMinFMaxF64FlatInsts
+        AtomicFMinFMaxF64FlatInsts, CubeInsts, LerpInst, SadInsts, QsadInsts, CvtNormInsts,
+        CvtPkNormVOP2Insts, CvtPkNormVOP3Insts
     ];
     "gfx1030" => [
         GFX10, CIInsts, GFX8Insts, GFX9Insts, GFX10Insts, GFX10_3Insts, GFX10_AEncoding, GFX10_BEncoding,
@@ -473,7 +532,8 @@ processor_features! {
         FlatScratchInsts, SMemRealTime, SMemTimeInst, AddNoCarryInsts, ImageInsts, ExtendedImageInsts, G16,
         FmaMixInsts, NoSdstCMPX, DLInsts, Dot1Insts, Dot2Insts, Dot5Insts, Dot6Insts, Dot7Insts, Dot10Insts,
         PkFmacF16Inst, AtomicFMinFMaxF32GlobalInsts, AtomicFMinFMaxF64GlobalInsts,
-        AtomicFMinFMaxF64FlatInsts
+        AtomicFMinFMaxF64FlatInsts, CubeInsts, LerpInst, SadInsts, QsadInsts, CvtNormInsts,
+        CvtPkNormVOP2Insts, CvtPkNormVOP3Insts
     ];
     "gfx1031" => [
         GFX10, CIInsts, GFX8Insts, GFX9Insts, GFX10Insts, GFX10_3Insts, GFX10_AEncoding, GFX10_BEncoding,
@@ -481,7 +541,8 @@ processor_features! {
         FlatScratchInsts, SMemRealTime, SMemTimeInst, AddNoCarryInsts, ImageInsts, ExtendedImageInsts, G16,
         FmaMixInsts, NoSdstCMPX, DLInsts, Dot1Insts, Dot2Insts, Dot5Insts, Dot6Insts, Dot7Insts, Dot10Insts,
         PkFmacF16Inst, AtomicFMinFMaxF32GlobalInsts, AtomicFMinFMaxF64GlobalInsts,
-        AtomicFMinFMaxF64FlatInsts
+        AtomicFMinFMaxF64FlatInsts, CubeInsts, LerpInst, SadInsts, QsadInsts, CvtNormInsts,
+        CvtPkNormVOP2Insts, CvtPkNormVOP3Insts
     ];
     "gfx1032" => [
         GFX10, CIInsts, GFX8Insts, GFX9Insts, GFX10Insts, GFX10_3Insts, GFX10_AEncoding, GFX10_BEncoding,
@@ -489,7 +550,8 @@ processor_features! {
         FlatScratchInsts, SMemRealTime, SMemTimeInst, AddNoCarryInsts, ImageInsts, ExtendedImageInsts, G16,
         FmaMixInsts, NoSdstCMPX, DLInsts, Dot1Insts, Dot2Insts, Dot5Insts, Dot6Insts, Dot7Insts, Dot10Insts,
         PkFmacF16Inst, AtomicFMinFMaxF32GlobalInsts, AtomicFMinFMaxF64GlobalInsts,
-        AtomicFMinFMaxF64FlatInsts
+        AtomicFMinFMaxF64FlatInsts, CubeInsts, LerpInst, SadInsts, QsadInsts, CvtNormInsts,
+        CvtPkNormVOP2Insts, CvtPkNormVOP3Insts
     ];
     "gfx1033" => [
         GFX10, CIInsts, GFX8Insts, GFX9Insts, GFX10Insts, GFX10_3Insts, GFX10_AEncoding, GFX10_BEncoding,
@@ -497,7 +559,8 @@ processor_features! {
         FlatScratchInsts, SMemRealTime, SMemTimeInst, AddNoCarryInsts, ImageInsts, ExtendedImageInsts, G16,
         FmaMixInsts, NoSdstCMPX, DLInsts, Dot1Insts, Dot2Insts, Dot5Insts, Dot6Insts, Dot7Insts, Dot10Insts,
         PkFmacF16Inst, AtomicFMinFMaxF32GlobalInsts, AtomicFMinFMaxF64GlobalInsts,
-        AtomicFMinFMaxF64FlatInsts
+        AtomicFMinFMaxF64FlatInsts, CubeInsts, LerpInst, SadInsts, QsadInsts, CvtNormInsts,
+        CvtPkNormVOP2Insts, CvtPkNormVOP3Insts
     ];
     "gfx1034" => [
         GFX10, CIInsts, GFX8Insts, GFX9Insts, GFX10Insts, GFX10_3Insts, GFX10_AEncoding, GFX10_BEncoding,
@@ -505,7 +568,8 @@ processor_features! {
         FlatScratchInsts, SMemRealTime, SMemTimeInst, AddNoCarryInsts, ImageInsts, ExtendedImageInsts, G16,
         FmaMixInsts, NoSdstCMPX, DLInsts, Dot1Insts, Dot2Insts, Dot5Insts, Dot6Insts, Dot7Insts, Dot10Insts,
         PkFmacF16Inst, AtomicFMinFMaxF32GlobalInsts, AtomicFMinFMaxF64GlobalInsts,
-        AtomicFMinFMaxF64FlatInsts
+        AtomicFMinFMaxF64FlatInsts, CubeInsts, LerpInst, SadInsts, QsadInsts, CvtNormInsts,
+        CvtPkNormVOP2Insts, CvtPkNormVOP3Insts
     ];
     "gfx1035" => [
         GFX10, CIInsts, GFX8Insts, GFX9Insts, GFX10Insts, GFX10_3Insts, GFX10_AEncoding, GFX10_BEncoding,
@@ -513,7 +577,8 @@ processor_features! {
         FlatScratchInsts, SMemRealTime, SMemTimeInst, AddNoCarryInsts, ImageInsts, ExtendedImageInsts, G16,
         FmaMixInsts, NoSdstCMPX, DLInsts, Dot1Insts, Dot2Insts, Dot5Insts, Dot6Insts, Dot7Insts, Dot10Insts,
         PkFmacF16Inst, AtomicFMinFMaxF32GlobalInsts, AtomicFMinFMaxF64GlobalInsts,
-        AtomicFMinFMaxF64FlatInsts
+        AtomicFMinFMaxF64FlatInsts, CubeInsts, LerpInst, SadInsts, QsadInsts, CvtNormInsts,
+        CvtPkNormVOP2Insts, CvtPkNormVOP3Insts
     ];
     "gfx1036" => [
         GFX10, CIInsts, GFX8Insts, GFX9Insts, GFX10Insts, GFX10_3Insts, GFX10_AEncoding, GFX10_BEncoding,
@@ -521,93 +586,104 @@ processor_features! {
         FlatScratchInsts, SMemRealTime, SMemTimeInst, AddNoCarryInsts, ImageInsts, ExtendedImageInsts, G16,
         FmaMixInsts, NoSdstCMPX, DLInsts, Dot1Insts, Dot2Insts, Dot5Insts, Dot6Insts, Dot7Insts, Dot10Insts,
         PkFmacF16Inst, AtomicFMinFMaxF32GlobalInsts, AtomicFMinFMaxF64GlobalInsts,
-        AtomicFMinFMaxF64FlatInsts
+        AtomicFMinFMaxF64FlatInsts, CubeInsts, LerpInst, SadInsts, QsadInsts, CvtNormInsts,
+        CvtPkNormVOP2Insts, CvtPkNormVOP3Insts
     ];
     "gfx1100" => [
         GFX11, CIInsts, GFX8Insts, GFX9Insts, GFX10Insts, GFX10_3Insts, GFX10_AEncoding, GFX10_BEncoding,
         GFX11Insts, LDSBankCount32, _16BitInsts, True16BitInsts, VOP3P, DPP, Movrel, FlatAddressSpace,
         FlatGlobalInsts, FlatScratchInsts, AddNoCarryInsts, ImageInsts, ExtendedImageInsts, G16,
         FmaMixInsts, NoSdstCMPX, DLInsts, Dot5Insts, Dot7Insts, Dot8Insts, Dot9Insts, Dot10Insts,
-        PkFmacF16Inst, AtomicFaddRtnInsts, AtomicFaddNoRtnInsts, AtomicFMinFMaxF32GlobalInsts,
-        FlatAtomicFaddF32Inst, MADIntraFwdBug
+        Dot12Insts, PkFmacF16Inst, AtomicFaddRtnInsts, AtomicFaddNoRtnInsts, AtomicFMinFMaxF32GlobalInsts,
+        FlatAtomicFaddF32Inst, MADIntraFwdBug, CubeInsts, LerpInst, SadInsts, QsadInsts, CvtNormInsts,
+        CvtPkNormVOP2Insts, CvtPkNormVOP3Insts
     ];
     "gfx1101" => [
         GFX11, CIInsts, GFX8Insts, GFX9Insts, GFX10Insts, GFX10_3Insts, GFX10_AEncoding, GFX10_BEncoding,
         GFX11Insts, LDSBankCount32, _16BitInsts, True16BitInsts, VOP3P, DPP, Movrel, FlatAddressSpace,
         FlatGlobalInsts, FlatScratchInsts, AddNoCarryInsts, ImageInsts, ExtendedImageInsts, G16,
         FmaMixInsts, NoSdstCMPX, DLInsts, Dot5Insts, Dot7Insts, Dot8Insts, Dot9Insts, Dot10Insts,
-        PkFmacF16Inst, AtomicFaddRtnInsts, AtomicFaddNoRtnInsts, AtomicFMinFMaxF32GlobalInsts,
-        FlatAtomicFaddF32Inst, MADIntraFwdBug
+        Dot12Insts, PkFmacF16Inst, AtomicFaddRtnInsts, AtomicFaddNoRtnInsts, AtomicFMinFMaxF32GlobalInsts,
+        FlatAtomicFaddF32Inst, MADIntraFwdBug, CubeInsts, LerpInst, SadInsts, QsadInsts, CvtNormInsts,
+        CvtPkNormVOP2Insts, CvtPkNormVOP3Insts
     ];
     "gfx1102" => [
         GFX11, CIInsts, GFX8Insts, GFX9Insts, GFX10Insts, GFX10_3Insts, GFX10_AEncoding, GFX10_BEncoding,
         GFX11Insts, LDSBankCount32, _16BitInsts, True16BitInsts, VOP3P, DPP, Movrel, FlatAddressSpace,
         FlatGlobalInsts, FlatScratchInsts, AddNoCarryInsts, ImageInsts, ExtendedImageInsts, G16,
         FmaMixInsts, NoSdstCMPX, DLInsts, Dot5Insts, Dot7Insts, Dot8Insts, Dot9Insts, Dot10Insts,
-        PkFmacF16Inst, AtomicFaddRtnInsts, AtomicFaddNoRtnInsts, AtomicFMinFMaxF32GlobalInsts,
-        FlatAtomicFaddF32Inst, MADIntraFwdBug
+        Dot12Insts, PkFmacF16Inst, AtomicFaddRtnInsts, AtomicFaddNoRtnInsts, AtomicFMinFMaxF32GlobalInsts,
+        FlatAtomicFaddF32Inst, MADIntraFwdBug, CubeInsts, LerpInst, SadInsts, QsadInsts, CvtNormInsts,
+        CvtPkNormVOP2Insts, CvtPkNormVOP3Insts
     ];
     "gfx1103" => [
         GFX11, CIInsts, GFX8Insts, GFX9Insts, GFX10Insts, GFX10_3Insts, GFX10_AEncoding, GFX10_BEncoding,
         GFX11Insts, LDSBankCount32, _16BitInsts, True16BitInsts, VOP3P, DPP, Movrel, FlatAddressSpace,
         FlatGlobalInsts, FlatScratchInsts, AddNoCarryInsts, ImageInsts, ExtendedImageInsts, G16,
         FmaMixInsts, NoSdstCMPX, DLInsts, Dot5Insts, Dot7Insts, Dot8Insts, Dot9Insts, Dot10Insts,
-        PkFmacF16Inst, AtomicFaddRtnInsts, AtomicFaddNoRtnInsts, AtomicFMinFMaxF32GlobalInsts,
-        FlatAtomicFaddF32Inst, MADIntraFwdBug
+        Dot12Insts, PkFmacF16Inst, AtomicFaddRtnInsts, AtomicFaddNoRtnInsts, AtomicFMinFMaxF32GlobalInsts,
+        FlatAtomicFaddF32Inst, MADIntraFwdBug, CubeInsts, LerpInst, SadInsts, QsadInsts, CvtNormInsts,
+        CvtPkNormVOP2Insts, CvtPkNormVOP3Insts
     ];
     "gfx1150" => [
         GFX11, CIInsts, GFX8Insts, GFX9Insts, GFX10Insts, GFX10_3Insts, GFX10_AEncoding, GFX10_BEncoding,
         GFX11Insts, LDSBankCount32, _16BitInsts, True16BitInsts, VOP3P, DPP, Movrel, FlatAddressSpace,
         FlatGlobalInsts, FlatScratchInsts, AddNoCarryInsts, ImageInsts, ExtendedImageInsts, G16,
         FmaMixInsts, NoSdstCMPX, DLInsts, Dot5Insts, Dot7Insts, Dot8Insts, Dot9Insts, Dot10Insts,
-        PkFmacF16Inst, AtomicFaddRtnInsts, AtomicFaddNoRtnInsts, AtomicFMinFMaxF32GlobalInsts,
-        FlatAtomicFaddF32Inst, SALUFloatInsts, VGPRSingleUseHintInsts
+        Dot12Insts, PkFmacF16Inst, AtomicFaddRtnInsts, AtomicFaddNoRtnInsts, AtomicFMinFMaxF32GlobalInsts,
+        FlatAtomicFaddF32Inst, SALUFloatInsts, VGPRSingleUseHintInsts, CubeInsts, LerpInst, SadInsts,
+        QsadInsts, CvtNormInsts, CvtPkNormVOP2Insts, CvtPkNormVOP3Insts
     ];
     "gfx1151" => [
         GFX11, CIInsts, GFX8Insts, GFX9Insts, GFX10Insts, GFX10_3Insts, GFX10_AEncoding, GFX10_BEncoding,
         GFX11Insts, LDSBankCount32, _16BitInsts, True16BitInsts, VOP3P, DPP, Movrel, FlatAddressSpace,
         FlatGlobalInsts, FlatScratchInsts, AddNoCarryInsts, ImageInsts, ExtendedImageInsts, G16,
         FmaMixInsts, NoSdstCMPX, DLInsts, Dot5Insts, Dot7Insts, Dot8Insts, Dot9Insts, Dot10Insts,
-        PkFmacF16Inst, AtomicFaddRtnInsts, AtomicFaddNoRtnInsts, AtomicFMinFMaxF32GlobalInsts,
-        FlatAtomicFaddF32Inst, SALUFloatInsts, VGPRSingleUseHintInsts
+        Dot12Insts, PkFmacF16Inst, AtomicFaddRtnInsts, AtomicFaddNoRtnInsts, AtomicFMinFMaxF32GlobalInsts,
+        FlatAtomicFaddF32Inst, SALUFloatInsts, VGPRSingleUseHintInsts, CubeInsts, LerpInst, SadInsts,
+        QsadInsts, CvtNormInsts, CvtPkNormVOP2Insts, CvtPkNormVOP3Insts
     ];
     "gfx1152" => [
         GFX11, CIInsts, GFX8Insts, GFX9Insts, GFX10Insts, GFX10_3Insts, GFX10_AEncoding, GFX10_BEncoding,
         GFX11Insts, LDSBankCount32, _16BitInsts, True16BitInsts, VOP3P, DPP, Movrel, FlatAddressSpace,
         FlatGlobalInsts, FlatScratchInsts, AddNoCarryInsts, ImageInsts, ExtendedImageInsts, G16,
         FmaMixInsts, NoSdstCMPX, DLInsts, Dot5Insts, Dot7Insts, Dot8Insts, Dot9Insts, Dot10Insts,
-        PkFmacF16Inst, AtomicFaddRtnInsts, AtomicFaddNoRtnInsts, AtomicFMinFMaxF32GlobalInsts,
-        FlatAtomicFaddF32Inst, SALUFloatInsts, VGPRSingleUseHintInsts
+        Dot12Insts, PkFmacF16Inst, AtomicFaddRtnInsts, AtomicFaddNoRtnInsts, AtomicFMinFMaxF32GlobalInsts,
+        FlatAtomicFaddF32Inst, SALUFloatInsts, VGPRSingleUseHintInsts, CubeInsts, LerpInst, SadInsts,
+        QsadInsts, CvtNormInsts, CvtPkNormVOP2Insts, CvtPkNormVOP3Insts
     ];
     "gfx1153" => [
         GFX11, CIInsts, GFX8Insts, GFX9Insts, GFX10Insts, GFX10_3Insts, GFX10_AEncoding, GFX10_BEncoding,
         GFX11Insts, LDSBankCount32, _16BitInsts, True16BitInsts, VOP3P, DPP, Movrel, FlatAddressSpace,
         FlatGlobalInsts, FlatScratchInsts, AddNoCarryInsts, ImageInsts, ExtendedImageInsts, G16,
         FmaMixInsts, NoSdstCMPX, DLInsts, Dot5Insts, Dot7Insts, Dot8Insts, Dot9Insts, Dot10Insts,
-        PkFmacF16Inst, AtomicFaddRtnInsts, AtomicFaddNoRtnInsts, AtomicFMinFMaxF32GlobalInsts,
-        FlatAtomicFaddF32Inst, SALUFloatInsts, VGPRSingleUseHintInsts
+        Dot12Insts, PkFmacF16Inst, AtomicFaddRtnInsts, AtomicFaddNoRtnInsts, AtomicFMinFMaxF32GlobalInsts,
+        FlatAtomicFaddF32Inst, SALUFloatInsts, VGPRSingleUseHintInsts, CubeInsts, LerpInst, SadInsts,
+        QsadInsts, CvtNormInsts, CvtPkNormVOP2Insts, CvtPkNormVOP3Insts
     ];
     "gfx1200" => [
         GFX12, CIInsts, GFX8Insts, GFX9Insts, GFX10Insts, GFX10_3Insts, GFX10_AEncoding, GFX10_BEncoding,
         GFX11Insts, GFX12Insts, LDSBankCount32, _16BitInsts, True16BitInsts, VOP3P, DPP, Movrel,
         FlatAddressSpace, FlatGlobalInsts, FlatScratchInsts, ScalarDwordx3Loads, AddNoCarryInsts,
         ImageInsts, ExtendedImageInsts, G16, FmaMixInsts, NoSdstCMPX, DLInsts, Dot7Insts, Dot8Insts,
-        Dot9Insts, Dot10Insts, Dot11Insts, PkFmacF16Inst, FP8ConversionInsts, AtomicFaddRtnInsts,
-        AtomicFaddNoRtnInsts, AtomicBufferGlobalPkAddF16Insts, AtomicGlobalPkAddBF16Inst,
-        AtomicBufferPkAddBF16Inst, AtomicDsPkAdd16Insts, AtomicFlatPkAdd16Insts,
+        Dot9Insts, Dot10Insts, Dot11Insts, Dot12Insts, PkFmacF16Inst, FP8ConversionInsts,
+        AtomicFaddRtnInsts, AtomicFaddNoRtnInsts, AtomicBufferGlobalPkAddF16Insts,
+        AtomicGlobalPkAddBF16Inst, AtomicBufferPkAddBF16Inst, AtomicDsPkAdd16Insts, AtomicFlatPkAdd16Insts,
         AtomicFMinFMaxF32GlobalInsts, FlatAtomicFaddF32Inst, SALUFloatInsts, PseudoScalarTrans,
-        VGPRSingleUseHintInsts
+        VGPRSingleUseHintInsts, CubeInsts, LerpInst, SadInsts, QsadInsts, CvtNormInsts, CvtPkNormVOP2Insts,
+        CvtPkNormVOP3Insts, IEEEMinimumMaximumInsts, Minimum3Maximum3F32, Minimum3Maximum3F16
     ];
     "gfx1201" => [
         GFX12, CIInsts, GFX8Insts, GFX9Insts, GFX10Insts, GFX10_3Insts, GFX10_AEncoding, GFX10_BEncoding,
         GFX11Insts, GFX12Insts, LDSBankCount32, _16BitInsts, True16BitInsts, VOP3P, DPP, Movrel,
         FlatAddressSpace, FlatGlobalInsts, FlatScratchInsts, ScalarDwordx3Loads, AddNoCarryInsts,
         ImageInsts, ExtendedImageInsts, G16, FmaMixInsts, NoSdstCMPX, DLInsts, Dot7Insts, Dot8Insts,
-        Dot9Insts, Dot10Insts, Dot11Insts, PkFmacF16Inst, FP8ConversionInsts, AtomicFaddRtnInsts,
-        AtomicFaddNoRtnInsts, AtomicBufferGlobalPkAddF16Insts, AtomicGlobalPkAddBF16Inst,
-        AtomicBufferPkAddBF16Inst, AtomicDsPkAdd16Insts, AtomicFlatPkAdd16Insts,
+        Dot9Insts, Dot10Insts, Dot11Insts, Dot12Insts, PkFmacF16Inst, FP8ConversionInsts,
+        AtomicFaddRtnInsts, AtomicFaddNoRtnInsts, AtomicBufferGlobalPkAddF16Insts,
+        AtomicGlobalPkAddBF16Inst, AtomicBufferPkAddBF16Inst, AtomicDsPkAdd16Insts, AtomicFlatPkAdd16Insts,
         AtomicFMinFMaxF32GlobalInsts, FlatAtomicFaddF32Inst, SALUFloatInsts, PseudoScalarTrans,
-        VGPRSingleUseHintInsts
+        VGPRSingleUseHintInsts, CubeInsts, LerpInst, SadInsts, QsadInsts, CvtNormInsts, CvtPkNormVOP2Insts,
+        CvtPkNormVOP3Insts, IEEEMinimumMaximumInsts, Minimum3Maximum3F32, Minimum3Maximum3F16
     ];
     "gfx1250" => [
         GFX12, CIInsts, GFX8Insts, GFX9Insts, GFX10Insts, GFX10_3Insts, GFX10_AEncoding, GFX10_BEncoding,
@@ -622,7 +698,9 @@ processor_features! {
         Permlane16Swap, AshrPkInsts, CvtPkF16F32Inst, BitOp3Insts, PrngInst, BF16ConversionInsts,
         BF16TransInsts, BF16PackedInsts, Min3Max3PKF16, Minimum3Maximum3PKF16, TanhInsts, TensorCvtLutInsts,
         TransposeLoadF4F6Insts, VmemPrefInsts, LshlAddU64Inst, AddSubU64Insts, MadU32Inst, AddMinMaxInsts,
-        PkAddMinMaxInsts, LdsBarrierArriveAtomic, McastLoadInsts
+        PkAddMinMaxInsts, LdsBarrierArriveAtomic, McastLoadInsts, CubeInsts, LerpInst, SadInsts, QsadInsts,
+        CvtNormInsts, CvtPkNormVOP2Insts, CvtPkNormVOP3Insts, IEEEMinimumMaximumInsts, Minimum3Maximum3F32,
+        Minimum3Maximum3F16, _1024AddressableVGPRs, WaitXcnt, SetPrioIncWgInst, SWakeupBarrier
     ];
     "gfx1251" => [
         GFX12, CIInsts, GFX8Insts, GFX9Insts, GFX10Insts, GFX10_3Insts, GFX10_AEncoding, GFX10_BEncoding,
@@ -637,13 +715,16 @@ processor_features! {
         Permlane16Swap, AshrPkInsts, CvtPkF16F32Inst, BitOp3Insts, PrngInst, BF16ConversionInsts,
         BF16TransInsts, BF16PackedInsts, Min3Max3PKF16, Minimum3Maximum3PKF16, TanhInsts, TensorCvtLutInsts,
         TransposeLoadF4F6Insts, VmemPrefInsts, LshlAddU64Inst, AddSubU64Insts, MadU32Inst, AddMinMaxInsts,
-        PkAddMinMaxInsts, LdsBarrierArriveAtomic, McastLoadInsts
+        PkAddMinMaxInsts, LdsBarrierArriveAtomic, McastLoadInsts, CubeInsts, LerpInst, SadInsts, QsadInsts,
+        CvtNormInsts, CvtPkNormVOP2Insts, CvtPkNormVOP3Insts, IEEEMinimumMaximumInsts, Minimum3Maximum3F32,
+        Minimum3Maximum3F16, _1024AddressableVGPRs, WaitXcnt, SetPrioIncWgInst, SWakeupBarrier
     ];
     "gfx9-generic" => [
         GFX9, GCN3Encoding, CIInsts, GFX7GFX8GFX9Insts, GFX8Insts, GFX9Insts, WavefrontSize64,
         LDSBankCount32, _16BitInsts, VOP3P, SDWA, DPP, VGPRIndexMode, FlatAddressSpace, FlatGlobalInsts,
         FlatScratchInsts, ScalarFlatScratchInsts, ScalarStores, ScalarAtomics, SMemRealTime, SMemTimeInst,
-        AddNoCarryInsts, ImageInsts, ExtendedImageInsts, MadMacF32Insts, DsSrc2Insts
+        AddNoCarryInsts, ImageInsts, ExtendedImageInsts, MadMacF32Insts, DsSrc2Insts, CubeInsts, LerpInst,
+        SadInsts, QsadInsts, CvtNormInsts, CvtPkNormVOP2Insts, CvtPkNormVOP3Insts
     ];
     "gfx9-4-generic" => [
         GFX9, GCN3Encoding, CIInsts, GFX7GFX8GFX9Insts, GFX8Insts, GFX9Insts, GFX90AInsts, GFX940Insts,
@@ -654,14 +735,16 @@ processor_features! {
         PkFmacF16Inst, FmacF64Inst, PackedFP32Ops, AtomicFaddRtnInsts, AtomicFaddNoRtnInsts,
         AtomicBufferGlobalPkAddF16Insts, AtomicGlobalPkAddBF16Inst, AtomicDsPkAdd16Insts,
         AtomicFlatPkAdd16Insts, AtomicFMinFMaxF64GlobalInsts, AtomicFMinFMaxF64FlatInsts,
-        FlatAtomicFaddF32Inst, FlatBufferGlobalAtomicFaddF64Inst
+        FlatAtomicFaddF32Inst, FlatBufferGlobalAtomicFaddF64Inst, LshlAddU64Inst, CubeInsts, LerpInst,
+        SadInsts, QsadInsts, CvtNormInsts, CvtPkNormVOP2Insts, CvtPkNormVOP3Insts
     ];
     "gfx10-1-generic" => [
         GFX10, CIInsts, GFX8Insts, GFX9Insts, GFX10Insts, LDSBankCount32, _16BitInsts, VOP3P, SDWA, DPP,
         Movrel, FlatAddressSpace, FlatGlobalInsts, FlatScratchInsts, ScalarFlatScratchInsts, ScalarStores,
         ScalarAtomics, SMemRealTime, SMemTimeInst, AddNoCarryInsts, ImageInsts, ExtendedImageInsts, G16,
         FmaMixInsts, MadMacF32Insts, DsSrc2Insts, NoSdstCMPX, GetWaveIdInst, DLInsts, PkFmacF16Inst,
-        AtomicFMinFMaxF32GlobalInsts, AtomicFMinFMaxF64GlobalInsts, AtomicFMinFMaxF64FlatInsts
+        AtomicFMinFMaxF32GlobalInsts, AtomicFMinFMaxF64GlobalInsts, AtomicFMinFMaxF64FlatInsts, CubeInsts,
+        LerpInst, SadInsts, QsadInsts, CvtNormInsts, CvtPkNormVOP2Insts, CvtPkNormVOP3Insts
     ];
     "gfx10-3-generic" => [
         GFX10, CIInsts, GFX8Insts, GFX9Insts, GFX10Insts, GFX10_3Insts, GFX10_AEncoding, GFX10_BEncoding,
@@ -669,26 +752,29 @@ processor_features! {
         FlatScratchInsts, SMemRealTime, SMemTimeInst, AddNoCarryInsts, ImageInsts, ExtendedImageInsts, G16,
         FmaMixInsts, NoSdstCMPX, DLInsts, Dot1Insts, Dot2Insts, Dot5Insts, Dot6Insts, Dot7Insts, Dot10Insts,
         PkFmacF16Inst, AtomicFMinFMaxF32GlobalInsts, AtomicFMinFMaxF64GlobalInsts,
-        AtomicFMinFMaxF64FlatInsts
+        AtomicFMinFMaxF64FlatInsts, CubeInsts, LerpInst, SadInsts, QsadInsts, CvtNormInsts,
+        CvtPkNormVOP2Insts, CvtPkNormVOP3Insts
     ];
     "gfx11-generic" => [
         GFX11, CIInsts, GFX8Insts, GFX9Insts, GFX10Insts, GFX10_3Insts, GFX10_AEncoding, GFX10_BEncoding,
         GFX11Insts, LDSBankCount32, _16BitInsts, True16BitInsts, VOP3P, DPP, Movrel, FlatAddressSpace,
         FlatGlobalInsts, FlatScratchInsts, AddNoCarryInsts, ImageInsts, ExtendedImageInsts, G16,
         FmaMixInsts, NoSdstCMPX, DLInsts, Dot5Insts, Dot7Insts, Dot8Insts, Dot9Insts, Dot10Insts,
-        PkFmacF16Inst, AtomicFaddRtnInsts, AtomicFaddNoRtnInsts, AtomicFMinFMaxF32GlobalInsts,
-        FlatAtomicFaddF32Inst, MADIntraFwdBug
+        Dot12Insts, PkFmacF16Inst, AtomicFaddRtnInsts, AtomicFaddNoRtnInsts, AtomicFMinFMaxF32GlobalInsts,
+        FlatAtomicFaddF32Inst, MADIntraFwdBug, CubeInsts, LerpInst, SadInsts, QsadInsts, CvtNormInsts,
+        CvtPkNormVOP2Insts, CvtPkNormVOP3Insts
     ];
     "gfx12-generic" => [
         GFX12, CIInsts, GFX8Insts, GFX9Insts, GFX10Insts, GFX10_3Insts, GFX10_AEncoding, GFX10_BEncoding,
         GFX11Insts, GFX12Insts, LDSBankCount32, _16BitInsts, True16BitInsts, VOP3P, DPP, Movrel,
         FlatAddressSpace, FlatGlobalInsts, FlatScratchInsts, ScalarDwordx3Loads, AddNoCarryInsts,
         ImageInsts, ExtendedImageInsts, G16, FmaMixInsts, NoSdstCMPX, DLInsts, Dot7Insts, Dot8Insts,
-        Dot9Insts, Dot10Insts, Dot11Insts, PkFmacF16Inst, FP8ConversionInsts, AtomicFaddRtnInsts,
-        AtomicFaddNoRtnInsts, AtomicBufferGlobalPkAddF16Insts, AtomicGlobalPkAddBF16Inst,
-        AtomicBufferPkAddBF16Inst, AtomicDsPkAdd16Insts, AtomicFlatPkAdd16Insts,
+        Dot9Insts, Dot10Insts, Dot11Insts, Dot12Insts, PkFmacF16Inst, FP8ConversionInsts,
+        AtomicFaddRtnInsts, AtomicFaddNoRtnInsts, AtomicBufferGlobalPkAddF16Insts,
+        AtomicGlobalPkAddBF16Inst, AtomicBufferPkAddBF16Inst, AtomicDsPkAdd16Insts, AtomicFlatPkAdd16Insts,
         AtomicFMinFMaxF32GlobalInsts, FlatAtomicFaddF32Inst, SALUFloatInsts, PseudoScalarTrans,
-        VGPRSingleUseHintInsts
+        VGPRSingleUseHintInsts, CubeInsts, LerpInst, SadInsts, QsadInsts, CvtNormInsts, CvtPkNormVOP2Insts,
+        CvtPkNormVOP3Insts, IEEEMinimumMaximumInsts, Minimum3Maximum3F32, Minimum3Maximum3F16
     ];
 }
 
@@ -791,6 +877,9 @@ pub fn holds(pred: Pred, ctx: &PredContext) -> bool {
         Pred::isNotGFX12Plus => !has(F::GFX12Insts),
         Pred::isGFX1250Plus | Pred::isGFX125xOnly => has(F::GFX1250Insts),
         Pred::isNotGFX1250Plus => !has(F::GFX1250Insts),
+        Pred::isGFX9GFX10GFX11 => has(F::GFX9Insts) && !has(F::GFX12Insts),
+        Pred::isNotGFX940Plus => !has(F::GFX940Insts),
+        Pred::isGFX12Not12_50 | Pred::isGFX12PlusNot12_50 => has(F::GFX12Insts) && !has(F::GFX1250Insts),
 
         // Wave size and true16 mode.
         Pred::isWave32 => has(F::WavefrontSize32),
@@ -798,16 +887,18 @@ pub fn holds(pred: Pred, ctx: &PredContext) -> bool {
         Pred::HasTrue16BitInsts => has(F::True16BitInsts),
         Pred::NotHasTrue16BitInsts => !has(F::True16BitInsts),
         Pred::UseRealTrue16Insts => has(F::True16BitInsts) && has(F::RealTrue16Insts),
-        // LLVM's condition is `FeatureTrue16BitInsts` alone (an LLVM FIXME): in LLVM 19's
-        // real-true16 mode a fake16 encoding still decodes where no real-true16 record claims
-        // the bits first (v_cos_f16 on gfx1100 +real-true16). LLVM 22 never decodes fake16
-        // records in real-true16 mode, so for its processors the mode is part of the condition.
-        Pred::UseFakeTrue16Insts => {
-            has(F::True16BitInsts) && (llvm_version(ctx.processor) == 19 || !has(F::RealTrue16Insts))
-        }
+        // LLVM's condition is `FeatureTrue16BitInsts` alone (an LLVM FIXME, still so in LLVM
+        // 22): in real-true16 mode a fake16 encoding still decodes where no real-true16 record
+        // claims the bits first (v_cos_f16 on gfx1100 +real-true16; on gfx1250 a t16 VOP3 whose
+        // operands fail to decode falls through to the FAKE16 table).
+        Pred::UseFakeTrue16Insts => has(F::True16BitInsts),
 
         // Encoding families.
-        Pred::HasSDWA => has(F::SDWA) && !has(F::GFX9Insts),
+        // LLVM 19's `HasSDWA` is the GFX8 SDWA condition. LLVM 22 moved that to `HasSDWA8` and
+        // made `HasSDWA` a plain `Subtarget->hasSDWA()`, which the decoder does not check; its
+        // records (the GFX9 SDWA ones, tried on gfx950 only) decode wherever the feature is.
+        Pred::HasSDWA if llvm_version(ctx.processor) == 22 => has(F::SDWA),
+        Pred::HasSDWA | Pred::HasSDWA8 => has(F::SDWA) && !has(F::GFX9Insts),
         Pred::HasSDWA9 => has(F::GCN3Encoding) && has(F::GFX9Insts) && has(F::SDWA),
         Pred::HasSDWA10 => !has(F::GCN3Encoding) && has(F::GFX10Insts) && has(F::SDWA),
         Pred::HasDPP => has(F::GCN3Encoding) && has(F::DPP),
@@ -818,6 +909,7 @@ pub fn holds(pred: Pred, ctx: &PredContext) -> bool {
         Pred::HasGFX10_BEncoding => has(F::GFX10_BEncoding),
         Pred::HasVINTERPEncoding => has(F::GFX11Insts) && !has(F::GFX1250Insts),
         Pred::HasExportInsts => !has(F::GFX90AInsts) && !has(F::GFX1250Insts),
+        Pred::HasMTBUFInsts | Pred::HasFormattedMUBUFInsts => !has(F::GFX1250Insts),
 
         // Memory instructions.
         Pred::HasFlatAddressSpace => has(F::FlatAddressSpace),
@@ -861,6 +953,9 @@ pub fn holds(pred: Pred, ctx: &PredContext) -> bool {
         Pred::HasVmemPrefInsts => has(F::VmemPrefInsts),
         Pred::HasLdsBarrierArriveAtomic => has(F::LdsBarrierArriveAtomic),
         Pred::HasMcastLoadInsts => has(F::McastLoadInsts),
+        Pred::HasWaitXcnt => has(F::WaitXcnt),
+        // Not an AssemblerPredicate (never checked by the decoder); no processor has the feature.
+        Pred::HasAtomicCSubNoRtnInsts => has(F::AtomicCSubNoRtnInsts),
         // Not AssemblerPredicates (never checked by the decoder); the subtarget's bank count.
         Pred::has16BankLDS => has(F::LDSBankCount16),
         Pred::has32BankLDS => has(F::LDSBankCount32),
@@ -895,6 +990,7 @@ pub fn holds(pred: Pred, ctx: &PredContext) -> bool {
         Pred::HasDot9Insts => has(F::Dot9Insts),
         Pred::HasDot10Insts => has(F::Dot10Insts),
         Pred::HasDot11Insts => has(F::Dot11Insts),
+        Pred::HasDot12Insts => has(F::Dot12Insts),
         Pred::HasDot13Insts => has(F::Dot13Insts),
         Pred::HasMAIInsts => has(F::MAIInsts),
         Pred::HasFP8ConversionInsts => has(F::FP8ConversionInsts),
@@ -921,9 +1017,41 @@ pub fn holds(pred: Pred, ctx: &PredContext) -> bool {
         Pred::HasMadU32Inst => has(F::MadU32Inst),
         Pred::HasAddMinMaxInsts => has(F::AddMinMaxInsts),
         Pred::HasPkAddMinMaxInsts => has(F::PkAddMinMaxInsts),
+        // LLVM 22 split out instructions every GCN processor had before (LLVM 19 gates them on
+        // the generation alone): the cube, lerp, sad and normalisation ALU, which the
+        // accelerator parts keep too.
+        Pred::HasCubeInsts => has(F::CubeInsts),
+        Pred::HasLerpInst => has(F::LerpInst),
+        Pred::HasSadInsts => has(F::SadInsts),
+        Pred::HasQsadInsts => has(F::QsadInsts),
+        Pred::HasCvtNormInsts => has(F::CvtNormInsts),
+        Pred::HasCvtPkNormVOP2Insts => has(F::CvtPkNormVOP2Insts),
+        Pred::HasCvtPkNormVOP3Insts => has(F::CvtPkNormVOP3Insts),
+        Pred::HasIEEEMinimumMaximumInsts => has(F::IEEEMinimumMaximumInsts),
+        Pred::HasMinimum3Maximum3F32 => has(F::Minimum3Maximum3F32),
+        Pred::HasMinimum3Maximum3F16 => has(F::Minimum3Maximum3F16),
+        Pred::HasFP8Insts => has(F::FP8Insts),
+        Pred::NotHasFP8E5M3Insts => !has(F::FP8E5M3Insts),
+        Pred::HasXF32Insts => has(F::XF32Insts),
+        Pred::HasPermlane32Swap => has(F::Permlane32Swap),
+        Pred::HasFP8ConversionScaleInsts => has(F::FP8ConversionScaleInsts),
+        Pred::HasBF8ConversionScaleInsts => has(F::BF8ConversionScaleInsts),
+        Pred::HasFP4ConversionScaleInsts => has(F::FP4ConversionScaleInsts),
+        Pred::HasFP6BF6ConversionScaleInsts => has(F::FP6BF6ConversionScaleInsts),
+        Pred::HasF16BF16ToFP6BF6ConversionScaleInsts => has(F::F16BF16ToFP6BF6ConversionScaleInsts),
+        Pred::HasF32ToF16BF16ConversionSRInsts => has(F::F32ToF16BF16ConversionSRInsts),
+
+        // Scalar and control instructions of GFX1250.
+        Pred::HasAddPC64Inst | Pred::HasSGetShaderCyclesInst => has(F::GFX1250Insts),
+        Pred::Has1024AddressableVGPRs => has(F::_1024AddressableVGPRs),
+        Pred::HasSetPrioIncWgInst => has(F::SetPrioIncWgInst),
+        Pred::HasSWakeupBarrier => has(F::SWakeupBarrier),
         // Not AssemblerPredicates (never checked by the decoder).
         Pred::HasMADIntraFwdBug => has(F::MADIntraFwdBug),
         Pred::HasNotMADIntraFwdBug => !has(F::MADIntraFwdBug),
+        // Not an AssemblerPredicate: LLVM's condition reads the compiled function's f32 denormal
+        // mode, which has no meaning for machine code; never checked by the decoder.
+        Pred::NoFP32Denormals => true,
     }
 }
 
@@ -936,17 +1064,23 @@ pub fn holds(pred: Pred, ctx: &PredContext) -> bool {
 /// `has32BankLDS` (v_interp_p1_f32 decodes on 16-bank gfx810), `HasMADIntraFwdBug` and
 /// `HasNotMADIntraFwdBug` (gfx11's v_mad_u64_u32 decodes on gfx1150, which lacks the bug), and
 /// `HasScalarDwordx3Loads` (every processor with GFX12 encodings has the feature, so this is
-/// not observable).
+/// not observable), and LLVM 22's `HasAtomicCSubNoRtnInsts` (flat_atomic_cond_sub_u32 without
+/// return decodes on gfx1250, although no processor has the feature) and `NoFP32Denormals`.
+/// LLVM 22 also made `HasSDWA` a plain predicate; [`holds`] accounts for that per processor.
 pub fn checked_by_decoder(pred: Pred) -> bool {
     match pred {
         Pred::has16BankLDS
         | Pred::has32BankLDS
         | Pred::HasMADIntraFwdBug
         | Pred::HasNotMADIntraFwdBug
-        | Pred::HasScalarDwordx3Loads => false,
-        Pred::Has16BitInsts
+        | Pred::HasScalarDwordx3Loads
+        | Pred::HasAtomicCSubNoRtnInsts
+        | Pred::NoFP32Denormals => false,
+        Pred::Has1024AddressableVGPRs
+        | Pred::Has16BitInsts
         | Pred::HasAddMinMaxInsts
         | Pred::HasAddNoCarryInsts
+        | Pred::HasAddPC64Inst
         | Pred::HasAddSubU64Insts
         | Pred::HasAshrPkInsts
         | Pred::HasAtomicBufferGlobalPkAddF16Insts
@@ -963,8 +1097,13 @@ pub fn checked_by_decoder(pred: Pred) -> bool {
         | Pred::HasBF16ConversionInsts
         | Pred::HasBF16PackedInsts
         | Pred::HasBF16TransInsts
+        | Pred::HasBF8ConversionScaleInsts
         | Pred::HasBitOp3Insts
+        | Pred::HasCubeInsts
+        | Pred::HasCvtNormInsts
         | Pred::HasCvtPkF16F32Inst
+        | Pred::HasCvtPkNormVOP2Insts
+        | Pred::HasCvtPkNormVOP3Insts
         | Pred::HasD16LoadStore
         | Pred::HasDLInsts
         | Pred::HasDPALU_DPP
@@ -973,6 +1112,7 @@ pub fn checked_by_decoder(pred: Pred) -> bool {
         | Pred::HasDSAddTid
         | Pred::HasDot10Insts
         | Pred::HasDot11Insts
+        | Pred::HasDot12Insts
         | Pred::HasDot13Insts
         | Pred::HasDot1Insts
         | Pred::HasDot2Insts
@@ -986,8 +1126,14 @@ pub fn checked_by_decoder(pred: Pred) -> bool {
         | Pred::HasDsSrc2Insts
         | Pred::HasExportInsts
         | Pred::HasExtendedImageInsts
+        | Pred::HasF16BF16ToFP6BF6ConversionScaleInsts
+        | Pred::HasF32ToF16BF16ConversionSRInsts
+        | Pred::HasFP4ConversionScaleInsts
+        | Pred::HasFP6BF6ConversionScaleInsts
         | Pred::HasFP8ConversionInsts
+        | Pred::HasFP8ConversionScaleInsts
         | Pred::HasFP8E5M3Insts
+        | Pred::HasFP8Insts
         | Pred::HasFlatAddressSpace
         | Pred::HasFlatAtomicFaddF32Inst
         | Pred::HasFlatBufferGlobalAtomicFaddF64Inst
@@ -1002,46 +1148,59 @@ pub fn checked_by_decoder(pred: Pred) -> bool {
         | Pred::HasFmaakFmamkF32Insts
         | Pred::HasFmaakFmamkF64Insts
         | Pred::HasFmacF64Inst
+        | Pred::HasFormattedMUBUFInsts
         | Pred::HasG16
         | Pred::HasGFX10_AEncoding
         | Pred::HasGFX10_BEncoding
         | Pred::HasGFX950Insts
         | Pred::HasGetWaveIdInst
+        | Pred::HasIEEEMinimumMaximumInsts
         | Pred::HasImageInsts
         | Pred::HasLDSFPAtomicAddF32
         | Pred::HasLdsAtomicAddF64
         | Pred::HasLdsBarrierArriveAtomic
+        | Pred::HasLerpInst
         | Pred::HasLshlAddU64Inst
         | Pred::HasMAIInsts
+        | Pred::HasMTBUFInsts
         | Pred::HasMadMacF32Insts
         | Pred::HasMadMixInsts
         | Pred::HasMadU32Inst
         | Pred::HasMcastLoadInsts
         | Pred::HasMin3Max3PKF16
+        | Pred::HasMinimum3Maximum3F16
+        | Pred::HasMinimum3Maximum3F32
         | Pred::HasMinimum3Maximum3PKF16
         | Pred::HasMovrel
         | Pred::HasNoSdstCMPX
         | Pred::HasPackedD16VMem
         | Pred::HasPackedFP32Ops
         | Pred::HasPermlane16Swap
+        | Pred::HasPermlane32Swap
         | Pred::HasPkAddMinMaxInsts
         | Pred::HasPkFmacF16Inst
         | Pred::HasPkMinMax3Insts
         | Pred::HasPkMovB32
         | Pred::HasPrngInst
         | Pred::HasPseudoScalarTrans
+        | Pred::HasQsadInsts
         | Pred::HasSALUFloatInsts
         // An AssemblerPredicate in LLVM 19 (`(not FeatureGFX9Insts), FeatureSDWA`); LLVM 22
         // renamed that condition `HasSDWA8` and left `HasSDWA` unchecked, but only LLVM 19's
         // GFX8 SDWA records carry `HasSDWA` here, and for them both releases agree.
         | Pred::HasSDWA
         | Pred::HasSDWA10
+        | Pred::HasSDWA8
         | Pred::HasSDWA9
+        | Pred::HasSGetShaderCyclesInst
         | Pred::HasSMemRealTime
         | Pred::HasSMemTimeInst
+        | Pred::HasSWakeupBarrier
+        | Pred::HasSadInsts
         | Pred::HasScalarAtomics
         | Pred::HasScalarFlatScratchInsts
         | Pred::HasScalarStores
+        | Pred::HasSetPrioIncWgInst
         | Pred::HasTanhInsts
         | Pred::HasTensorCvtLutInsts
         | Pred::HasTransposeLoadF4F6Insts
@@ -1052,6 +1211,9 @@ pub fn checked_by_decoder(pred: Pred) -> bool {
         | Pred::HasVINTERPEncoding
         | Pred::HasVOP3PInsts
         | Pred::HasVmemPrefInsts
+        | Pred::HasWaitXcnt
+        | Pred::HasXF32Insts
+        | Pred::NotHasFP8E5M3Insts
         | Pred::NotHasTrue16BitInsts
         | Pred::UseFakeTrue16Insts
         | Pred::UseRealTrue16Insts
@@ -1064,8 +1226,10 @@ pub fn checked_by_decoder(pred: Pred) -> bool {
         | Pred::isGFX11Plus
         | Pred::isGFX1250Plus
         | Pred::isGFX125xOnly
+        | Pred::isGFX12Not12_50
         | Pred::isGFX12Only
         | Pred::isGFX12Plus
+        | Pred::isGFX12PlusNot12_50
         | Pred::isGFX6GFX7GFX10
         | Pred::isGFX6GFX7GFX10Plus
         | Pred::isGFX6GFX7GFX8GFX9
@@ -1085,11 +1249,13 @@ pub fn checked_by_decoder(pred: Pred) -> bool {
         | Pred::isGFX940Plus
         | Pred::isGFX940orGFX1250
         | Pred::isGFX9GFX10
+        | Pred::isGFX9GFX10GFX11
         | Pred::isGFX9Only
         | Pred::isGFX9Plus
         | Pred::isNotGFX1250Plus
         | Pred::isNotGFX12Plus
         | Pred::isNotGFX90APlus
+        | Pred::isNotGFX940Plus
         | Pred::isWave32
         | Pred::isWave64 => true,
     }
@@ -1334,13 +1500,59 @@ mod tests {
         // LLVM 22: V_TANH_F16 fake16 DPP on gfx1250.
         ("gfx1250", Mode::Default, Pred::HasTanhInsts, true),
         // LLVM 22: 00ba007e is v_trunc_f16_e32 v0, s0 (fake16) by default and v0.l with
-        // +real-true16; LLVM 22 decodes no fake16 record in real-true16 mode.
+        // +real-true16 (the t16 table is tried first). cae0d1d5_c913461c decodes as
+        // V_CVT_F16_I16_fake16_e64_gfx12 (v_cvt_f16_i16_e64 v202, v201 clamp div:2) even with
+        // +real-true16.
         ("gfx1250", Mode::Default, Pred::UseFakeTrue16Insts, true),
         ("gfx1250", Mode::Default, Pred::UseRealTrue16Insts, false),
         ("gfx1250", Mode::RealT16, Pred::UseRealTrue16Insts, true),
-        ("gfx1250", Mode::RealT16, Pred::UseFakeTrue16Insts, false),
+        ("gfx1250", Mode::RealT16, Pred::UseFakeTrue16Insts, true),
         // LLVM 22's gfx1250 lists wavefrontsize32 itself.
         ("gfx1250", Mode::Default, Pred::isWave32, true),
+        // LLVM 22: V_PERMLANE32_SWAP_B32_e32_gfx9 00b4007e on gfx950, rejected on gfx942.
+        ("gfx950", Mode::Default, Pred::HasPermlane32Swap, true),
+        ("gfx942", Mode::Default, Pred::HasPermlane32Swap, false),
+        // LLVM 22: V_MAXIMUM3_F32_vi 0000a9d2_00000000 on gfx950, rejected on gfx942.
+        ("gfx950", Mode::Default, Pred::HasMinimum3Maximum3F32, true),
+        ("gfx942", Mode::Default, Pred::HasMinimum3Maximum3F32, false),
+        // LLVM 22: V_CVT_SCALEF32_F32_FP8_vi 00003bd2_00000000 on gfx950, rejected on gfx942.
+        ("gfx950", Mode::Default, Pred::HasFP8ConversionScaleInsts, true),
+        ("gfx942", Mode::Default, Pred::HasFP8ConversionScaleInsts, false),
+        // LLVM 22: V_DOT2_F32_BF16_vi 00009ad3_00000000 on gfx950, rejected on gfx942.
+        ("gfx950", Mode::Default, Pred::HasDot12Insts, true),
+        ("gfx942", Mode::Default, Pred::HasDot12Insts, false),
+        // LLVM 22: V_MFMA_F32_16X16X8XF32_gfx940_acd 0080bed3_00000000 on gfx942, rejected on
+        // gfx950 (which dropped the xf32 MFMAs).
+        ("gfx942", Mode::Default, Pred::HasXF32Insts, true),
+        ("gfx950", Mode::Default, Pred::HasXF32Insts, false),
+        // LLVM 22: V_MFMA_F32_16X16X32_BF8_BF8_gfx940_acd 0080f0d3_00000000 on gfx950 and gfx942.
+        ("gfx950", Mode::Default, Pred::HasFP8Insts, true),
+        // LLVM 22: V_CUBEID_F32_vi 0000c4d1_00000000 on gfx950; V_CUBEID_F32_e64_gfx12 on gfx1250.
+        ("gfx950", Mode::Default, Pred::HasCubeInsts, true),
+        ("gfx1250", Mode::Default, Pred::HasCubeInsts, true),
+        // LLVM 22: V_ADDC_CO_U32_sdwa_gfx9 f9000038_00000000 (`HasSDWA`, unchecked in LLVM 22) on gfx950.
+        ("gfx950", Mode::Default, Pred::HasSDWA, true),
+        // LLVM 22: TBUFFER_LOAD_FORMAT_X_VBUFFER_OFFSET_gfx12 000020c4_00000000_00000000 on gfx1200,
+        // rejected on gfx1250.
+        ("gfx1250", Mode::Default, Pred::HasMTBUFInsts, false),
+        ("gfx1201", Mode::Default, Pred::HasMTBUFInsts, true),
+        // LLVM 22: GLOBAL_LOAD_TR_B128_w32_gfx12 7cc015ee_00000000_00000000 is the _gfx12 record on
+        // gfx1200, the _gfx1250 one on gfx1250.
+        ("gfx1201", Mode::Default, Pred::isGFX12Not12_50, true),
+        ("gfx1250", Mode::Default, Pred::isGFX12Not12_50, false),
+        // LLVM 22: S_WAIT_XCNT_gfx12 0000c5bf, S_SETPRIO_INC_WG_gfx12 0000bebf and
+        // S_ADD_PC_I64_gfx12 004b80be on gfx1250, rejected on gfx1200.
+        ("gfx1250", Mode::Default, Pred::HasWaitXcnt, true),
+        ("gfx1201", Mode::Default, Pred::HasWaitXcnt, false),
+        ("gfx1250", Mode::Default, Pred::HasSetPrioIncWgInst, true),
+        ("gfx1201", Mode::Default, Pred::HasSetPrioIncWgInst, false),
+        ("gfx1250", Mode::Default, Pred::HasAddPC64Inst, true),
+        ("gfx1201", Mode::Default, Pred::HasAddPC64Inst, false),
+        // LLVM 22: V_MAXIMUM_F32_e64_gfx12 000066d7_00000000 on gfx1200 and gfx1250.
+        ("gfx1250", Mode::Default, Pred::HasIEEEMinimumMaximumInsts, true),
+        // LLVM 22: V_DOT2_F32_BF16_gfx11 00001acc_00000000 on gfx1200 and gfx1100, rejected on gfx1250.
+        ("gfx1250", Mode::Default, Pred::HasDot12Insts, false),
+        ("gfx1100", Mode::Default, Pred::HasDot12Insts, true),
     ];
 
     #[test]
@@ -1373,7 +1585,15 @@ mod tests {
         let unchecked: Vec<&str> = preds.iter().filter(|&&p| !checked_by_decoder(p)).map(|p| p.name()).collect();
         assert_eq!(
             unchecked,
-            ["HasMADIntraFwdBug", "HasNotMADIntraFwdBug", "HasScalarDwordx3Loads", "has16BankLDS", "has32BankLDS"]
+            [
+                "HasAtomicCSubNoRtnInsts",
+                "HasMADIntraFwdBug",
+                "HasNotMADIntraFwdBug",
+                "HasScalarDwordx3Loads",
+                "NoFP32Denormals",
+                "has16BankLDS",
+                "has32BankLDS"
+            ]
         );
     }
 
@@ -1445,7 +1665,8 @@ mod tests {
             (Pred::has16BankLDS, Pred::has32BankLDS),
             (Pred::HasTrue16BitInsts, Pred::NotHasTrue16BitInsts),
             (Pred::isGFX90AOnly, Pred::isGFX8GFX9NotGFX90A),
-            (Pred::HasSDWA, Pred::HasSDWA9),
+            (Pred::HasSDWA8, Pred::HasSDWA9),
+            (Pred::HasSDWA8, Pred::HasSDWA10),
             (Pred::HasSDWA9, Pred::HasSDWA10),
             (Pred::HasDPP, Pred::HasDPP16),
             (Pred::HasMADIntraFwdBug, Pred::HasNotMADIntraFwdBug),
@@ -1453,6 +1674,8 @@ mod tests {
         for p in PROCESSORS {
             for wave64 in [false, true] {
                 let c = PredContext { processor: p, wave64, real_true16: false };
+                // LLVM 19's `HasSDWA` is LLVM 22's `HasSDWA8`.
+                let pairs = pairs.iter().copied().chain((llvm_version(p) == 19).then_some((Pred::HasSDWA, Pred::HasSDWA9)));
                 for (a, b) in pairs {
                     assert!(!(holds(a, &c) && holds(b, &c)), "{} and {} both hold on {}", a.name(), b.name(), p.name);
                 }

@@ -24,6 +24,9 @@ pub enum Special {
     SrcPrivateBase,
     SrcPrivateLimit,
     SrcPopsExitingWaveId,
+    /// LLVM 22's `src_flat_scratch_base_lo`/`_hi` (encodings 230, 231).
+    SrcFlatScratchBaseLo,
+    SrcFlatScratchBaseHi,
     SrcVccz,
     SrcExecz,
     SrcScc,
@@ -105,6 +108,8 @@ impl Special {
             Special::SrcPrivateBase => "src_private_base",
             Special::SrcPrivateLimit => "src_private_limit",
             Special::SrcPopsExitingWaveId => "src_pops_exiting_wave_id",
+            Special::SrcFlatScratchBaseLo => "src_flat_scratch_base_lo",
+            Special::SrcFlatScratchBaseHi => "src_flat_scratch_base_hi",
             Special::SrcVccz => "src_vccz",
             Special::SrcExecz => "src_execz",
             Special::SrcScc => "src_scc",

@@ -75,8 +75,15 @@ pub struct OperandClassInfo {
 }
 
 impl OperandClass {
+    /// What LLVM 19's record says (LLVM 22's for classes LLVM 19 lacks).
     pub fn info(self) -> &'static OperandClassInfo {
         &super::tables::OPERAND_CLASS_INFO[self as usize]
+    }
+
+    /// The register class LLVM 22's record names (`VReg_64_AlignTarget`, resolved per target by
+    /// LLVM's register-class-by-HwMode); LLVM 19's where LLVM 22 has none.
+    pub fn reg_class_22(self) -> &'static str {
+        super::tables::OPERAND_CLASS_REG_CLASS_22[self as usize]
     }
 }
 
@@ -166,4 +173,13 @@ impl Encoding {
 /// Every encoding record.
 pub fn encodings() -> &'static [Encoding] {
     &super::tables::ENCODINGS
+}
+
+/// The record of LLVM version `llvm` called `name` (e.g. `V_LSHL_OR_B32_e64_gfx11`).
+pub fn find_record(llvm: u8, name: &str) -> Option<&'static Encoding> {
+    use std::collections::HashMap;
+    use std::sync::OnceLock;
+    static INDEX: OnceLock<HashMap<(u8, String), usize>> = OnceLock::new();
+    let index = INDEX.get_or_init(|| encodings().iter().enumerate().map(|(i, e)| ((e.llvm, e.record_name()), i)).collect());
+    index.get(&(llvm, name.to_owned())).map(|&i| &encodings()[i])
 }

@@ -34,7 +34,7 @@ pub struct Decoder {
     /// LLVM's `getMaxInstLength`: bytes beyond it are never part of an instruction.
     max_bytes: usize,
     /// How many leading bytes decide a decode that the memo may keep: 12 where 96-bit tables
-    /// are tried (GFX11+), else 8.
+    /// are tried (GFX11+), else 8; 0 turns the memo off.
     key_bytes: usize,
     memo: Box<[Cell<Memo>]>,
 }
@@ -45,6 +45,7 @@ struct Memo {
     key: u128,
     encoding: u16,
     len: u8,
+    tail_at: u8,
 }
 
 const MEMO_SLOTS: usize = 1 << 12;
@@ -59,7 +60,13 @@ impl Decoder {
                 (attempt, tree)
             })
             .collect();
-        let key_bytes = if attempts.iter().any(|(a, _)| a.bits > 64) { 12 } else { 8 };
+        // LLVM 22 targets read 64-bit literals and can reject a decode on a literal's value
+        // beyond the leading 12 bytes, so they decode without the memo.
+        let key_bytes = match (target.llvm_version(), attempts.iter().any(|(a, _)| a.bits > 64)) {
+            (22, _) => 0,
+            (_, true) => 12,
+            (_, false) => 8,
+        };
         let memo = (0..MEMO_SLOTS).map(|_| Cell::new(Memo::default())).collect();
         Decoder { target, attempts, max_bytes: max_inst_bytes(&target), key_bytes, memo }
     }
@@ -75,20 +82,20 @@ impl Decoder {
         // The memo is consulted only with every byte a decode may read at hand, so a hit is
         // exactly what decoding afresh would give; instructions longer than the key (literals
         // past it, MIMG address dwords) are never stored.
-        if bytes.len() >= self.max_bytes {
+        if self.key_bytes != 0 && bytes.len() >= self.max_bytes {
             let mut head = [0u8; 16];
             head[..self.key_bytes].copy_from_slice(&bytes[..self.key_bytes]);
             let key = u128::from_le_bytes(head);
             let slot = &self.memo[memo_slot(key)];
             let m = slot.get();
             if m.len != 0 && m.key == key {
-                return Inst::new(m.encoding, &bytes[..m.len as usize]);
+                return Inst::new(m.encoding, &bytes[..m.len as usize], m.tail_at as usize);
             }
             let inst = self.decode_uncached(bytes);
             if let Some(encoding) = inst.encoding_index()
                 && inst.len() <= self.key_bytes
             {
-                slot.set(Memo { key, encoding, len: inst.len() as u8 });
+                slot.set(Memo { key, encoding, len: inst.len() as u8, tail_at: inst.tail_at() as u8 });
             }
             return inst;
         }
@@ -125,8 +132,19 @@ impl Decoder {
             {
                 continue;
             }
-            if decode_operands_into(e, word, &limit[size..], &self.target, &mut ops).is_ok() {
-                return Inst::new(index, &limit[..size + ops.extra_bytes as usize]);
+            let tail_at = attempt.literal_at as usize;
+            let decoded = decode_operands_into(e, word, &limit[tail_at..], &self.target, &mut ops);
+            if decoded == Err(super::operand::DecodeFail::NegativeBufferOffset) {
+                break;
+            }
+            if decoded.is_ok() {
+                // LLVM's size is what it read: the encoded bits, or (reading the literal from
+                // inside them) up to the literal's end. An instruction must cover its pattern.
+                let len = size.max(tail_at + ops.extra_bytes as usize);
+                if tail_at < size && tail_at + (ops.extra_bytes as usize) < size {
+                    continue;
+                }
+                return Inst::new(index, &limit[..len], tail_at);
             }
         }
         raw(bytes)

@@ -29,7 +29,7 @@ pub fn print(out: &mut String, ctx: &Ctx<'_>, index: usize, method: &str) -> boo
             }
         },
         "printFlatOffset" => flat_offset,
-        "printSwizzle" => |out, _, _, imm| swizzle(out, imm as u16),
+        "printSwizzle" => |out, ctx, _, imm| swizzle(out, imm as u16, ctx.target.llvm_version() >= 22),
         "printCPol" => cpol,
         // The format is printed after `soffset` (see `print_symbolic_format`).
         "printFORMAT" => |_, _, _, _| {},
@@ -222,7 +222,7 @@ fn flat_offset(out: &mut String, ctx: &Ctx<'_>, _: usize, imm: i64) {
 
 /// `printSwizzle` (ds_swizzle_b32 offset): QUAD_PERM, SWAP, REVERSE, BROADCAST, BITMASK_PERM,
 /// or the plain number.
-fn swizzle(out: &mut String, imm: u16) {
+fn swizzle(out: &mut String, imm: u16, llvm22: bool) {
     if imm == 0 {
         return;
     }
@@ -255,6 +255,12 @@ fn swizzle(out: &mut String, imm: u16) {
             }
             out.push_str("\")");
         }
+    } else if llvm22 && imm & 0xe000 == 0xe000 {
+        // LLVM 22: FFT mode (bits 15:13 = 7), the swizzle in bits 4:0.
+        let _ = write!(out, "swizzle(FFT,{})", imm & 0x1f);
+    } else if llvm22 && imm & 0xe000 == 0xc000 {
+        // LLVM 22: rotate mode (bits 15:13 = 6), direction in bit 10, amount in bits 9:5.
+        let _ = write!(out, "swizzle(ROTATE,{},{})", (imm >> 10) & 1, (imm >> 5) & 0x1f);
     } else {
         let _ = write!(out, "{imm}");
     }
@@ -375,6 +381,8 @@ fn temporal_hint(out: &mut String, ctx: &Ctx<'_>, th: i64, scope: i64) {
         1 => "NT",
         2 => "HT",
         3 if scope == SCOPE_SYS => "BYPASS",
+        // LLVM 22 renamed TH_STORE_RT_WB to TH_STORE_WB.
+        3 if store && ctx.target.llvm_version() >= 22 => "WB",
         3 if store => "RT_WB",
         3 => "LU",
         4 => "NT_RT",
@@ -504,6 +512,10 @@ mod tests {
         check("gfx900", "10407ad801000005", "ds_swizzle_b32 v5, v1 offset:swizzle(BITMASK_PERM,\"i0000\")");
         check("gfx900", "e4807ad801000005", "ds_swizzle_b32 v5, v1 offset:swizzle(QUAD_PERM,0,1,2,3)");
         check("gfx900", "00e07ad801000005", "ds_swizzle_b32 v5, v1 offset:57344");
+        // LLVM 22 (llvm-mc-22): FFT and rotate modes.
+        check("gfx950", "1fe07ad801000005", "ds_swizzle_b32 v5, v1 offset:swizzle(FFT,31)");
+        check("gfx950", "ffc17ad801000005", "ds_swizzle_b32 v5, v1 offset:swizzle(ROTATE,0,15)");
+        check("gfx1250", "00a0d4d802000008", "ds_swizzle_b32 v8, v2 offset:40960");
     }
 
     /// MTBUF formats: GFX9 dfmt/nfmt pairs, GFX10 and GFX11 unified tables and their ends.

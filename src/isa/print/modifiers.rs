@@ -169,7 +169,7 @@ fn fp_input_mods(out: &mut String, ctx: &Ctx<'_>, index: usize) {
         if mods & src_mods::ABS == 0
             && let Some(source) = ctx.ops.as_slice().get(index + 1)
         {
-            neg_mnemonic = is_immediate(source.value);
+            neg_mnemonic = is_immediate(source.value) && super::operand::literal_expr(ctx, index + 1, source.value).is_none();
         }
         out.push_str(if neg_mnemonic { "neg(" } else { "-" });
     }
@@ -199,7 +199,10 @@ fn int_input_mods(out: &mut String, ctx: &Ctx<'_>, index: usize) {
     if needs_implied_vcc(e, index) {
         default_vcc(out, ctx, true);
     }
-    let sext = imm(ctx, index) & src_mods::SEXT != 0;
+    // SISrcMods::SEXT is bit 4; LLVM 19's SDWA records put the encoded sext bit at bit 0 of
+    // the modifiers (and its printer agreed), LLVM 22's at bit 4.
+    let sext_bit = if e.llvm == 22 { 1 << 4 } else { src_mods::SEXT };
+    let sext = imm(ctx, index) & sext_bit != 0;
     if sext {
         out.push_str("sext(");
     }
@@ -336,8 +339,13 @@ fn packed_modifier(out: &mut String, ctx: &Ctx<'_>, name: &str, modifier: i64) {
     }
     let vop3p = is_vop3p(e, generation);
     // VOP3 (not VOP3P) instructions with op_sel also select the destination half.
+    // (LLVM's VOP3_OPSEL flag: v_cmpx, which has no destination, and the v_cmp VOP3 DPP forms,
+    // whose op_sel LLVM's convertVOPC64DPPInst rebuilds from the sources, do not have it.)
+    let opcode = e.opcode.name();
+    let vopc64_dpp =
+        opcode.starts_with("V_CMPX") || (e.flags.has(flag::DPP) && e.flags.has(flag::VOP3) && opcode.starts_with("V_CMP"));
     let has_dst_sel =
-        count > 0 && modifier == src_mods::OP_SEL_0 && !vop3p && e.operand_index(OperandName::op_sel).is_some();
+        count > 0 && modifier == src_mods::OP_SEL_0 && !vop3p && !vopc64_dpp && e.operand_index(OperandName::op_sel).is_some();
     let default_bit = is_packed(e, generation) && modifier == src_mods::OP_SEL_1;
     let all_default = ops[..count].iter().all(|&v| (v & modifier != 0) == default_bit)
         && !(has_dst_sel && ops[0] & src_mods::DST_OP_SEL != 0);

@@ -106,8 +106,8 @@ pub fn print_value(out: &mut String, ctx: &Ctx<'_>, index: usize, value: Value) 
     match value {
         Value::Reg(reg) => {
             let _ = write!(out, "{reg}");
-            if let Some(rc) = register_class(class)
-                && class_contains(rc, reg) == Some(false)
+            if let Some(rc) = register_class(ctx, class)
+                && class_contains(&rc, reg) == Some(false)
             {
                 let _ = write!(out, "/*Invalid register, operand has '{rc}' register class*/");
             }
@@ -115,9 +115,95 @@ pub fn print_value(out: &mut String, ctx: &Ctx<'_>, index: usize, value: Value) 
         // LLVM's NoRegister never reaches a printed operand; make it visible if it does.
         Value::None => out.push_str("<noreg>"),
         _ => {
+            if let Some(expr) = literal_expr(ctx, index, value) {
+                out.push_str(&expr);
+                return;
+            }
             let imm = mc_immediate(class, value);
-            print_immediate(out, class, imm);
+            if ctx.encoding.llvm == 22 {
+                print_immediate_22(out, class, imm);
+            } else {
+                print_immediate(out, class, imm);
+            }
         }
+    }
+}
+
+/// LLVM 22 keeps a literal's encoding on disassembly: a 32-bit literal that the assembler would
+/// turn into an inline constant of the operand's type prints as `lit(0x...)`, a 64-bit literal
+/// (GFX1250, source 254) whose high half is zero as `lit64(0x...)` (else the 32-bit literal
+/// form would be read back). Such an operand is an MCExpr, not an immediate: modifiers print
+/// `-` before it, not `neg(...)`. None for LLVM 19 records, registers and inline constants.
+pub fn literal_expr(ctx: &Ctx<'_>, index: usize, value: Value) -> Option<String> {
+    if ctx.encoding.llvm != 22 {
+        return None;
+    }
+    let ty = ctx.encoding.operands.get(index)?.class.info().operand_type;
+    match value {
+        Value::Literal(l) if literal_would_inline(ty, l) => Some(format!("lit({l:#x})")),
+        Value::Literal64(v) if v >> 32 == 0 && !ty.starts_with("OPERAND_KIMM") => Some(format!("lit64({v:#x})")),
+        _ => None,
+    }
+}
+
+/// Whether the assembler would encode 32-bit literal `l` of operand type `ty` as an inline
+/// constant (LLVM 22's disassembler then wraps it in `lit()`), observed with llvm-mc-22 per
+/// operand type: 16-bit floats judge the low half, packed halves need a 16-bit value (or, for
+/// the splat form, equal halves), 64-bit integers see the literal zero-extended, and FP64
+/// (whose 32-bit literal is the high half), K constants and no-inline operands never inline.
+fn literal_would_inline(ty: &str, l: u32) -> bool {
+    let int32 = inline_int(i64::from(l as i32));
+    let lo = l & 0xffff;
+    let int16 = inline_int(i64::from(lo as u16 as i16));
+    match ty {
+        // Register-only operands print the value and `/*Invalid immediate*/`.
+        "" | "OPERAND_REGISTER" | "OPERAND_KIMM16" | "OPERAND_KIMM32" | "OPERAND_KIMM64" | "OPERAND_REG_IMM_NOINLINE_V2FP16" => {
+            false
+        }
+        t if t.contains("FP64") => false,
+        t if t.contains("INT64") => l <= 64,
+        "OPERAND_REG_IMM_V2FP16" | "OPERAND_REG_INLINE_C_V2FP16" | "OPERAND_REG_INLINE_AC_V2FP16" => {
+            int32 || (l <= 0xffff && float16_name(l).is_some())
+        }
+        "OPERAND_REG_IMM_V2BF16" | "OPERAND_REG_INLINE_C_V2BF16" | "OPERAND_REG_INLINE_AC_V2BF16" => {
+            int32 || (l <= 0xffff && bfloat16_name(l).is_some())
+        }
+        "OPERAND_REG_IMM_V2FP16_SPLAT" => int32 || (l >> 16 == lo && float16_name(lo).is_some()),
+        t if t.contains("BF16") => int16 || bfloat16_name(lo).is_some(),
+        t if t.contains("FP16") => int16 || float16_name(lo).is_some(),
+        _ => int32 || float32_name(l).is_some_and(|_| l != 0x8000_0000),
+    }
+}
+
+/// LLVM 22's immediate printers where they differ from LLVM 19's: 16-bit integers print the
+/// low half in hex unless the value is an inline integer, packed values without float names
+/// past 16 bits, FP64 values whole unless their low half is zero.
+fn print_immediate_22(out: &mut String, class: OperandClass, imm: i64) {
+    let ty = class.info().operand_type;
+    match ty {
+        "OPERAND_REG_INLINE_C_INT16" | "OPERAND_REG_INLINE_AC_INT16" | "OPERAND_REG_IMM_INT16" => {
+            if inline_int(i64::from(imm as i32)) {
+                let _ = write!(out, "{}", imm as i32);
+            } else {
+                hex(out, (imm as u64) & 0xffff);
+            }
+        }
+        "OPERAND_REG_IMM_NOINLINE_V2FP16" => {
+            if inline_int(i64::from(imm as i32)) {
+                let _ = write!(out, "{}", imm as i32);
+            } else {
+                hex(out, u64::from(imm as u32));
+            }
+        }
+        "OPERAND_REG_IMM_FP64" | "OPERAND_REG_INLINE_C_FP64" | "OPERAND_REG_INLINE_AC_FP64" => {
+            let v = imm as u64;
+            if inline_int(imm) || float64_name(v).is_some() || v & 0xffff_ffff != 0 {
+                print_imm64(out, v, false);
+            } else {
+                hex(out, v >> 32);
+            }
+        }
+        _ => print_immediate(out, class, imm),
     }
 }
 
@@ -227,9 +313,20 @@ fn record_flags(opcode: &str, suffix: &str) -> Option<u64> {
     records().get(&format!("{opcode}{suffix}")).copied()
 }
 
+/// LLVM 22 prints GFX1250's v_cvt_pk_f16_bf8/fp8 without `_e32`/`_e64` although both
+/// encodings exist (their VOP1 pseudo is marked single; observed with llvm-mc-22 on every
+/// record: no other VOP1/VOP2/VOP3 op differs from the sibling rule below).
+fn has_doubled_name(e: &Encoding) -> bool {
+    let name = e.opcode.name();
+    e.llvm == 22 && (name.starts_with("V_CVT_PK_F16_BF8V_CVT_PK_F16_BF8_") || name.starts_with("V_CVT_PK_F16_FP8V_CVT_PK_F16_FP8_"))
+}
+
 /// LLVM's `getVOP3IsSingle`: a VOP3 op prints `_e64` only when the same generation also has a
 /// 32-bit encoding of it (VOP1/VOP2/VOPC `_e32`, or VINTRP for `v_interp_*_e64`).
 fn vop3_is_single(e: &Encoding) -> bool {
+    if has_doubled_name(e) {
+        return true;
+    }
     let Some(base) = e.opcode.name().strip_suffix("_e64") else {
         return true;
     };
@@ -243,6 +340,9 @@ fn vop3_is_single(e: &Encoding) -> bool {
 /// generation also has its VOP3 (`_e64`) encoding. On GFX8/9 (`_vi` records) every `_e32` op
 /// has a VOP3 pseudo, even `v_pk_fmac_f16`, whose VOP3 form has no encoding.
 fn e32_is_single(e: &Encoding) -> bool {
+    if has_doubled_name(e) {
+        return true;
+    }
     let Some(base) = e.opcode.name().strip_suffix("_e32") else {
         return true;
     };
@@ -594,10 +694,13 @@ fn print_u32_imm(out: &mut String, v: i64) {
     hex(out, (v & 0xffff_ffff) as u64);
 }
 
-/// `printFP64ImmOperand` (GFX1250 `KImmFP64`, LLVM 22): the high dword when the low one is
-/// zero, else the whole value (`v_fmaak_f64 v[4:5], v[2:3], v[2:3], 0x405ec66666666666`).
+/// `printFP64ImmOperand` (GFX1250 `KImmFP64`, LLVM 22): `lit64(...)` when the high dword is
+/// zero (a plain 32-bit value would be read back as the high dword), the high dword when the
+/// low one is zero, else the whole value (`v_fmaak_f64 v[4:5], v[2:3], v[2:3], 0x405ec66666666666`).
 fn print_fp64_imm(out: &mut String, v: u64) {
-    if v & 0xffff_ffff == 0 {
+    if v >> 32 == 0 {
+        let _ = write!(out, "lit64({v:#x})");
+    } else if v & 0xffff_ffff == 0 {
         hex(out, v >> 32);
     } else {
         hex(out, v);
@@ -607,17 +710,36 @@ fn print_fp64_imm(out: &mut String, v: u64) {
 // ---------------------------------------------------------------------------------------------
 // Register classes
 
-/// The MC register class an operand class declares, if it is a register operand.
-fn register_class(class: OperandClass) -> Option<&'static str> {
+/// The MC register class an operand class declares, if it is a register operand. LLVM 22's
+/// records name some by hardware mode (`VReg_64_AlignTarget`, `AV_LdSt_32_Target`); on GFX950
+/// (AGPRs, aligned tuples) and GFX1250 (aligned tuples, no AGPRs) LLVM resolves them as below.
+fn register_class(ctx: &Ctx<'_>, class: OperandClass) -> Option<std::borrow::Cow<'static, str>> {
+    use std::borrow::Cow;
     let info = class.info();
-    if !info.reg_class.is_empty() {
-        Some(info.reg_class)
+    let rc: &'static str = if ctx.encoding.llvm == 22 { class.reg_class_22() } else { info.reg_class };
+    let rc = if !rc.is_empty() {
+        rc
     } else if info.operand_type.is_empty() && info.print_method.is_empty() {
         // A plain register class used as an operand class.
-        Some(class.name())
+        class.name()
     } else {
-        None
+        return None;
+    };
+    if ctx.encoding.llvm != 22 {
+        return Some(Cow::Borrowed(rc));
     }
+    let no_agprs = ctx.target.generation() == crate::isa::processor::Generation::Gfx1250;
+    let base = rc.replace("AV_LdSt_", "AV_");
+    Some(if let Some(b) = base.strip_suffix("_AlignTarget") {
+        let b = if no_agprs { b.replace("AV_", "VReg_") } else { b.to_owned() };
+        Cow::Owned(format!("{b}_Align2"))
+    } else if base == "AV_32_Target" {
+        Cow::Borrowed(if no_agprs { "VGPR_32" } else { "AV_32" })
+    } else if base != rc {
+        Cow::Owned(if no_agprs { base.replace("AV_", "VReg_") } else { base })
+    } else {
+        Cow::Borrowed(rc)
+    })
 }
 
 /// Registers LLVM never flags (`isInlineValue`): the `src_*` values and `null`.
@@ -626,7 +748,17 @@ fn is_inline_value(reg: Reg) -> bool {
     matches!(
         reg,
         Reg::Special(
-            SrcSharedBase | SrcSharedLimit | SrcPrivateBase | SrcPrivateLimit | SrcPopsExitingWaveId | SrcVccz | SrcExecz | SrcScc | Null
+            SrcSharedBase
+                | SrcSharedLimit
+                | SrcPrivateBase
+                | SrcPrivateLimit
+                | SrcPopsExitingWaveId
+                | SrcFlatScratchBaseLo
+                | SrcFlatScratchBaseHi
+                | SrcVccz
+                | SrcExecz
+                | SrcScc
+                | Null
         )
     )
 }
@@ -657,6 +789,17 @@ fn is_scalar64(reg: Reg) -> bool {
 fn class_contains(rc: &str, reg: Reg) -> Option<bool> {
     if is_inline_value(reg) {
         return Some(true);
+    }
+    // `_Align2` tuples start at an even register; `_Align1` ones anywhere.
+    if let Some(base) = rc.strip_suffix("_Align2") {
+        let aligned = match reg {
+            Reg::Vgpr { index, count } | Reg::Agpr { index, count } => count < 2 || index % 2 == 0,
+            _ => true,
+        };
+        return class_contains(base, reg).map(|c| c && aligned);
+    }
+    if let Some(base) = rc.strip_suffix("_Align1") {
+        return class_contains(base, reg);
     }
     // Alignment-dependent classes differ by target; 16-bit and boolean classes are not modelled.
     if rc.contains("Align") || rc.contains("_16") || rc.starts_with("SReg_1") && !rc.starts_with("SReg_12") {

@@ -67,11 +67,18 @@ fn is_pre_gfx8_only(r: &Record) -> bool {
     matches!(r.ns.as_str(), "GFX6GFX7" | "GFX7" | "GFX6") || r.preds.iter().any(|p| only_old(p))
 }
 
-/// LLVM 22 supplies GFX950 and GFX1250 only: records that exist for those generations and
-/// are not already LLVM 19's. Everything LLVM 19 knows is decoded with LLVM 19's records.
+/// LLVM 22 supplies GFX950 and GFX1250, which LLVM 19 does not know: every record of the
+/// decoder namespaces those targets use (so they decode with LLVM 22's tables alone), and the
+/// image-size siblings that name them. Everything else is decoded with LLVM 19's records.
 fn is_gfx950_or_gfx1250(r: &Record) -> bool {
+    const NAMESPACES: [&str; 13] = [
+        "AMDGPU", "GFX8", "GFX80_UNPACKED", "GFX9", "GFX9_DL", "GFX90A", "GFX940", "GFX950", "GFX12", "GFX12_FAKE16", "GFX12W64",
+        "GFX1250", "GFX1250_FAKE16",
+    ];
     let named = |s: &str| s.contains("gfx950") || s.contains("gfx1250") || s.contains("GFX950") || s.contains("GFX1250");
-    named(&r.name) || named(&r.ns) || r.preds.iter().any(|p| named(p) || p == "isGFX1250Plus" || p == "isGFX950Plus")
+    NAMESPACES.contains(&r.ns.as_str())
+        || named(&r.name)
+        || r.preds.iter().any(|p| named(p) || p == "isGFX1250Plus" || p == "isGFX950Plus")
 }
 
 const SOURCES: [Source; 2] = [
@@ -167,6 +174,9 @@ fn emit_enum(out: &mut String, doc: &str, name: &str, repr: &str, values: &BTree
 pub fn generate(data_dir: &Path) -> Result<String, String> {
     let mut records: Vec<(u8, Record)> = Vec::new();
     let mut classes: BTreeMap<String, OperandClassRecord> = BTreeMap::new();
+    // LLVM 22's register class of each operand class it defines (`VReg_64_AlignTarget` where
+    // LLVM 19 says `VReg_64`): the class the printer checks LLVM 22's operands against.
+    let mut reg_classes_22: BTreeMap<String, Option<String>> = BTreeMap::new();
     for source in &SOURCES {
         for r in read_jsonl::<Record>(&data_dir.join(source.file))? {
             if (source.keep)(&r) {
@@ -174,6 +184,9 @@ pub fn generate(data_dir: &Path) -> Result<String, String> {
             }
         }
         for c in read_jsonl::<OperandClassRecord>(&data_dir.join(source.operands))? {
+            if source.version == 22 {
+                reg_classes_22.insert(c.class.clone(), c.reg_class.clone());
+            }
             classes.entry(c.class.clone()).or_insert(c);
         }
     }
@@ -256,6 +269,16 @@ pub fn generate(data_dir: &Path) -> Result<String, String> {
             print.unwrap_or_default(),
             s(info.map(|i| &i.decoder_method)),
         );
+    }
+    let _ = writeln!(out, "];\n");
+    let _ = writeln!(out, "/// LLVM 22's register class of each operand class (LLVM 19's where LLVM 22 has none).");
+    let _ = writeln!(out, "pub static OPERAND_CLASS_REG_CLASS_22: [&str; {}] = [", operand_classes.len());
+    for c in &operand_classes {
+        let rc = match reg_classes_22.get(c) {
+            Some(rc) => rc.clone(),
+            None => classes.get(c).and_then(|i| i.reg_class.clone()),
+        };
+        let _ = writeln!(out, "    {:?},", rc.unwrap_or_default());
     }
     let _ = writeln!(out, "];\n");
 
