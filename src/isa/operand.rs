@@ -338,6 +338,15 @@ pub fn decode_operands(e: &Encoding, word: u128, tail: &[u8], target: &Target) -
     let blank = Op { name: OperandName::ALL[0], class: OperandClass::ALL[0], value: Value::None };
     let mut out = Operands { ops: [blank; MAX_OPERANDS], len: 0, extra_bytes: 0, converted: None };
     let mut ctx = Ctx { target, tail, literal: None };
+    // A K form's one literal is its K constant, inside the encoding: a source that selects the
+    // literal before the K is decoded must take the K, not read bytes past the instruction
+    // (LLVM 22's VOPD K forms have plain `VSrc` sources where LLVM 19's were `Deferred`).
+    ctx.literal = e
+        .operands
+        .iter()
+        .zip(e.fields)
+        .find(|(o, _)| matches!(method_of(o.class), Method::KImm { .. }))
+        .map(|(_, bits)| extract(bits, word) as u32);
     let generation = target.generation();
     for (operand, bits) in e.operands.iter().zip(e.fields) {
         // MIMG atomics tie `$vdst = $vdata` with only vdata encoded: vdst decodes from its bits.
@@ -755,6 +764,28 @@ mod tests {
         let bytes = [0x05, 0x48, 0xdc, 0xd5, 0xfa, 0x00, 0x00, 0x08, 0x01, 0x5f, 0x01, 0x01];
         let text = crate::isa::print::print(&decoder.decode(&bytes), &target, 0);
         assert_eq!(text, "v_ceil_f16_e64_dpp v5.h, v1.h op_sel:[1,1] mul:2 row_share:15 row_mask:0x0 bank_mask:0x1");
+    }
+
+    /// Regression (fuzz `decode_never_panics`, gfx1250): a VOPD K form whose src0X selects the
+    /// literal read it from the bytes after the 96-bit instruction (failing at the end of the
+    /// code, and failing `decode_operands` on the instruction's own bytes); it is the K.
+    #[test]
+    fn vopd_k_form_literal_source_is_the_k() {
+        let target = Target::from_name("gfx1250", "").unwrap();
+        let decoder = crate::isa::Decoder::new(target);
+        let bytes = [0xff, 0xfe, 0xa1, 0xc8, 0x7c, 0xfe, 0x07, 0xff, 0x56, 0x34, 0x12, 0xaf];
+        for stream in [&bytes[..], &[&bytes[..], &[0xde, 0xad, 0xbe, 0xef]].concat()] {
+            let inst = decoder.decode_uncached(stream);
+            assert_eq!(inst.len(), 12, "{inst:?}");
+            let e = inst.encoding().unwrap();
+            let ops = decode_operands(e, inst.encoded_bits(), &[], &target).unwrap();
+            assert_eq!(ops.value(OperandName::src0X), Some(Value::Literal(0xaf12_3456)));
+            assert_eq!(ops.extra_bytes, 0);
+            assert_eq!(
+                crate::isa::print::print(&inst, &target, 0),
+                "v_dual_fmamk_f32 v255, 0xaf123456, 0xaf123456, v255 :: v_dual_add_nc_u32 v6, null, v255"
+            );
+        }
     }
 
     #[test]
