@@ -930,6 +930,28 @@ mod tests {
         assert_eq!(text, "v_ceil_f16_e64_dpp v5.h, v1.h op_sel:[1,1] mul:2 row_share:15 row_mask:0x0 bank_mask:0x1");
     }
 
+    /// Regression (fuzz `decode_never_panics`, gfx1250): a VOPD K form whose src0X selects the
+    /// literal read it from the bytes after the 96-bit instruction (failing at the end of the
+    /// code, and failing `decode_operands` on the instruction's own bytes); it is the K.
+    #[test]
+    fn vopd_k_form_literal_source_is_the_k() {
+        let target = Target::from_name("gfx1250", "").unwrap();
+        let decoder = crate::isa::Decoder::new(target);
+        let bytes = [0xff, 0xfe, 0xa1, 0xc8, 0x7c, 0xfe, 0x07, 0xff, 0x56, 0x34, 0x12, 0xaf];
+        for stream in [&bytes[..], &[&bytes[..], &[0xde, 0xad, 0xbe, 0xef]].concat()] {
+            let inst = decoder.decode_uncached(stream);
+            assert_eq!(inst.len(), 12, "{inst:?}");
+            let e = inst.encoding().unwrap();
+            let ops = decode_operands(e, inst.encoded_bits(), &[], &target).unwrap();
+            assert_eq!(ops.value(OperandName::src0X), Some(Value::Literal(0xaf12_3456)));
+            assert_eq!(ops.extra_bytes, 0);
+            assert_eq!(
+                crate::isa::print::print(&inst, &target, 0),
+                "v_dual_fmamk_f32 v255, 0xaf123456, 0xaf123456, v255 :: v_dual_add_nc_u32 v6, null, v255"
+            );
+        }
+    }
+
     #[test]
     fn class_widths() {
         assert_eq!(class_bits("VReg_64"), Some(64));
