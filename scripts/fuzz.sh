@@ -7,8 +7,8 @@
 # decode_never_panics with NAMEs (rows of TARGETS in tests/robustness/mod.rs, e.g. gfx900,
 # gfx1100-w64-t16; `all` for every row, one after another) runs RUNS executions per target,
 # pinned with GFXPATCH_FUZZ_TARGET, each on its own corpus fuzz/corpus/decode_never_panics/NAME.
-# Without NAMEs it runs RUNS executions in total, the first input byte choosing the target, on
-# fuzz/corpus/decode_never_panics/mixed.
+# Without NAMEs it runs RUNS executions in total, the first input byte choosing the target,
+# writing to fuzz/corpus/decode_never_panics/mixed and reading every per-target corpus as seeds.
 #
 # Corpora are seeded from the fixtures: for decode, each fixture code object's .text (cut in
 # pieces under the input size limit) behind the target's selector byte, plus the instruction
@@ -98,14 +98,14 @@ seed_container() { # DIR
 
 mkdir -p fuzz/artifacts/logs
 summary=()
-run() { # LABEL CORPUS [ENV...]
-    local label=$1 corpus=$2 log start end rc
+run() { # LABEL ENV CORPUS... (ENV: one VAR=value or empty; new inputs go to the first CORPUS)
+    local label=$1 envset=$2 log start end rc dirs=()
     shift 2
+    for d in "$@"; do dirs+=("$root/$d"); done
     log=fuzz/artifacts/logs/$target.$label.log
     start=$(date +%s)
-    # Fixture inputs above max_len only seed container parsing; -max_len cuts longer ones.
     rc=0
-    (cd fuzz && env "$@" cargo fuzz run -s "$sanitizer" "$target" "$root/$corpus" -- \
+    (cd fuzz && env $envset cargo fuzz run -s "$sanitizer" "$target" "${dirs[@]}" -- \
         -runs="$runs" -max_len="$max_len" -print_final_stats=1 ${FUZZ_ARGS:-}) >"$log" 2>&1 || rc=$?
     end=$(date +%s)
     local done_line
@@ -124,18 +124,15 @@ run() { # LABEL CORPUS [ENV...]
 case $target in
 decode_never_panics)
     if [ $# -eq 0 ]; then
-        corpus=fuzz/corpus/decode_never_panics/mixed
-        if [ ! -d "$corpus" ] || [ -z "$(ls -A "$corpus")" ]; then
-            for i in "${!names[@]}"; do
-                set -- ${names[$i]}
-                seed_decode "$corpus.seed/$1" "$i" "$2"
-            done
-            mkdir -p "$corpus"
-            cp "$corpus".seed/*/* "$corpus"/ 2>/dev/null || true
-            # a flat copy is enough: seed file names carry no target, their first byte does
-            rm -rf "$corpus.seed"
-        fi
-        run mixed "$corpus"
+        # New inputs go to .../mixed; every target's seeded corpus is read as seeds too.
+        seeds=()
+        for i in "${!names[@]}"; do
+            set -- ${names[$i]}
+            seed_decode "fuzz/corpus/decode_never_panics/$1" "$i" "$2"
+            seeds+=("fuzz/corpus/decode_never_panics/$1")
+        done
+        mkdir -p fuzz/corpus/decode_never_panics/mixed
+        run mixed "" fuzz/corpus/decode_never_panics/mixed "${seeds[@]}"
     else
         if [ "$1" = all ]; then
             set -- $(for n in "${names[@]}"; do set -- $n; echo "$1"; done)
@@ -144,7 +141,7 @@ decode_never_panics)
             read -r index cpu < <(selector_of)
             corpus=fuzz/corpus/decode_never_panics/$NAME
             seed_decode "$corpus" "$index" "$cpu"
-            run "$NAME" "$corpus" GFXPATCH_FUZZ_TARGET="$NAME"
+            run "$NAME" GFXPATCH_FUZZ_TARGET="$NAME" "$corpus"
         done
     fi
     ;;
@@ -153,7 +150,7 @@ container_parse_never_panics)
     seed_container "$corpus"
     # Fixture files are up to ~60 KiB: let inputs be as large as the largest seed.
     max_len=${FUZZ_MAX_LEN:-65536}
-    run all "$corpus"
+    run all "" "$corpus"
     ;;
 *)
     echo "unknown fuzz target $target (decode_never_panics, container_parse_never_panics)" >&2
