@@ -2,6 +2,7 @@
 //! decoder and (as they land) the printer, parser and encoder.
 
 pub mod decode;
+pub mod encode;
 pub mod info;
 pub mod inst;
 pub mod listing;

@@ -80,7 +80,7 @@ impl Operands {
         }
     }
 
-    fn push(&mut self, op: Op) -> Result<(), DecodeFail> {
+    pub(crate) fn push(&mut self, op: Op) -> Result<(), DecodeFail> {
         let slot = self.ops.get_mut(self.len as usize).ok_or(DecodeFail::TooManyOperands)?;
         *slot = op;
         self.len += 1;
@@ -124,7 +124,7 @@ pub fn has_64bit_literals(target: &Target) -> bool {
 
 /// How an operand class decodes, parsed from LLVM's decoder-method names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Method {
+pub(crate) enum Method {
     /// `decodeSrcRegOrImm9` and friends: a 9-bit scalar/vector source, maybe a constant.
     Src { dwords: u8, imm_bits: u8, literal: bool, deferred: bool, agpr: bool },
     /// A 10-bit source whose bit 9 selects AGPRs (`decodeSrcAV10`, `decodeAV10`, AVLdSt).
@@ -172,7 +172,7 @@ fn opw_bits(arg: &str) -> u32 {
 }
 
 /// The decoding method of `class`, parsed once per class.
-fn method_of(class: OperandClass) -> Method {
+pub(crate) fn method_of(class: OperandClass) -> Method {
     static METHODS: std::sync::OnceLock<Vec<Method>> = std::sync::OnceLock::new();
     METHODS.get_or_init(|| OperandClass::ALL.iter().map(|&c| compute_method(c)).collect())[class as usize]
 }
