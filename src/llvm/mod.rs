@@ -3,6 +3,7 @@
 
 use std::sync::Once;
 
+pub mod asm;
 pub mod disasm;
 pub mod listing;
 

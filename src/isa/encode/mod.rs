@@ -233,7 +233,7 @@ pub fn canonical_extras(encoding: &Encoding, target: &Target) -> u128 {
     let mut extra = 0;
     let name = encoding.opcode.name();
     let accvgpr_vi = encoding.suffix == "_vi" && matches!(name, "V_ACCVGPR_READ_B32" | "V_ACCVGPR_WRITE_B32");
-    if encoding.flags.has(flag::VOP3P) || accvgpr_vi {
+    if is_vop3p(encoding, target) || accvgpr_vi {
         let has = |n: OperandName| encoding.operand_index(n).is_some();
         extra |= if has(OperandName::op_sel_hi) {
             if has(OperandName::src2) {
@@ -253,6 +253,17 @@ pub fn canonical_extras(encoding: &Encoding, target: &Target) -> u128 {
         extra |= 0x7e;
     }
     extra
+}
+
+/// Whether LLVM's TSFlags say VOP3P. Our records carry the flags of LLVM's *real* records, which
+/// lack the VOP3P bit their pseudos have; the VOP3P encoding's fixed prefix says it instead
+/// (bits 31..23 = 0x1a7 before GFX10, bits 31..24 = 0xcc from GFX10). GFX950's 128-bit
+/// `v_mfma_scale_*` (a `v_mfma_ld_scale` prefix, then the MFMA) are MAI, not VOP3P: LLVM 22's
+/// encodings leave the prefix's op_sel_hi bits clear.
+fn is_vop3p(encoding: &Encoding, target: &Target) -> bool {
+    let prefix: u128 = if target.generation().is_gfx10_plus() { 0xff00_0000 } else { 0xff80_0000 };
+    let value: u128 = if target.generation().is_gfx10_plus() { 0xcc00_0000 } else { 0xd380_0000 };
+    encoding.flags.has(flag::VOP3P) || (matches!(encoding.bits, 64 | 96) && encoding.mask & prefix == prefix && encoding.value & prefix == value)
 }
 
 /// The one literal constant an instruction may carry, as the decoder reads it: the first source
