@@ -1,0 +1,275 @@
+//! Differential: our encoder against LLVM 19's in-process assembler on random valid
+//! instructions drawn from the tables.
+//!
+//! Per generation (one representative target each), encodings the target's decoder tables hold
+//! are picked at random and their operand fields filled with random bits; the words our decoder
+//! decodes to that same encoding are kept. Each is printed with our printer (identical to
+//! LLVM's, tests/disasm_matches_objdump.rs and tests/vectors.rs), the text is assembled by LLVM,
+//! and LLVM's bytes are compared with ours: canonical `encode(encoding, decode_operands(..))`.
+//! Texts LLVM does not take back, or takes back as another encoding (LLVM 19 reassembles some
+//! printed text differently: an `_e64` form printed without its suffix becomes e32, ...), are
+//! counted by reason, not hidden. The rate of identical bytes may not fall below the floors in
+//! tests/golden/encode-canonical-rates.txt (`differential ...`; `GFXPATCH_BLESS=1` rewrites).
+//!
+//! `GFXPATCH_DIFF_COUNT` sets the instructions per generation (default 10,000). GFX950 and
+//! GFX1250 are beyond LLVM 19: their oracle is LLVM 22's assembler vectors
+//! (tests/encode_roundtrip.rs, `llvm_assembler_vectors_encode_to_llvm_bytes`).
+
+mod common;
+
+use std::collections::BTreeMap;
+
+use gfxpatch::isa::decode::plan;
+use gfxpatch::isa::encode::encode;
+use gfxpatch::isa::operand::decode_operands;
+use gfxpatch::isa::predicates::{self, PredContext};
+use gfxpatch::isa::table::{encodings, flag, Encoding};
+use gfxpatch::isa::{print, Decoder, Inst, Target};
+use gfxpatch::llvm::asm::LlvmAssembler;
+
+/// One target per generation LLVM 19 knows.
+const TARGETS: [(&str, &str); 9] = [
+    ("gfx803", ""),
+    ("gfx900", ""),
+    ("gfx90a", ""),
+    ("gfx942", ""),
+    ("gfx1010", ""),
+    ("gfx1030", ""),
+    ("gfx1100", ""),
+    ("gfx1151", ""),
+    ("gfx1200", ""),
+];
+
+/// SplitMix64: a small deterministic generator (the sample is the same every run).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+}
+
+/// The encodings `target`'s decoder can produce: its LLVM records in the tables its plan tries,
+/// whose decoder-checked predicates hold.
+fn candidates(target: &Target) -> Vec<&'static Encoding> {
+    let attempts = plan(target);
+    let ctx = PredContext { processor: target.processor, wave64: target.wave64, real_true16: target.real_true16 };
+    encodings()
+        .iter()
+        .filter(|e| e.llvm == target.llvm_version() && !e.flags.has(flag::ISASMPARSERONLY))
+        .filter(|e| attempts.iter().any(|a| a.namespace == e.ns && a.bits == e.bits))
+        .filter(|e| e.preds.iter().all(|&p| !predicates::checked_by_decoder(p) || predicates::holds(p, &ctx)))
+        .collect()
+}
+
+/// Random instructions of `target` that decode to the encoding they were drawn from.
+fn sample(target: &Target, count: usize, rng: &mut Rng) -> Vec<Inst> {
+    let pool = candidates(target);
+    let decoder = Decoder::new(*target);
+    let mut out = Vec::with_capacity(count);
+    let mut tries = 0usize;
+    while out.len() < count && tries < count * 200 {
+        tries += 1;
+        let e = pool[(rng.next() % pool.len() as u64) as usize];
+        let random = u128::from(rng.next()) | (u128::from(rng.next()) << 64);
+        let word = (random & !e.mask) | e.value;
+        let mut bytes = word.to_le_bytes()[..e.bits as usize / 8].to_vec();
+        // Room for a literal or NSA address dwords.
+        bytes.extend_from_slice(&rng.next().to_le_bytes());
+        bytes.extend_from_slice(&rng.next().to_le_bytes());
+        let inst = decoder.decode_uncached(&bytes);
+        if inst.encoding().is_some_and(|d| std::ptr::eq(d, e)) {
+            out.push(inst);
+        }
+    }
+    out
+}
+
+#[derive(Default)]
+struct Tally {
+    total: usize,
+    same: usize,
+    /// Lines LLVM assembled, and of those, how many of LLVM's bytes our decoder reads whole and
+    /// our canonical encoder writes back identically.
+    llvm_accepted: usize,
+    llvm_re_encoded: usize,
+    re_encode_failures: Vec<String>,
+    reasons: BTreeMap<String, (usize, String)>,
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Why LLVM's bytes for our printed text are not ours. When LLVM's bytes print as the same
+/// text, the text simply does not carry the difference (a field the printer omits at its
+/// default, an encoding LLVM's matcher prefers); that is said first.
+fn reason(decoder: &Decoder, inst: &Inst, ours: &Inst, llvm: &[u8]) -> String {
+    let e = inst.encoding().unwrap();
+    let theirs = decoder.decode(llvm);
+    let target = decoder.target();
+    let same_text = theirs.len() == llvm.len() && print::print(&theirs, target, 0) == print::print(inst, target, 0);
+    let prefix = if same_text { "same text: " } else { "DIFFERENT TEXT: " };
+    prefix.to_owned() + &match theirs.encoding() {
+        Some(t) if !std::ptr::eq(t, e) => format!("LLVM picks another encoding for the text ({:?} {}-bit -> {:?} {}-bit)", e.variant, e.bits, t.variant, t.bits),
+        None => "LLVM's bytes do not decode".to_owned(),
+        Some(_) if theirs.len() != ours.len() => "same encoding, another length".to_owned(),
+        Some(_) => {
+            let diff = ours.encoded_bits() ^ theirs.encoded_bits();
+            let names: Vec<&str> = e
+                .operands
+                .iter()
+                .zip(e.fields)
+                .filter(|(_, bits)| bits.iter().any(|&(lo, hi, _)| diff >> lo & ((1u128 << (hi - lo + 1)) - 1) != 0))
+                .map(|(o, _)| o.name.name())
+                .collect();
+            if names.is_empty() {
+                "same encoding, bits outside operand fields differ".to_owned()
+            } else {
+                format!("same encoding, LLVM writes other bits in {}", names.join(","))
+            }
+        }
+    }
+}
+
+/// LLVM's bytes for a line, decoded by us and encoded canonically, must be LLVM's bytes.
+fn re_encode(decoder: &Decoder, llvm: &[u8]) -> Result<(), String> {
+    let target = decoder.target();
+    let inst = decoder.decode(llvm);
+    let Some(e) = inst.encoding().filter(|_| inst.len() == llvm.len()) else {
+        return Err("our decoder does not read LLVM's bytes whole".to_owned());
+    };
+    let bytes = inst.bytes();
+    let ops = decode_operands(e, inst.encoded_bits(), &bytes[inst.tail_at()..], target).map_err(|f| format!("{f:?}"))?;
+    match encode(e, &ops, target) {
+        Ok(ours) if ours.bytes() == llvm => Ok(()),
+        Ok(ours) => Err(format!("{} ours {}", e.record_name(), hex(&ours.bytes()))),
+        Err(err) => Err(format!("{}: {err}", e.record_name())),
+    }
+}
+
+#[test]
+fn random_instructions_encode_like_llvm() {
+    let count: usize = std::env::var("GFXPATCH_DIFF_COUNT").ok().and_then(|c| c.parse().ok()).unwrap_or(10_000);
+    let mut tallies: BTreeMap<String, Tally> = BTreeMap::new();
+    let mut rng = Rng(0x6766_7870_6174_6368);
+    for (cpu, mattr) in TARGETS {
+        let target = Target::from_name(cpu, mattr).unwrap();
+        let decoder = Decoder::new(target);
+        let insts = sample(&target, count, &mut rng);
+        let mut texts = Vec::with_capacity(insts.len());
+        let mut ours = Vec::with_capacity(insts.len());
+        for inst in &insts {
+            let e = inst.encoding().unwrap();
+            let bytes = inst.bytes();
+            let ops = decode_operands(e, inst.encoded_bits(), &bytes[inst.tail_at()..], &target).unwrap();
+            ours.push(encode(e, &ops, &target));
+            texts.push(print::print(inst, &target, 0));
+        }
+        let lines: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let mut llvm = LlvmAssembler::new(&target).unwrap();
+        let theirs = llvm.assemble_each(&lines).unwrap();
+        let tally = tallies.entry(format!("{} ({cpu})", target.generation().name())).or_default();
+        for ((inst, text), (ours, theirs)) in insts.iter().zip(&texts).zip(ours.iter().zip(theirs)) {
+            tally.total += 1;
+            if let Ok(theirs) = &theirs {
+                tally.llvm_accepted += 1;
+                match re_encode(&decoder, theirs) {
+                    Ok(()) => tally.llvm_re_encoded += 1,
+                    Err(why) => tally.re_encode_failures.push(format!("`{text}` llvm {}: {why}", hex(theirs))),
+                }
+            }
+            let example = |detail: &str| format!("`{text}` {} {detail}", hex(&inst.bytes()));
+            let (why, example) = match (ours, theirs) {
+                (Ok(ours), Ok(theirs)) if ours.bytes() == theirs => {
+                    tally.same += 1;
+                    continue;
+                }
+                (Ok(ours), Ok(theirs)) => {
+                    (reason(&decoder, inst, ours, &theirs), example(&format!("ours {} llvm {}", hex(&ours.bytes()), hex(&theirs))))
+                }
+                (Err(err), _) => (format!("our encoder refuses: {err:?}").split(" {").next().unwrap().to_owned(), example(&err.to_string())),
+                (Ok(_), Err(message)) => {
+                    let short: String = message.split(['(', ':', '\n']).next().unwrap_or("").trim().to_owned();
+                    (format!("LLVM 19 does not take the printed text back: {short}"), example(&message))
+                }
+            };
+            let entry = tally.reasons.entry(why).or_insert((0, example));
+            entry.0 += 1;
+        }
+        assert!(tally.total >= count * 9 / 10, "{cpu}: only {} random instructions decoded to their encoding", tally.total);
+    }
+    let mut report = format!("differential: {count} random instructions per generation, ours vs LLVM 19's assembler on our printed text\n");
+    for (group, t) in &tallies {
+        let count = |prefix: &str| t.reasons.iter().filter(|(why, _)| why.starts_with(prefix)).map(|(_, (n, _))| n).sum::<usize>();
+        report.push_str(&format!(
+            "{group:18} {:6}/{:6} identical ({:.3}%); LLVM 19 rejects the text: {}; LLVM's bytes print the same text: {}; print differently: {}; our encoder refuses: {}\n",
+            t.same,
+            t.total,
+            100.0 * t.same as f64 / t.total.max(1) as f64,
+            count("LLVM 19 does not"),
+            count("same text"),
+            count("DIFFERENT"),
+            count("our encoder"),
+        ));
+        report.push_str(&format!(
+            "{:18} LLVM's own bytes, decoded and canonically re-encoded: {}/{} identical\n",
+            "",
+            t.llvm_re_encoded,
+            t.llvm_accepted
+        ));
+        for failure in t.re_encode_failures.iter().take(10) {
+            report.push_str(&format!("    re-encode: {failure}\n"));
+        }
+        let mut reasons: Vec<_> = t.reasons.iter().collect();
+        reasons.sort_by_key(|(_, (n, _))| std::cmp::Reverse(*n));
+        for (why, (n, example)) in reasons {
+            report.push_str(&format!("    {n:6} {why}\n           e.g. {example}\n"));
+        }
+    }
+    eprintln!("{report}");
+    let _ = std::fs::write(common::repo().join("target/encode-differential.txt"), &report);
+    check_floors(&tallies, &report);
+    for (group, t) in &tallies {
+        assert_eq!(t.llvm_re_encoded, t.llvm_accepted, "{group}: LLVM's bytes do not all re-encode to themselves\n{report}");
+    }
+}
+
+/// Identical-byte rates may not fall below the golden floors (`GFXPATCH_BLESS=1` rewrites them).
+fn check_floors(tallies: &BTreeMap<String, Tally>, report: &str) {
+    let golden = common::repo().join("tests/golden/encode-canonical-rates.txt");
+    let prefix = "differential";
+    let rates: BTreeMap<String, f64> = tallies
+        .iter()
+        .map(|(g, t)| (format!("{prefix} {}", g.replace(' ', "_")), 100.0 * t.same as f64 / t.total.max(1) as f64))
+        .collect();
+    let existing = std::fs::read_to_string(&golden).unwrap_or_default();
+    if std::env::var("GFXPATCH_BLESS").is_ok_and(|v| v == "1") {
+        let mut lines: BTreeMap<String, String> = existing
+            .lines()
+            .filter_map(|l| l.rsplit_once(' ').map(|(k, v)| (k.to_owned(), v.to_owned())))
+            .filter(|(k, _)| !k.starts_with(&format!("{prefix} ")))
+            .collect();
+        for (k, r) in &rates {
+            // A little slack: the floor holds for smaller GFXPATCH_DIFF_COUNT samples too.
+            lines.insert(k.clone(), format!("{:.1}", ((r - 1.0).max(0.0) * 10.0).floor() / 10.0));
+        }
+        let text: String = lines.iter().map(|(k, v)| format!("{k} {v}\n")).collect();
+        std::fs::write(&golden, text).unwrap();
+        return;
+    }
+    for line in existing.lines().filter(|l| l.starts_with(&format!("{prefix} "))) {
+        let (key, floor) = line.rsplit_once(' ').unwrap();
+        let floor: f64 = floor.parse().unwrap();
+        let rate = rates.get(key).copied().unwrap_or(0.0);
+        assert!(
+            rate >= floor,
+            "{key}: {rate:.3}% of random instructions encode like LLVM, below the floor {floor}% \
+             (tests/golden/encode-canonical-rates.txt; GFXPATCH_BLESS=1 after an improvement)\n{report}"
+        );
+    }
+}
