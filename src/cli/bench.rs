@@ -1,6 +1,7 @@
 //! `gfxpatch bench decode FILE`: decode throughput of gfxpatch against LLVM's in-process
-//! disassembler on the same bytes, in one run, reported as ratios. (Speed is measured here,
-//! never by timed tests.)
+//! disassembler on the same bytes, in one run, reported as ratios. `gfxpatch bench encode
+//! FILE`: encoding every instruction of the file from its operands against LLVM's in-process
+//! assembler on the same instructions' text. (Speed is measured here, never by timed tests.)
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -10,18 +11,22 @@ use anyhow::Context as _;
 use crate::container::bundle::DecompressLimits;
 use crate::container::input::{Input, MappedFile};
 use crate::container::CodeObject;
-use crate::isa::{print, Decoder, Target};
+use crate::isa::encode::{encode, encode_like};
+use crate::isa::operand::{decode_operands, Operands};
+use crate::isa::{print, Decoder, Inst, Target};
+use crate::llvm::asm::LlvmAssembler;
 use crate::llvm::disasm::LlvmDisassembler;
 
 #[derive(clap::Args)]
 pub struct BenchArgs {
-    /// What to measure: `decode`.
+    /// What to measure: `decode` or `encode`.
     what: String,
     /// A code object, bundle or host library whose .text is decoded.
     file: PathBuf,
-    /// Stop after this many MiB of .text (host libraries can hold gigabytes).
-    #[arg(long, default_value_t = 64)]
-    max_mib: u64,
+    /// Stop after this many MiB of .text (host libraries can hold gigabytes); default 64 for
+    /// decode, 4 for encode (LLVM's assembler is the slow side).
+    #[arg(long)]
+    max_mib: Option<u64>,
     /// Measure decoding only (for profiling the decoder).
     #[arg(long)]
     decode_only: bool,
@@ -34,14 +39,15 @@ struct Work {
 }
 
 pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
-    anyhow::ensure!(args.what == "decode", "unknown benchmark {:?} (known: decode)", args.what);
+    anyhow::ensure!(matches!(args.what.as_str(), "decode" | "encode"), "unknown benchmark {:?} (known: decode, encode)", args.what);
+    let max_mib = args.max_mib.unwrap_or(if args.what == "encode" { 4 } else { 64 });
     let path = args.file.display().to_string();
     let mapped = MappedFile::open(&args.file).with_context(|| path.clone())?;
     let input = Input::parse(mapped.bytes(), &DecompressLimits::default()).with_context(|| path.clone())?;
     let mut work: Vec<Work> = Vec::new();
     let mut total = 0u64;
     for embedded in &input.objects {
-        if total >= args.max_mib << 20 {
+        if total >= max_mib << 20 {
             break;
         }
         let object = CodeObject::parse(&embedded.bytes)?;
@@ -54,6 +60,9 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
         work.push(Work { target, sections });
     }
     println!("{}: {} code object(s), {:.1} MiB of .text", path, work.len(), total as f64 / (1 << 20) as f64);
+    if args.what == "encode" {
+        return bench_encode(&work);
+    }
 
     let (n_ours, t_decode) = measure(|| {
         let mut n = 0u64;
@@ -112,6 +121,88 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
     println!("LLVM decode+print:      {:8.2} M inst/s  ({:?}, {} instructions)", rate(n_llvm, t_llvm), t_llvm, n_llvm);
     println!("ratio decode only:      {:8.1}x LLVM", t_llvm.as_secs_f64() / t_decode.as_secs_f64());
     println!("ratio decode+print:     {:8.1}x LLVM", t_llvm.as_secs_f64() / t_print.as_secs_f64());
+    Ok(())
+}
+
+/// One instruction to encode: its record, operands and text, decoded and printed beforehand.
+struct ToEncode {
+    inst: Inst,
+    ops: Operands,
+}
+
+/// Encode throughput: ours from operands, LLVM's from text, on the same instructions.
+fn bench_encode(work: &[Work]) -> anyhow::Result<()> {
+    // Decode and print outside the timings: each side gets its natural input.
+    let mut per_target: Vec<(Target, Vec<ToEncode>, Vec<String>)> = Vec::new();
+    for w in work {
+        let decoder = Decoder::new(w.target);
+        let (mut insts, mut texts) = (Vec::new(), Vec::new());
+        for s in &w.sections {
+            let mut at = 0;
+            while at + 4 <= s.len() {
+                let inst = decoder.decode(&s[at..]);
+                at += inst.len();
+                let Some(e) = inst.encoding() else { continue };
+                let bytes = inst.bytes();
+                let Ok(ops) = decode_operands(e, inst.encoded_bits(), &bytes[inst.tail_at()..], &w.target) else { continue };
+                texts.push(print::print(&inst, &w.target, 0));
+                insts.push(ToEncode { inst, ops });
+            }
+        }
+        per_target.push((w.target, insts, texts));
+    }
+    let count: usize = per_target.iter().map(|(_, i, _)| i.len()).sum();
+    let mut same = 0usize;
+    for (target, insts, _) in &per_target {
+        same += insts.iter().filter(|i| encode(i.inst.encoding().unwrap(), &i.ops, target).is_ok_and(|o| o.bytes() == i.inst.bytes())).count();
+    }
+    let (_, t_ours) = measure(|| {
+        let mut n = 0u64;
+        for (target, insts, _) in &per_target {
+            for i in insts {
+                if let Ok(out) = encode(i.inst.encoding().unwrap(), &i.ops, target) {
+                    n += out.len() as u64;
+                }
+            }
+        }
+        n
+    });
+    let (_, t_like) = measure(|| {
+        let mut n = 0u64;
+        for (target, insts, _) in &per_target {
+            for i in insts {
+                if let Ok(out) = encode_like(&i.inst, &i.ops, target) {
+                    n += out.len() as u64;
+                }
+            }
+        }
+        n
+    });
+    // LLVM: the same instructions' text, in chunks (one module each), per target.
+    const CHUNK: usize = 4096;
+    let mut llvm_failed = 0usize;
+    let (n_llvm, t_llvm) = measure(|| {
+        let mut n = 0u64;
+        llvm_failed = 0;
+        for (target, _, texts) in &per_target {
+            let mut llvm = LlvmAssembler::new(target).expect("LLVM refused the target");
+            for chunk in texts.chunks(CHUNK) {
+                let text = chunk.join("\n");
+                match llvm.assemble(&text) {
+                    Ok(bytes) => n += bytes.len() as u64,
+                    Err(_) => llvm_failed += 1,
+                }
+            }
+        }
+        n
+    });
+    let rate = |t: Duration| count as f64 / t.as_secs_f64() / 1e6;
+    println!("instructions:           {count} ({same} re-encode canonically to their bytes)");
+    println!("gfxpatch encode:        {:8.2} M inst/s  ({:?})", rate(t_ours), t_ours);
+    println!("gfxpatch encode_like:   {:8.2} M inst/s  ({:?})", rate(t_like), t_like);
+    println!("LLVM assemble text:     {:8.2} M inst/s  ({:?}, {} bytes, {} chunk(s) with a rejected line)", rate(t_llvm), t_llvm, n_llvm, llvm_failed);
+    println!("ratio encode:           {:8.1}x LLVM", t_llvm.as_secs_f64() / t_ours.as_secs_f64());
+    println!("ratio encode_like:      {:8.1}x LLVM", t_llvm.as_secs_f64() / t_like.as_secs_f64());
     Ok(())
 }
 

@@ -29,7 +29,7 @@ enum Command {
     Decode(decode::DecodeArgs),
     /// One instruction across generations: encodings, opcodes, bit layouts, operands, AMD's pseudocode.
     Isa(isa::IsaArgs),
-    /// Measure gfxpatch against LLVM in one run (`bench decode FILE`).
+    /// Measure gfxpatch against LLVM in one run (`bench decode FILE`, `bench encode FILE`).
     Bench(bench::BenchArgs),
 }
 

@@ -123,7 +123,7 @@ impl LlvmAssembler {
 
     /// Emits `text` as an object; returns `.text`, the offsets of `gfxpatch_line_N` labels, and
     /// the errors LLVM reported, by line of `text`.
-    fn emit(&mut self, text: &str) -> Result<(Vec<u8>, std::collections::HashMap<usize, usize>, Vec<LlvmAsmError>), LlvmAsmError> {
+    fn emit(&mut self, text: &str) -> Result<Emitted, LlvmAsmError> {
         self.diagnostics.borrow_mut().clear();
         let module = self.context.create_module("gfxpatch-asm");
         module.set_triple(&TargetTriple::create("amdgcn--"));
@@ -147,6 +147,10 @@ impl LlvmAssembler {
         Ok((bytes, starts, errors))
     }
 }
+
+/// What one emit produced: `.text`, the offset of each `gfxpatch_line_N` label by N, and the
+/// errors LLVM reported.
+type Emitted = (Vec<u8>, std::collections::HashMap<usize, usize>, Vec<LlvmAsmError>);
 
 /// `<inline asm>:3:1: error: invalid instruction` (LLVM's source-manager text, possibly with
 /// the line and a caret after it) -> line 3 and the message.
