@@ -328,3 +328,69 @@ fn growth_moves_everything_after_text() {
     }
     assert!(checked > 150, "only {checked} fixtures grown");
 }
+
+/// Raises every kernel's counts and checks, through `gfxpatch info --json`, that metadata and
+/// descriptor agree on the new counts; counts below the original change nothing.
+#[test]
+fn raised_register_counts_agree_in_descriptor_and_metadata() {
+    use gfxpatch::container::write::KernelRegisters;
+    let dir = tempfile::tempdir().unwrap();
+    let (mut raised, mut refused) = (0, 0);
+    for (path, data) in linked_fixtures() {
+        let object = CodeObject::parse(&data).unwrap();
+        let Some(metadata) = &object.metadata else { continue };
+        let unified = object.target.processor.generation.has_unified_agprs();
+        let lower: Vec<KernelRegisters> = metadata
+            .kernels
+            .iter()
+            .map(|k| KernelRegisters { kernel: k.name.clone(), vgpr_count: 1, agpr_count: 0, sgpr_count: 1 })
+            .collect();
+        let same = write::write_object(&object, &ObjectEdits { registers: lower, ..Default::default() }).unwrap();
+        assert!(same.bytes == data && same.notes.is_empty(), "{}: lower counts changed the object", path.display());
+
+        let cap = if unified { 512 } else { 256 };
+        let wanted: Vec<KernelRegisters> = metadata
+            .kernels
+            .iter()
+            .map(|k| {
+                let agprs = k.agpr_count.unwrap_or(0) as u32 + if k.agpr_count.is_some() { 4 } else { 0 };
+                let vgprs = (k.vgpr_count.unwrap_or(0) as u32 + 9 + if unified && k.agpr_count.is_some() { 4 } else { 0 })
+                    .min(cap)
+                    .min(if unified { 256 + agprs } else { cap });
+                KernelRegisters { kernel: k.name.clone(), vgpr_count: vgprs, agpr_count: agprs, sgpr_count: (k.sgpr_count.unwrap_or(0) as u32 + 9).min(96) }
+            })
+            .collect();
+        let written = match write::write_object(&object, &ObjectEdits { registers: wanted.clone(), ..Default::default() }) {
+            Ok(w) => w,
+            Err(e) => {
+                assert!(e.to_string().contains("bytes of room"), "{}: {e}", path.display());
+                refused += 1;
+                continue;
+            }
+        };
+        let out = dir.path().join("raised.co");
+        std::fs::write(&out, &written.bytes).unwrap();
+        let json = common::info_json(&out);
+        for k in json["code_objects"][0]["kernels"].as_array().unwrap() {
+            let w = wanted.iter().find(|w| w.kernel == k["name"]).unwrap();
+            let old = metadata.kernel(&w.kernel).unwrap();
+            assert_eq!(k["disagreements"], serde_json::json!([]), "{}: {}", path.display(), w.kernel);
+            assert_eq!(k["vgpr_count"], (w.vgpr_count as u64).max(old.vgpr_count.unwrap()), "{}", path.display());
+            assert_eq!(k["sgpr_count"], (w.sgpr_count as u64).max(old.sgpr_count.unwrap()), "{}", path.display());
+            if let Some(a) = old.agpr_count {
+                assert_eq!(k["agpr_count"], (w.agpr_count as u64).max(a));
+            }
+            let regs = &k["descriptor_registers"];
+            assert!(regs["vgprs"].as_u64().unwrap() >= k["vgpr_count"].as_u64().unwrap(), "{}: {regs}", path.display());
+            if let Some(accum) = regs["accum_offset"].as_u64() {
+                let agprs = k["agpr_count"].as_u64().unwrap_or(0);
+                assert!(accum + agprs <= regs["vgprs"].as_u64().unwrap().max(accum + agprs), "{}", path.display());
+                assert!(accum >= k["vgpr_count"].as_u64().unwrap() - agprs, "{}: accum_offset {accum} {regs}", path.display());
+            }
+        }
+        assert!(!written.notes.is_empty());
+        raised += 1;
+    }
+    eprintln!("register counts raised in {raised} fixtures, refused in {refused} (note would outgrow its room)");
+    assert!(raised > 150 && refused < raised / 4, "raised {raised}, refused {refused}");
+}
