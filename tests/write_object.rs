@@ -394,3 +394,87 @@ fn raised_register_counts_agree_in_descriptor_and_metadata() {
     eprintln!("register counts raised in {raised} fixtures, refused in {refused} (note would outgrow its room)");
     assert!(raised > 150 && refused < raised / 4, "raised {raised}, refused {refused}");
 }
+
+/// Rows of `llvm-dwarfdump-19 --debug-line`: (address, rest of the row).
+fn line_rows(file: &str) -> Vec<(u64, String)> {
+    let (text, _) = llvm("llvm-dwarfdump-19", &["--debug-line", file]);
+    text.lines()
+        .filter(|l| l.starts_with("0x") && l.split_whitespace().count() >= 7)
+        .map(|l| {
+            let (address, rest) = l.split_once(' ').unwrap();
+            (u64::from_str_radix(&address[2..], 16).unwrap(), rest.trim().to_owned())
+        })
+        .collect()
+}
+
+/// Address attributes of `llvm-dwarfdump-19 --debug-info`, in order: (attribute, address).
+fn address_attributes(file: &str) -> Vec<(String, u64)> {
+    let (text, _) = llvm("llvm-dwarfdump-19", &["--debug-info", file]);
+    let mut out = Vec::new();
+    for l in text.lines().map(str::trim) {
+        for attr in ["DW_AT_low_pc", "DW_AT_high_pc", "DW_AT_call_return_pc", "DW_AT_entry_pc"] {
+            if let Some(rest) = l.strip_prefix(attr) {
+                let value = rest.trim().trim_start_matches('(').split([')', ' ']).next().unwrap();
+                if let Some(hex) = value.strip_prefix("0x") {
+                    out.push((attr.to_owned(), u64::from_str_radix(hex, 16).unwrap()));
+                }
+            }
+        }
+        // Ranges and locations print as [start, end) pairs.
+        for pair in l.split('[').skip(1) {
+            if let Some((a, b)) = pair.split_once(')').and_then(|(p, _)| p.split_once(", ")) {
+                if let (Some(a), Some(b)) = (a.strip_prefix("0x"), b.strip_prefix("0x")) {
+                    out.push(("range start".into(), u64::from_str_radix(a, 16).unwrap()));
+                    out.push(("range end".into(), u64::from_str_radix(b, 16).unwrap()));
+                }
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn growth_remaps_dwarf_and_dwarfdump_verifies_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut checked = 0;
+    for path in common::code_object_fixtures().into_iter().filter(|p| p.to_str().unwrap().contains("debug_info.O")) {
+        let data = read(&path);
+        let object = CodeObject::parse(&data).unwrap();
+        let patch = grow(&object);
+        let map = patch.map.clone();
+        let text = *text_of(&object);
+        let shift = write::address_shift(&object, patch.bytes.len() as u64).unwrap();
+        let moved = |a: u64| if a < text.address { a } else if a <= text.address + text.size { map.map(a).unwrap() } else { a + shift };
+        let bytes = check_growth(&path, &data);
+        let written = write::write_object(&object, &ObjectEdits { text: Some(patch), ..Default::default() }).unwrap();
+        assert!(written.bytes == bytes && written.notes.is_empty(), "{}: {:?}", path.display(), written.notes);
+        let (old, new) = (dir.path().join("old.co"), dir.path().join("new.co"));
+        std::fs::write(&old, &data).unwrap();
+        std::fs::write(&new, &bytes).unwrap();
+        let (old, new) = (old.to_str().unwrap(), new.to_str().unwrap());
+        let (verify, _) = llvm("llvm-dwarfdump-19", &["--verify", new]);
+        assert!(verify.contains("No errors."), "{}: llvm-dwarfdump-19 --verify:\n{verify}", path.display());
+        let (before, after) = (line_rows(old), line_rows(new));
+        assert!(!before.is_empty());
+        let expected: Vec<(u64, String)> = before.iter().map(|(a, rest)| (moved(*a), rest.clone())).collect();
+        assert_eq!(after, expected, "{}: line table rows", path.display());
+        let (before, after) = (address_attributes(old), address_attributes(new));
+        assert!(before.len() > 5, "{}: {before:?}", path.display());
+        let expected: Vec<(String, u64)> = before.iter().map(|(k, a)| (k.clone(), moved(*a))).collect();
+        assert_eq!(after, expected, "{}: address attributes and ranges", path.display());
+        let (frames, _) = llvm("llvm-dwarfdump-19", &["--debug-frame", new]);
+        for fde in frames.lines().filter(|l| l.contains(" FDE ")) {
+            let range = fde.split("pc=").nth(1).unwrap();
+            let (s, e) = range.split_once("...").unwrap();
+            let (s, e) = (u64::from_str_radix(s, 16).unwrap(), u64::from_str_radix(e, 16).unwrap());
+            assert!(new_symbol_at(&bytes, s), "{}: FDE starts at {s:#x}, no function there", path.display());
+            assert!(e > s);
+        }
+        checked += 1;
+    }
+    assert_eq!(checked, 8, "debug_info.O0g and .O2g for four targets");
+}
+
+fn new_symbol_at(bytes: &[u8], address: u64) -> bool {
+    CodeObject::parse(bytes).unwrap().symbols.iter().any(|s| s.value == address && s.size > 0)
+}
