@@ -217,7 +217,7 @@ fn check_growth(path: &Path, data: &[u8]) -> Vec<u8> {
     let patch = grow(&object);
     let text = *text_of(&object);
     let shift = write::address_shift(&object, patch.bytes.len() as u64).unwrap();
-    assert!(shift >= patch.bytes.len() as u64 - text.size && shift % 256 == 0, "shift {shift:#x}");
+    assert!(shift >= patch.bytes.len() as u64 - text.size && shift.is_multiple_of(256), "shift {shift:#x}");
     let map = patch.map.clone();
     let new_len = patch.bytes.len() as u64;
     let edits = ObjectEdits { text: Some(patch), ..Default::default() };
@@ -422,12 +422,11 @@ fn address_attributes(file: &str) -> Vec<(String, u64)> {
         }
         // Ranges and locations print as [start, end) pairs.
         for pair in l.split('[').skip(1) {
-            if let Some((a, b)) = pair.split_once(')').and_then(|(p, _)| p.split_once(", ")) {
-                if let (Some(a), Some(b)) = (a.strip_prefix("0x"), b.strip_prefix("0x")) {
+            if let Some((a, b)) = pair.split_once(')').and_then(|(p, _)| p.split_once(", "))
+                && let (Some(a), Some(b)) = (a.strip_prefix("0x"), b.strip_prefix("0x")) {
                     out.push(("range start".into(), u64::from_str_radix(a, 16).unwrap()));
                     out.push(("range end".into(), u64::from_str_radix(b, 16).unwrap()));
                 }
-            }
         }
     }
     out
@@ -477,4 +476,41 @@ fn growth_remaps_dwarf_and_dwarfdump_verifies_it() {
 
 fn new_symbol_at(bytes: &[u8], address: u64) -> bool {
     CodeObject::parse(bytes).unwrap().symbols.iter().any(|s| s.value == address && s.size > 0)
+}
+
+/// A host library cannot grow: an object that no longer fits its slot is refused with both
+/// sizes; a smaller one is written in place, its size field updated, the rest zeroed.
+#[test]
+fn host_library_objects_must_fit_their_slot() {
+    use gfxpatch::container::bundle::DecompressLimits;
+    use gfxpatch::container::write::WriteError;
+    use gfxpatch::container::Input;
+    for name in ["hip_kernels.so", "hip_kernels.ccob.so"] {
+        let data = read(&common::repo().join("fixtures/host").join(name));
+        let input = Input::parse(&data, &DecompressLimits::default()).unwrap();
+        let mut big = input.objects[0].bytes.to_vec();
+        big.extend(std::iter::repeat_n(0x5au8, 64 << 10));
+        let e = write::write_input(&data, &input, &[(0, big)]).unwrap_err();
+        assert!(matches!(e, WriteError::DoesNotFit { .. }), "{name}: {e}");
+        assert!(e.to_string().contains("no longer fits") && e.to_string().contains("code object 0"), "{name}: {e}");
+
+        let small = input.objects[0].bytes[..input.objects[0].bytes.len() - 64].to_vec();
+        let out = match write::write_input(&data, &input, &[(0, small.clone())]) {
+            Ok(out) => out,
+            // Our zstd level 3 compresses these bundles a little worse than the bundler that
+            // made them, so even a smaller object can miss a compressed slot by a few bytes:
+            // refused, never truncated.
+            Err(WriteError::DoesNotFit { needed, slot, .. }) if input.objects[0].compressed => {
+                assert!(needed > slot);
+                continue;
+            }
+            Err(e) => panic!("{name}: {e}"),
+        };
+        assert_eq!(out.len(), data.len(), "{name}: the host library changed size");
+        let again = Input::parse(&out, &DecompressLimits::default()).unwrap();
+        assert_eq!(again.objects[0].bytes.as_ref(), small.as_slice(), "{name}");
+        for (a, b) in again.objects.iter().zip(&input.objects).skip(1) {
+            assert_eq!(a.bytes, b.bytes, "{name}: another object changed");
+        }
+    }
 }

@@ -282,8 +282,8 @@ impl<'a, 'd> Remapper<'a, 'd> {
         let location = |p: usize| format!(".debug_frame+{p:#x}");
         while p < end {
             let op = bytes[p];
-            let (advance, width, value) = match op >> 6 {
-                1 => (Some(u64::from(op & 0x3f) * factor), 0usize, 0u64),
+            let (advance, width) = match op >> 6 {
+                1 => (u64::from(op & 0x3f) * factor, 0usize),
                 2 => {
                     p = skip_uleb(bytes, p + 1);
                     continue;
@@ -293,9 +293,9 @@ impl<'a, 'd> Remapper<'a, 'd> {
                     continue;
                 }
                 _ => match op {
-                    0x02 => (Some(u64::from(bytes[p + 1]) * factor), 1, 0),
-                    0x03 => (Some(u64::from(u16::from_le_bytes([bytes[p + 1], bytes[p + 2]])) * factor), 2, 0),
-                    0x04 => (Some(u64::from(read_u32(bytes, p + 1, ".debug_frame")?) * factor), 4, 0),
+                    0x02 => (u64::from(bytes[p + 1]) * factor, 1),
+                    0x03 => (u64::from(u16::from_le_bytes([bytes[p + 1], bytes[p + 2]])) * factor, 2),
+                    0x04 => (u64::from(read_u32(bytes, p + 1, ".debug_frame")?) * factor, 4),
                     0x01 => return Err(dwarf_error("DW_CFA_set_loc", location(p), "not supported")),
                     _ => {
                         p = skip_cfa_operands(bytes, p, end).ok_or_else(|| dwarf_error("call frame instruction", location(p), format!("unknown opcode {op:#x}")))?;
@@ -303,8 +303,6 @@ impl<'a, 'd> Remapper<'a, 'd> {
                     }
                 },
             };
-            let _ = value;
-            let advance = advance.unwrap_or(0);
             old += advance;
             let target = self.address(old, || location(p))?;
             let delta = target - new;
@@ -379,7 +377,6 @@ impl<'a, 'd> Remapper<'a, 'd> {
             }
             p += 1;
         }
-        let line_base = bytes[p + 1] as i8 as i64;
         let line_range = u64::from(bytes[p + 2]);
         let opcode_base = bytes[p + 3];
         let standard_lengths = &bytes[p + 4..p + 4 + opcode_base.saturating_sub(1) as usize];
@@ -398,7 +395,7 @@ impl<'a, 'd> Remapper<'a, 'd> {
                 return Err(err(p, "addresses go backwards within a sequence"));
             }
             let delta = target - *new;
-            if delta % min_inst == 0 {
+            if delta.is_multiple_of(min_inst) {
                 if delta > 0 {
                     out.push(gimli::constants::DW_LNS_advance_pc.0);
                     write_uleb(out, delta / min_inst);
@@ -482,7 +479,6 @@ impl<'a, 'd> Remapper<'a, 'd> {
                     p = q;
                 }
             }
-            let _ = line_base;
         }
         let new_length = (out.len() - start - 4) as u32;
         out[start..start + 4].copy_from_slice(&new_length.to_le_bytes());
