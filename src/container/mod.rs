@@ -12,6 +12,7 @@ pub mod error;
 pub mod input;
 pub mod metadata;
 pub mod target_id;
+pub mod write;
 
 pub use elf::CodeObject;
 pub use error::{ReadError, Result};

@@ -1,0 +1,253 @@
+//! Writing code objects, bundles and host libraries after a rewrite (issue #5, the container
+//! half of the rewrite engine).
+//!
+//! The layout step hands over a [`TextPatch`]: the new bytes of the single executable section
+//! and an [`AddressMap`] from every old instruction start to its new address. [`write_object`]
+//! then produces a complete code object in which everything that named a code address names the
+//! mapped one, and everything placed after `.text` has moved by one [`address_shift`]:
+//!
+//! * section headers, program headers, `e_shoff`;
+//! * `.symtab` and `.dynsym` values and sizes (hash tables hash names only and stay as they are);
+//! * kernel descriptors' `kernel_code_entry_byte_offset`;
+//! * `.dynamic` entries that hold addresses;
+//! * `.rela.dyn` offsets and addends (and the addend copy at the target, if the linker wrote one);
+//! * DWARF: see [`dwarf`];
+//! * register counts, in the descriptor granules and the metadata note together: see [`registers`].
+//!
+//! Guarantees:
+//! * No edits, or a patch whose bytes and map are the identity, give the input bytes exactly.
+//! * Bytes nobody had reason to change are copied, never re-encoded: notes, string tables, hash
+//!   tables, `.comment`, padding.
+//! * Anything the writer does not understand fails closed with a [`WriteError`] naming it: a
+//!   second executable section, `.text` sharing its `PT_LOAD`, an address that is not an
+//!   instruction boundary, a `.dynamic` tag of unknown meaning, a DWARF construct that cannot be
+//!   remapped (unless [`ObjectEdits::strip_debug_on_failure`]).
+//! * Files are written through [`write_file_atomically`]: a reader sees the old file or the new
+//!   one, never half of one.
+
+mod bundle;
+pub mod dwarf;
+mod elf;
+pub mod registers;
+
+use std::io::{self, Write as _};
+use std::ops::Range;
+use std::path::Path;
+
+use thiserror::Error;
+
+use super::error::ReadError;
+
+pub use bundle::write_input;
+pub use elf::{address_shift, write_object};
+
+/// Old -> new virtual address for every instruction start of the old `.text`, plus the old end
+/// of `.text` -> the new end.
+///
+/// Sorted by old address, strictly increasing there; new addresses never decrease. An old
+/// instruction that was deleted maps to the new address of what follows it (so it shares its
+/// new address with that instruction); code inserted before an old instruction makes that old
+/// address map to the start of the inserted code, so that branch targets and symbols landing on
+/// it land on the inserted code, at the start of the block.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AddressMap {
+    pairs: Vec<(u64, u64)>,
+}
+
+impl AddressMap {
+    /// Checks that `pairs` is non-empty, strictly increasing in the old address and never
+    /// decreasing in the new one.
+    pub fn new(pairs: Vec<(u64, u64)>) -> Result<AddressMap, WriteError> {
+        if pairs.is_empty() {
+            return Err(WriteError::AddressMap("the map is empty; it needs at least the end of .text".into()));
+        }
+        for (i, w) in pairs.windows(2).enumerate() {
+            let ((old_a, new_a), (old_b, new_b)) = (w[0], w[1]);
+            if old_b <= old_a {
+                return Err(WriteError::AddressMap(format!(
+                    "old addresses must increase: pair {} has {old_b:#x} after {old_a:#x}",
+                    i + 1
+                )));
+            }
+            if new_b < new_a {
+                return Err(WriteError::AddressMap(format!(
+                    "new addresses must not decrease: old {old_b:#x} -> {new_b:#x} comes after old {old_a:#x} -> {new_a:#x}"
+                )));
+            }
+        }
+        Ok(AddressMap { pairs })
+    }
+
+    /// The identity over the given boundaries (every instruction start and the end).
+    pub fn identity(boundaries: impl IntoIterator<Item = u64>) -> Result<AddressMap, WriteError> {
+        AddressMap::new(boundaries.into_iter().map(|a| (a, a)).collect())
+    }
+
+    /// The new address of the instruction that started at `old`, or of the end if `old` is the
+    /// old end; `None` for any address that is not a boundary the map lists.
+    pub fn map(&self, old: u64) -> Option<u64> {
+        self.pairs.binary_search_by_key(&old, |&(o, _)| o).ok().map(|i| self.pairs[i].1)
+    }
+
+    /// First old address to the old end (the last pair's old address).
+    pub fn old_range(&self) -> Range<u64> {
+        self.pairs[0].0..self.pairs[self.pairs.len() - 1].0
+    }
+
+    /// First new address to the new end.
+    pub fn new_range(&self) -> Range<u64> {
+        self.pairs[0].1..self.pairs[self.pairs.len() - 1].1
+    }
+
+    /// True if every address maps to itself.
+    pub fn is_identity(&self) -> bool {
+        self.pairs.iter().all(|&(o, n)| o == n)
+    }
+
+    /// The pairs, sorted by old address.
+    pub fn pairs(&self) -> &[(u64, u64)] {
+        &self.pairs
+    }
+}
+
+/// New contents of the object's single executable section, which keeps its start address.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TextPatch {
+    pub bytes: Vec<u8>,
+    pub map: AddressMap,
+}
+
+/// The registers a kernel's code needs after the rewrite, in the metadata note's terms:
+/// `.vgpr_count` (on GFX90A-class CDNA: architected VGPRs rounded up to 4 plus AGPRs, as LLVM
+/// writes it), `.agpr_count`, `.sgpr_count` (without the VCC/flat-scratch/XNACK extras, which
+/// the writer adds for the descriptor as LLVM does). The writer never lowers a count below the
+/// original, in the note or in the descriptor.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KernelRegisters {
+    /// The kernel's name (its `.name` in the metadata, the entry symbol without `.kd`).
+    pub kernel: String,
+    pub vgpr_count: u32,
+    pub agpr_count: u32,
+    pub sgpr_count: u32,
+}
+
+/// Everything a rewrite changes in one code object. The default changes nothing.
+#[derive(Clone, Debug, Default)]
+pub struct ObjectEdits {
+    pub text: Option<TextPatch>,
+    pub registers: Vec<KernelRegisters>,
+    /// When a DWARF construct cannot be remapped, drop the debug sections and say so in
+    /// [`Written::notes`] instead of failing.
+    pub strip_debug_on_failure: bool,
+}
+
+/// A written code object and what the writer wants the user to know about it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Written {
+    pub bytes: Vec<u8>,
+    /// One sentence each: "debug info stripped: ...", "kernel k: .vgpr_count raised 24 -> 32".
+    pub notes: Vec<String>,
+}
+
+/// Why a code object, bundle or host library could not be written. Each variant names what
+/// failed (section, symbol, kernel, DWARF offset) so the message can be shown as it is.
+#[derive(Debug, Error)]
+pub enum WriteError {
+    #[error("invalid address map: {0}")]
+    AddressMap(String),
+
+    #[error("the address map covers {map_old:#x?} but .text is {text:#x?}")]
+    MapDoesNotCoverText { map_old: Range<u64>, text: Range<u64> },
+
+    #[error("the address map ends at new address {map_end:#x} but the new .text ends at {text_end:#x}")]
+    MapDisagreesWithText { map_end: u64, text_end: u64 },
+
+    #[error("{what} points at {address:#x}, inside .text but not at an instruction boundary the address map lists")]
+    NotABoundary { what: String, address: u64 },
+
+    #[error("unsupported layout: {0}")]
+    Layout(String),
+
+    #[error("{what} at {location} cannot be remapped: {detail}")]
+    Dwarf { what: String, location: String, detail: String },
+
+    #[error("kernel {kernel}: {detail}")]
+    Registers { kernel: String, detail: String },
+
+    #[error("metadata note: {0}")]
+    Metadata(String),
+
+    #[error("{object} no longer fits its slot: it needs {needed} bytes, the slot has {slot}")]
+    DoesNotFit { object: String, needed: u64, slot: u64 },
+
+    #[error("{0}")]
+    Read(#[from] ReadError),
+}
+
+/// Writes `bytes` to `path` so that no reader ever sees a partial file: a temporary file in the
+/// same directory (so the rename cannot cross file systems) is written, flushed to disk and
+/// renamed over `path`. On any error the temporary file is removed and `path` is untouched.
+pub fn write_file_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let name = path
+        .file_name()
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, format!("{} names no file", path.display())))?;
+    let mut temp_name = std::ffi::OsString::from(".");
+    temp_name.push(name);
+    temp_name.push(format!(".gfxpatch-{}.tmp", std::process::id()));
+    let temp = dir.join(temp_name);
+    let result = (|| {
+        let mut file = std::fs::OpenOptions::new().write(true).create_new(true).open(&temp)?;
+        file.write_all(bytes)?;
+        // Keep the mode of the file being replaced (a host library is usually executable).
+        if let Ok(old) = std::fs::metadata(path) {
+            file.set_permissions(old.permissions())?;
+        }
+        file.sync_all()?;
+        std::fs::rename(&temp, path)?;
+        // The rename itself is durable once the directory is synced.
+        if let Ok(d) = std::fs::File::open(dir) {
+            let _ = d.sync_all();
+        }
+        Ok(())
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn address_map_validates_order() {
+        assert!(AddressMap::new(vec![]).is_err());
+        assert!(AddressMap::new(vec![(0x100, 0x100), (0x100, 0x104)]).is_err(), "repeated old address");
+        assert!(AddressMap::new(vec![(0x100, 0x104), (0x104, 0x100)]).is_err(), "new address goes back");
+        // A deleted instruction shares its new address with what follows it.
+        let m = AddressMap::new(vec![(0x100, 0x100), (0x104, 0x104), (0x108, 0x104)]).unwrap();
+        assert_eq!((m.map(0x104), m.map(0x108), m.map(0x106)), (Some(0x104), Some(0x104), None));
+        assert_eq!((m.old_range(), m.new_range()), (0x100..0x108, 0x100..0x104));
+        assert!(!m.is_identity());
+        assert!(AddressMap::identity([0, 4, 8]).unwrap().is_identity());
+    }
+
+    #[test]
+    fn atomic_write_replaces_and_leaves_no_temp_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out.co");
+        write_file_atomically(&path, b"first").unwrap();
+        write_file_atomically(&path, b"second").unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"second");
+        let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(names, vec![std::ffi::OsString::from("out.co")], "a temporary file was left behind");
+        let missing = dir.path().join("no-such-dir").join("x");
+        assert!(write_file_atomically(&missing, b"x").is_err());
+        assert!(!missing.exists());
+    }
+}
