@@ -9,6 +9,7 @@ use rayon::prelude::*;
 
 use crate::container::bundle::DecompressLimits;
 use crate::container::input::{Input, InputKind, MappedFile};
+use crate::container::write::{write_file_atomically, write_input};
 use crate::pass::{self, Pass};
 use crate::rewrite::{self, Options, Outcome, PassReport, Report};
 
@@ -95,20 +96,19 @@ pub fn run(args: &RewriteArgs) -> anyhow::Result<()> {
 
 /// The whole output file: the rewritten object, or the container with its objects replaced.
 fn output_bytes(data: &[u8], input: &Input<'_>, outcomes: &[Outcome]) -> anyhow::Result<Vec<u8>> {
-    let changed = outcomes.iter().any(|o| o.bytes.as_deref().is_some_and(|b| b != &input.objects[0].bytes[..] || input.objects.len() > 1));
+    let changed = outcomes.iter().zip(&input.objects).any(|(o, i)| o.bytes.as_deref().is_some_and(|b| b != &i.bytes[..]));
     if !changed {
         return Ok(data.to_vec());
     }
     match input.kind {
         InputKind::Elf => Ok(outcomes[0].bytes.clone().unwrap()),
-        InputKind::Bundle | InputKind::Host => bail!("rewriting objects inside a bundle or host library needs the container writer"),
+        InputKind::Bundle | InputKind::Host => {
+            let replaced: Vec<(usize, Vec<u8>)> = outcomes
+                .iter()
+                .enumerate()
+                .filter_map(|(i, o)| o.bytes.as_ref().filter(|b| b[..] != input.objects[i].bytes[..]).map(|b| (i, b.clone())))
+                .collect();
+            Ok(write_input(data, input, &replaced)?)
+        }
     }
-}
-
-/// Writes `bytes` to a temporary file beside `path`, then renames it over `path`.
-fn write_file_atomically(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
-    let tmp = dir.join(format!(".{}.gfxpatch-tmp", path.file_name().and_then(|n| n.to_str()).unwrap_or("out")));
-    std::fs::write(&tmp, bytes)?;
-    std::fs::rename(&tmp, path)
 }

@@ -40,6 +40,8 @@ pub enum LayoutError {
     BranchTarget { function: String, address: u64, target: u64 },
     #[error("{function}: PC-relative chain at {address:#x}: {why}")]
     PcRel { function: String, address: u64, why: String },
+    #[error("the container writer cannot place the new text: {0}")]
+    Writer(String),
     #[error("cannot encode {what} for {address:#x}")]
     Encode { address: u64, what: &'static str },
 }
@@ -107,7 +109,7 @@ struct Placement {
 
 /// Lays out `program` (whose text is `original` in the input). `shift(new_len)` is how far the
 /// container writer moves addresses after the text when the text becomes `new_len` bytes.
-pub fn layout(program: &Program, original: &[u8], shift: &dyn Fn(u64) -> u64) -> Result<Layout, LayoutError> {
+pub fn layout(program: &Program, original: &[u8], shift: &dyn Fn(u64) -> Result<u64, String>) -> Result<Layout, LayoutError> {
     let mut asm = Assembler::new(program.target);
     let mut relaxed: HashMap<(usize, usize), Relax> = HashMap::new();
     let mut liveness: HashMap<usize, Liveness> = HashMap::new();
@@ -194,7 +196,7 @@ pub fn layout(program: &Program, original: &[u8], shift: &dyn Fn(u64) -> u64) ->
     }
 
     // PC-relative constants, re-aimed.
-    let text_shift = shift(placement.text_len);
+    let text_shift = shift(placement.text_len).map_err(LayoutError::Writer)?;
     let mut overrides: HashMap<u64, Inst> = HashMap::new();
     for f in &program.functions {
         for c in &f.pcrel {

@@ -94,7 +94,7 @@ pub fn rewrite_object(data: &[u8], options: &Options<'_>) -> anyhow::Result<Outc
             return Ok(out);
         }
     };
-    if laid.text == original && laid.registers.iter().all(|r| !raises(&object, &program.target, r)) {
+    if laid.text == original && laid.map.iter().all(|&(a, b)| a == b) && laid.registers.iter().all(|r| !raises(&object, &program.target, r)) {
         // The edits cancel out (e.g. insert-nops then remove-nops): the input is the output.
         out.bytes = Some(data.to_vec());
     } else {
@@ -153,28 +153,41 @@ pub struct PassReport {
     pub declined: BTreeMap<String, u64>,
 }
 
-/// Writing the object: the text patch goes to the container writer.
+/// Writing the object: the text patch and register counts go to the container writer.
 mod writer {
     use super::*;
+    use crate::container::write::{self, AddressMap, KernelRegisters, ObjectEdits, TextPatch};
 
     /// How far addresses after `.text` move when it becomes `new_len` bytes.
-    pub fn address_shift(object: &CodeObject<'_>, new_len: u64) -> u64 {
-        let old = object.text_size();
-        if new_len == old { 0 } else { new_len.saturating_sub(old).next_multiple_of(0x1000) }
+    pub fn address_shift(object: &CodeObject<'_>, new_len: u64) -> Result<u64, String> {
+        write::address_shift(object, new_len).map_err(|e| e.to_string())
     }
 
-    /// Same-size text with unchanged register needs is patched in place; anything else needs
-    /// the container writer.
-    pub fn write(object: &CodeObject<'_>, program: &Program, laid: &Layout, _strip_debug: bool) -> Result<(Vec<u8>, Vec<String>), String> {
-        let text = &program.text;
-        if laid.text.len() as u64 != text.size {
-            return Err(format!("the text grows from {} to {} bytes and the container writer is not available", text.size, laid.text.len()));
-        }
-        if laid.registers.iter().any(|r| raises(object, &program.target, r)) {
-            return Err("the edits need more registers and the container writer is not available".into());
-        }
-        let mut bytes = object.data.to_vec();
-        bytes[text.file_offset as usize..(text.file_offset + text.size) as usize].copy_from_slice(&laid.text);
-        Ok((bytes, Vec::new()))
+    /// The registers to raise, in the metadata's terms: only kernels whose code now needs
+    /// more than the note says (the writer never lowers a count).
+    fn registers(object: &CodeObject<'_>, target: &Target, laid: &Layout) -> Vec<KernelRegisters> {
+        let unified = target.generation().has_unified_agprs();
+        let meta = object.metadata.as_ref();
+        laid.registers
+            .iter()
+            .filter_map(|r| {
+                let m = meta.and_then(|m| m.kernels.iter().find(|k| k.name == r.kernel))?;
+                let vgpr_count = if unified { r.vgprs.next_multiple_of(4) + r.agprs } else { r.vgprs };
+                let wanted = KernelRegisters { kernel: r.kernel.clone(), vgpr_count, agpr_count: r.agprs, sgpr_count: r.sgprs };
+                let more = |now: Option<u64>, want: u32| now.is_some_and(|n| u64::from(want) > n);
+                (more(m.vgpr_count, wanted.vgpr_count) || more(m.agpr_count, wanted.agpr_count) || more(m.sgpr_count, wanted.sgpr_count)).then_some(wanted)
+            })
+            .collect()
+    }
+
+    pub fn write(object: &CodeObject<'_>, program: &Program, laid: &Layout, strip_debug: bool) -> Result<(Vec<u8>, Vec<String>), String> {
+        let map = AddressMap::new(laid.map.clone()).map_err(|e| e.to_string())?;
+        let edits = ObjectEdits {
+            text: Some(TextPatch { bytes: laid.text.clone(), map }),
+            registers: registers(object, &program.target, laid),
+            strip_debug_on_failure: strip_debug,
+        };
+        let written = write::write_object(object, &edits).map_err(|e| e.to_string())?;
+        Ok((written.bytes, written.notes))
     }
 }
