@@ -73,7 +73,7 @@ impl Function {
             return Err(Declined::ControlFlow);
         }
         if let Some(a) = node.origin.input_address()
-            && self.pcrel.iter().any(|c| c.getpc == a || c.add_lo == a || c.add_hi == a)
+            && self.pcrel.iter().any(|c| c.getpc == a || c.add_lo == a || c.add_hi == a || c.sext == Some(a))
         {
             return Err(Declined::PcRelative);
         }

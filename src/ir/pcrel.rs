@@ -26,6 +26,9 @@ pub struct PcRel {
     pub getpc: u64,
     pub add_lo: u64,
     pub add_hi: u64,
+    /// GFX12's `s_sext_i32_i16 sN+1, sN+1` after the `s_getpc_b64` (the PC is 48 bits wide
+    /// and the high half is sign-extended before the add), if present.
+    pub sext: Option<u64>,
     /// The address computed, in the input.
     pub target: u64,
     /// The SGPR pair holding it.
@@ -98,6 +101,13 @@ fn add_constant(inst: &Inst, opcode: Opcode, dst: u16, target: &Target) -> Optio
     }
 }
 
+/// `s_sext_i32_i16 sD, sD`.
+fn is_sext_of(inst: &Inst, dst: u16, target: &Target) -> bool {
+    operands(inst, target).is_some_and(|(e, ops)| {
+        e.opcode == Opcode::S_SEXT_I32_I16 && sgpr(ops.value(OperandName::sdst)) == Some(dst) && sgpr(ops.value(OperandName::src0)) == Some(dst)
+    })
+}
+
 type Chain = (Option<PcRel>, Vec<(u64, u64)>);
 
 fn follow(insts: &[(u64, Inst)], is_leader: &dyn Fn(u64) -> bool, target: &Target) -> Result<Chain, String> {
@@ -111,6 +121,7 @@ fn follow(insts: &[(u64, Inst)], is_leader: &dyn Fn(u64) -> bool, target: &Targe
     let mut lo: Option<(u64, u32)> = None;
     let mut hi: Option<(u64, u32)> = None;
     let mut chain: Option<PcRel> = None;
+    let mut sext: Option<u64> = None;
     let mut consumers = Vec::new();
     for &(address, inst) in insts.iter().skip(1).take(WINDOW) {
         if is_leader(address) && chain.is_none() {
@@ -120,6 +131,10 @@ fn follow(insts: &[(u64, Inst)], is_leader: &dyn Fn(u64) -> bool, target: &Targe
         let reads = a.reads.contains(lo_unit) || a.reads.contains(hi_unit);
         let writes = a.writes.contains(lo_unit) || a.writes.contains(hi_unit);
         if chain.is_none() {
+            if lo.is_none() && sext.is_none() && is_sext_of(&inst, pair + 1, target) {
+                sext = Some(address);
+                continue;
+            }
             if lo.is_none() {
                 if let Some(c) = add_constant(&inst, Opcode::S_ADD_U32, pair, target) {
                     lo = Some((address, c));
@@ -130,7 +145,7 @@ fn follow(insts: &[(u64, Inst)], is_leader: &dyn Fn(u64) -> bool, target: &Targe
             }
             if let (Some((lo_at, l)), Some((hi_at, h))) = (lo, hi) {
                 let offset = ((h as u64) << 32 | l as u64) as i64;
-                chain = Some(PcRel { getpc, add_lo: lo_at, add_hi: hi_at, target: pc.wrapping_add_signed(offset), sgpr: pair });
+                chain = Some(PcRel { getpc, add_lo: lo_at, add_hi: hi_at, sext, target: pc.wrapping_add_signed(offset), sgpr: pair });
                 continue;
             }
             // Anything between the two adds that touches SCC breaks the carry.

@@ -172,7 +172,7 @@ mod writer {
             .iter()
             .filter_map(|r| {
                 let m = meta.and_then(|m| m.kernels.iter().find(|k| k.name == r.kernel))?;
-                let vgpr_count = if unified { r.vgprs.next_multiple_of(4) + r.agprs } else { r.vgprs };
+                let vgpr_count = if unified && r.agprs > 0 { r.vgprs.next_multiple_of(4) + r.agprs } else { r.vgprs };
                 let wanted = KernelRegisters { kernel: r.kernel.clone(), vgpr_count, agpr_count: r.agprs, sgpr_count: r.sgprs };
                 let more = |now: Option<u64>, want: u32| now.is_some_and(|n| u64::from(want) > n);
                 (more(m.vgpr_count, wanted.vgpr_count) || more(m.agpr_count, wanted.agpr_count) || more(m.sgpr_count, wanted.sgpr_count)).then_some(wanted)
