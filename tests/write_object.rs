@@ -199,3 +199,198 @@ fn corpus_identity_rewrite_is_exact() {
     }
     assert_eq!(total, 777 + 7, "code objects in librocsparse and librocrand");
 }
+
+/// Runs an LLVM tool and returns (stdout, stderr), failing on a non-zero exit.
+fn llvm(tool: &str, args: &[&str]) -> (String, String) {
+    let out = std::process::Command::new(tool).args(args).output().unwrap_or_else(|e| panic!("{tool}: {e}"));
+    assert!(out.status.success(), "{tool} {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    (String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+fn is_alloc(s: &gfxpatch::container::elf::Section) -> bool {
+    s.flags & u64::from(object::elf::SHF_ALLOC) != 0
+}
+
+/// Writes the grown object of `data` and checks what `CodeObject::parse` reads back.
+fn check_growth(path: &Path, data: &[u8]) -> Vec<u8> {
+    let object = CodeObject::parse(data).unwrap();
+    let patch = grow(&object);
+    let text = *text_of(&object);
+    let shift = write::address_shift(&object, patch.bytes.len() as u64).unwrap();
+    assert!(shift >= patch.bytes.len() as u64 - text.size && shift % 256 == 0, "shift {shift:#x}");
+    let map = patch.map.clone();
+    let new_len = patch.bytes.len() as u64;
+    let edits = ObjectEdits { text: Some(patch), ..Default::default() };
+    let written = write::write_object(&object, &edits).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let new = CodeObject::parse(&written.bytes).unwrap_or_else(|e| panic!("{}: output does not parse: {e}", path.display()));
+    let name = path.display();
+    let text_end = text.address + text.size;
+    let moved = |a: u64| if a < text.address { a } else if a < text_end { map.map(a).unwrap() } else { a + shift };
+
+    // Kernels: same descriptors, entries at the start of their inserted nops.
+    assert_eq!(new.kernels.len(), object.kernels.len());
+    for (a, b) in object.kernels.iter().zip(&new.kernels) {
+        assert_eq!((a.name, a.descriptor_address), (b.name, b.descriptor_address), "{name}");
+        assert_eq!(b.entry_address, map.map(a.entry_address).unwrap(), "{name}: kernel {} entry", a.name);
+        assert_eq!(b.entry_address % 256, 0);
+        let nops = &written.bytes[b.entry_offset.unwrap() as usize..][..INSERTED as usize];
+        assert!(nops.chunks(4).all(|w| w == S_NOP_0), "{name}: kernel {} does not start with the nops", a.name);
+        let code = &written.bytes[(b.entry_offset.unwrap() + INSERTED) as usize..][..16];
+        assert_eq!(code, &data[a.entry_offset.unwrap() as usize..][..16], "{name}: kernel {} code moved wrong", a.name);
+    }
+    // Symbols: values moved; sizes of code symbols span the same instructions.
+    assert_eq!(new.symbols.len(), object.symbols.len());
+    for (a, b) in object.symbols.iter().zip(&new.symbols) {
+        let section = &object.sections[a.section_index as usize];
+        if a.section_index == 0 || a.section_index >= 0xff00 || !is_alloc(section) {
+            assert_eq!((a.value, a.size), (b.value, b.size), "{name}: symbol {}", a.name);
+        } else if a.section_index as usize == text.index {
+            assert_eq!(b.value, map.map(a.value).unwrap(), "{name}: symbol {}", a.name);
+            assert_eq!(b.value + b.size, map.map(a.value + a.size).unwrap(), "{name}: symbol {} size", a.name);
+        } else {
+            assert_eq!((b.value, b.size), (moved(a.value), a.size), "{name}: symbol {}", a.name);
+        }
+    }
+    // Sections: before .text in place, after it moved by the shift (non-alloc at least that).
+    for (a, b) in object.sections.iter().zip(&new.sections) {
+        assert_eq!((a.name, a.sh_type, a.flags), (b.name, b.sh_type, b.flags));
+        if a.index == text.index {
+            assert_eq!((b.address, b.offset, b.size), (a.address, a.offset, new_len), "{name}: .text");
+        } else if is_alloc(a) && a.address >= text_end {
+            assert_eq!((b.address, b.offset, b.size), (a.address + shift, a.offset + shift, a.size), "{name}: {}", a.name);
+        } else if a.offset >= text.offset + text.size && a.sh_type != 0 {
+            assert!(b.offset >= a.offset + shift, "{name}: {}", a.name);
+        } else {
+            assert_eq!((b.address, b.offset, b.size), (a.address, a.offset, a.size), "{name}: {}", a.name);
+        }
+        // Contents that hold no addresses are copied.
+        let unchanged_contents = !matches!(a.sh_type, 2 | 4 | 6 | 11) && a.index != text.index && !a.name.starts_with(".debug");
+        if unchanged_contents && a.sh_type != 8 {
+            let old = &data[a.offset as usize..][..a.size as usize];
+            let got = &written.bytes[b.offset as usize..][..b.size as usize];
+            if a.name != ".rodata" {
+                assert!(old == got, "{name}: contents of {} changed", a.name);
+            }
+        }
+    }
+    // Segments, .dynamic, relocations.
+    for (a, b) in object.segments.iter().zip(&new.segments) {
+        if a.offset == text.offset && a.p_type == object::elf::PT_LOAD {
+            assert_eq!((b.file_size, b.mem_size), (new_len, new_len));
+        } else if a.vaddr >= text_end && a.offset >= text.offset + text.size && a.mem_size > 0 {
+            assert_eq!((b.offset, b.vaddr), (a.offset + shift, a.vaddr + shift), "{name}: segment {a:?}");
+        } else {
+            assert_eq!(a, b);
+        }
+        if b.p_type == object::elf::PT_LOAD && b.align > 1 {
+            assert_eq!(b.offset % b.align, b.vaddr % b.align, "{name}: p_vaddr and p_offset incongruent");
+        }
+    }
+    for (a, b) in object.dynamic.iter().zip(&new.dynamic) {
+        let address_tags = [4, 5, 6, 7, 0x6fff_fef5];
+        let expected = if address_tags.contains(&a.tag) { moved(a.value) } else { a.value };
+        assert_eq!((b.tag, b.value), (a.tag, expected), "{name}: .dynamic");
+    }
+    for (a, b) in object.relocations.iter().zip(&new.relocations) {
+        assert_eq!(b.offset, moved(a.offset), "{name}: relocation");
+        if a.r_type == 13 {
+            assert_eq!(b.addend as u64, moved(a.addend as u64), "{name}: RELATIVE64 addend");
+        }
+    }
+    written.bytes
+}
+
+#[test]
+fn growth_moves_everything_after_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut checked = 0;
+    for (path, data) in linked_fixtures() {
+        let has_debug = CodeObject::parse(&data).unwrap().sections.iter().any(|s| s.name.starts_with(".debug_"));
+        if has_debug {
+            continue; // tests/write_dwarf.rs
+        }
+        let bytes = check_growth(&path, &data);
+        let out = dir.path().join("grown.co");
+        std::fs::write(&out, &bytes).unwrap();
+        let out = out.to_str().unwrap();
+        let (_, stderr) = llvm("llvm-readelf-19", &["-a", out]);
+        assert!(stderr.is_empty(), "{}: llvm-readelf-19 -a warns:\n{stderr}", path.display());
+        let (listing, stderr) = llvm("llvm-objdump-19", &["-d", out]);
+        assert!(stderr.is_empty(), "{}: llvm-objdump-19 -d warns:\n{stderr}", path.display());
+        let new = CodeObject::parse(&bytes).unwrap();
+        for k in &new.kernels {
+            let label = format!("{:016x} <{}>:", k.entry_address, k.name);
+            let at = listing.find(&label).unwrap_or_else(|| panic!("{}: no label {label}", path.display()));
+            let first: Vec<&str> = listing[at..].lines().skip(1).take(64).collect();
+            assert!(first.iter().all(|l| l.trim_start().starts_with("s_nop 0")), "{}: {label} {first:?}", path.display());
+        }
+        checked += 1;
+    }
+    assert!(checked > 150, "only {checked} fixtures grown");
+}
+
+/// Raises every kernel's counts and checks, through `gfxpatch info --json`, that metadata and
+/// descriptor agree on the new counts; counts below the original change nothing.
+#[test]
+fn raised_register_counts_agree_in_descriptor_and_metadata() {
+    use gfxpatch::container::write::KernelRegisters;
+    let dir = tempfile::tempdir().unwrap();
+    let (mut raised, mut refused) = (0, 0);
+    for (path, data) in linked_fixtures() {
+        let object = CodeObject::parse(&data).unwrap();
+        let Some(metadata) = &object.metadata else { continue };
+        let unified = object.target.processor.generation.has_unified_agprs();
+        let lower: Vec<KernelRegisters> = metadata
+            .kernels
+            .iter()
+            .map(|k| KernelRegisters { kernel: k.name.clone(), vgpr_count: 1, agpr_count: 0, sgpr_count: 1 })
+            .collect();
+        let same = write::write_object(&object, &ObjectEdits { registers: lower, ..Default::default() }).unwrap();
+        assert!(same.bytes == data && same.notes.is_empty(), "{}: lower counts changed the object", path.display());
+
+        let cap = if unified { 512 } else { 256 };
+        let wanted: Vec<KernelRegisters> = metadata
+            .kernels
+            .iter()
+            .map(|k| {
+                let agprs = k.agpr_count.unwrap_or(0) as u32 + if k.agpr_count.is_some() { 4 } else { 0 };
+                let vgprs = (k.vgpr_count.unwrap_or(0) as u32 + 9 + if unified && k.agpr_count.is_some() { 4 } else { 0 })
+                    .min(cap)
+                    .min(if unified { 256 + agprs } else { cap });
+                KernelRegisters { kernel: k.name.clone(), vgpr_count: vgprs, agpr_count: agprs, sgpr_count: (k.sgpr_count.unwrap_or(0) as u32 + 9).min(96) }
+            })
+            .collect();
+        let written = match write::write_object(&object, &ObjectEdits { registers: wanted.clone(), ..Default::default() }) {
+            Ok(w) => w,
+            Err(e) => {
+                assert!(e.to_string().contains("bytes of room"), "{}: {e}", path.display());
+                refused += 1;
+                continue;
+            }
+        };
+        let out = dir.path().join("raised.co");
+        std::fs::write(&out, &written.bytes).unwrap();
+        let json = common::info_json(&out);
+        for k in json["code_objects"][0]["kernels"].as_array().unwrap() {
+            let w = wanted.iter().find(|w| w.kernel == k["name"]).unwrap();
+            let old = metadata.kernel(&w.kernel).unwrap();
+            assert_eq!(k["disagreements"], serde_json::json!([]), "{}: {}", path.display(), w.kernel);
+            assert_eq!(k["vgpr_count"], (w.vgpr_count as u64).max(old.vgpr_count.unwrap()), "{}", path.display());
+            assert_eq!(k["sgpr_count"], (w.sgpr_count as u64).max(old.sgpr_count.unwrap()), "{}", path.display());
+            if let Some(a) = old.agpr_count {
+                assert_eq!(k["agpr_count"], (w.agpr_count as u64).max(a));
+            }
+            let regs = &k["descriptor_registers"];
+            assert!(regs["vgprs"].as_u64().unwrap() >= k["vgpr_count"].as_u64().unwrap(), "{}: {regs}", path.display());
+            if let Some(accum) = regs["accum_offset"].as_u64() {
+                let agprs = k["agpr_count"].as_u64().unwrap_or(0);
+                assert!(accum + agprs <= regs["vgprs"].as_u64().unwrap().max(accum + agprs), "{}", path.display());
+                assert!(accum >= k["vgpr_count"].as_u64().unwrap() - agprs, "{}: accum_offset {accum} {regs}", path.display());
+            }
+        }
+        assert!(!written.notes.is_empty());
+        raised += 1;
+    }
+    eprintln!("register counts raised in {raised} fixtures, refused in {refused} (note would outgrow its room)");
+    assert!(raised > 150 && refused < raised / 4, "raised {raised}, refused {refused}");
+}

@@ -324,7 +324,7 @@ impl<'o, 'd> Plan<'o, 'd> {
                 continue;
             }
             let alloc = s.flags & u64::from(elf::SHF_ALLOC) != 0;
-            if alloc && s.address > remap.text_end {
+            if alloc && s.address >= remap.text_end {
                 placement[s.index].address = s.address + remap.shift;
                 let expected = s.offset + remap.shift;
                 if s.has_file_bytes() && placement[s.index].offset != expected {

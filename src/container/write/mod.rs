@@ -117,11 +117,14 @@ pub struct TextPatch {
     pub map: AddressMap,
 }
 
-/// The registers a kernel's code needs after the rewrite, in the metadata note's terms:
-/// `.vgpr_count` (on GFX90A-class CDNA: architected VGPRs rounded up to 4 plus AGPRs, as LLVM
-/// writes it), `.agpr_count`, `.sgpr_count` (without the VCC/flat-scratch/XNACK extras, which
-/// the writer adds for the descriptor as LLVM does). The writer never lowers a count below the
-/// original, in the note or in the descriptor.
+/// The registers a kernel's code needs after the rewrite, counted exactly as the metadata note
+/// counts them (LLVM's `.vgpr_count`, `.agpr_count`, `.sgpr_count`):
+/// * `vgpr_count`: on GFX90A-class CDNA, architected VGPRs rounded up to 4 plus AGPRs; on GFX908
+///   the larger of VGPRs and AGPRs; elsewhere VGPRs;
+/// * `sgpr_count`: SGPRs including the VCC, FLAT_SCRATCH and XNACK_MASK pairs LLVM adds.
+///
+/// The writer records these in the note and derives the descriptor's granulated counts from
+/// them (see [`registers`]); it never lowers a count below the original, in either place.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct KernelRegisters {
     /// The kernel's name (its `.name` in the metadata, the entry symbol without `.kd`).

@@ -1,19 +1,220 @@
-//! Register counts after a rewrite: the descriptor's granulated counts and the metadata note's
-//! `.vgpr_count`/`.sgpr_count`/`.agpr_count`, raised together, never lowered.
+//! Register counts after a rewrite: the metadata note's `.vgpr_count`, `.sgpr_count` and
+//! `.agpr_count` and the descriptor's granulated counts, raised together and never lowered.
+//!
+//! The descriptor is derived from the metadata counts the way LLVM derives it (and the way
+//! `gfxpatch info` checks it):
+//!
+//! * `GRANULATED_WORKITEM_VGPR_COUNT` = ceil(max(.vgpr_count, 1) / granule) - 1, granule per
+//!   generation and wave size ([`vgpr_encoding_granule`]). On GFX90A-class CDNA `.vgpr_count`
+//!   already covers both files (architected VGPRs rounded up to 4, then AGPRs); on GFX908 it is
+//!   the larger of the two.
+//! * `GRANULATED_WAVEFRONT_SGPR_COUNT` (GFX6-GFX9 only) = ceil(max(.sgpr_count, 1) / 8) - 1;
+//!   `.sgpr_count` is LLVM's, VCC/FLAT_SCRATCH/XNACK_MASK included.
+//! * `ACCUM_OFFSET` (GFX90A-class) = ceil(max(.vgpr_count - .agpr_count, 1) / 4) - 1: the first
+//!   AGPR comes after every architected VGPR.
+//!
+//! Each field is raised only: a descriptor that already allocates more keeps its value.
+//!
+//! The note is re-encoded from its document. Its size changes when a count crosses a msgpack
+//! width (127 -> 128 takes a byte more). The note lies before `.text`, where nothing can move,
+//! so a longer note must fit in the padding it already has: the 4-byte alignment of its
+//! descriptor, and, when it is the section's last note, the gap before the next section. If it
+//! does not, the write is refused, naming the kernel and the bytes missing.
 
-use super::elf::Placement;
+use rmpv::Value;
+
+use super::elf::{read_u32, write_u32, Placement};
 use super::{KernelRegisters, WriteError};
+use crate::container::descriptor::vgpr_encoding_granule;
 use crate::container::elf::CodeObject;
 
+/// Largest value of the 6-bit VGPR and 4-bit SGPR block fields.
+const MAX_VGPR_BLOCKS: u32 = 63;
+const MAX_SGPR_BLOCKS: u32 = 15;
+/// Largest value of the 6-bit `ACCUM_OFFSET` field (in units of 4 VGPRs, minus one): 256 VGPRs.
+const MAX_ACCUM_OFFSET: u32 = 63;
+
 pub(super) fn apply(
-    _object: &CodeObject,
+    object: &CodeObject,
     registers: &[KernelRegisters],
-    _placement: &[Placement],
-    _out: &mut [u8],
-    _notes: &mut Vec<String>,
+    placement: &[Placement],
+    out: &mut [u8],
+    notes: &mut Vec<String>,
 ) -> Result<(), WriteError> {
-    if let Some(first) = registers.first() {
-        return Err(WriteError::Registers { kernel: first.kernel.clone(), detail: "not implemented yet".into() });
+    if registers.is_empty() {
+        return Ok(());
+    }
+    let generation = object.target.processor.generation;
+    let metadata = object
+        .metadata
+        .as_ref()
+        .ok_or_else(|| WriteError::Metadata("the object has no NT_AMDGPU_METADATA note to record register counts in".into()))?;
+    let mut document = metadata.document.clone();
+    for wanted in registers {
+        let error = |detail: String| WriteError::Registers { kernel: wanted.kernel.clone(), detail };
+        let kernel = object
+            .kernels
+            .iter()
+            .find(|k| k.name == wanted.kernel)
+            .ok_or_else(|| error("no kernel descriptor of that name".into()))?;
+        let entry = kernel_entry(&mut document, &wanted.kernel).ok_or_else(|| error("no metadata entry".into()))?;
+        let vgprs = raise(entry, ".vgpr_count", wanted.vgpr_count, &wanted.kernel, notes).map_err(error)?;
+        let sgprs = raise(entry, ".sgpr_count", wanted.sgpr_count, &wanted.kernel, notes).map_err(error)?;
+        let agprs = raise(entry, ".agpr_count", wanted.agpr_count, &wanted.kernel, notes).map_err(error)?;
+
+        let mut d = kernel.descriptor;
+        let wave_size = d.wave_size(generation);
+        let granule = vgpr_encoding_granule(generation, wave_size);
+        let old = d.registers(generation);
+        let mut rsrc1 = d.compute_pgm_rsrc1();
+        let vgpr_blocks = blocks(vgprs, granule).max(old.vgpr_blocks);
+        if vgpr_blocks > MAX_VGPR_BLOCKS {
+            return Err(error(format!(
+                "{vgprs} VGPRs do not fit the descriptor ({} at most on {} in wave{wave_size})",
+                (MAX_VGPR_BLOCKS + 1) * granule,
+                object.target.processor.name
+            )));
+        }
+        rsrc1 = (rsrc1 & !0x3f) | vgpr_blocks;
+        if !generation.is_gfx10_plus() {
+            let sgpr_blocks = blocks(sgprs, 8).max(old.sgpr_blocks);
+            if sgpr_blocks > MAX_SGPR_BLOCKS {
+                return Err(error(format!("{sgprs} SGPRs do not fit the descriptor ({} at most)", (MAX_SGPR_BLOCKS + 1) * 8)));
+            }
+            rsrc1 = (rsrc1 & !(0xf << 6)) | (sgpr_blocks << 6);
+        }
+        d.set_compute_pgm_rsrc1(rsrc1);
+        if generation.has_unified_agprs() {
+            let architected = vgprs.saturating_sub(agprs);
+            let accum = blocks(architected, 4).max(d.compute_pgm_rsrc3() & 0x3f);
+            if accum > MAX_ACCUM_OFFSET {
+                return Err(error(format!(
+                    "{architected} architected VGPRs ({vgprs} with {agprs} AGPRs) exceed the 256 a wave can address"
+                )));
+            }
+            d.set_compute_pgm_rsrc3((d.compute_pgm_rsrc3() & !0x3f) | accum);
+        }
+        if d != kernel.descriptor {
+            let section = object.section_containing(kernel.descriptor_address).expect("found by the reader");
+            let at = placement[section.index].offset + (kernel.descriptor_offset - section.offset);
+            out[at as usize..at as usize + d.as_bytes().len()].copy_from_slice(d.as_bytes());
+        }
+    }
+    write_note(object, &document, placement, out, registers)
+}
+
+/// `ceil(max(count, 1) / granule) - 1`, the block encoding of the descriptor.
+fn blocks(count: u32, granule: u32) -> u32 {
+    count.max(1).div_ceil(granule) - 1
+}
+
+/// The `amdhsa.kernels` entry whose `.name` is `kernel`.
+fn kernel_entry<'d>(document: &'d mut Value, kernel: &str) -> Option<&'d mut Vec<(Value, Value)>> {
+    let root = match document {
+        Value::Map(m) => m,
+        _ => return None,
+    };
+    let (_, kernels) = root.iter_mut().find(|(k, _)| k.as_str() == Some("amdhsa.kernels"))?;
+    let Value::Array(kernels) = kernels else { return None };
+    kernels.iter_mut().find_map(|k| match k {
+        Value::Map(m) if m.iter().any(|(k, v)| k.as_str() == Some(".name") && v.as_str() == Some(kernel)) => Some(m),
+        _ => None,
+    })
+}
+
+/// Sets `key` to `wanted` if that raises it; returns the value in force. A missing key is
+/// added only when a count above zero must be recorded.
+fn raise(
+    entry: &mut Vec<(Value, Value)>,
+    key: &str,
+    wanted: u32,
+    kernel: &str,
+    notes: &mut Vec<String>,
+) -> Result<u32, String> {
+    let slot = entry.iter_mut().find(|(k, _)| k.as_str() == Some(key)).map(|(_, v)| v);
+    let old = match &slot {
+        Some(v) => {
+            let n = v.as_u64().ok_or_else(|| format!("metadata {key} is not an unsigned integer"))?;
+            u32::try_from(n).map_err(|_| format!("metadata {key} {n} is out of range"))?
+        }
+        None => 0,
+    };
+    if wanted <= old {
+        return Ok(old);
+    }
+    match slot {
+        Some(v) => *v = Value::from(wanted),
+        None => entry.push((Value::from(key), Value::from(wanted))),
+    }
+    notes.push(format!("kernel {kernel}: {key} raised {old} -> {wanted}"));
+    Ok(wanted)
+}
+
+/// Writes the re-encoded note into the room the old one had.
+fn write_note(
+    object: &CodeObject,
+    document: &Value,
+    placement: &[Placement],
+    out: &mut [u8],
+    registers: &[KernelRegisters],
+) -> Result<(), WriteError> {
+    let mut encoded = Vec::new();
+    rmpv::encode::write_value(&mut encoded, document).expect("writing to a Vec cannot fail");
+    let (desc_offset, old_len) = object.metadata_range.expect("metadata was read from a note");
+    let section = object
+        .sections
+        .iter()
+        .find(|s| s.has_file_bytes() && s.offset <= desc_offset && desc_offset < s.offset + s.size)
+        .expect("the note lies in a section");
+    let new_len = encoded.len() as u64;
+    let old_padded = old_len.next_multiple_of(4);
+    let new_padded = new_len.next_multiple_of(4);
+    let note_end = desc_offset + old_padded;
+    let section_end = section.offset + section.size;
+    let last_note = note_end >= section_end;
+    // Room up to the next section in the file, if this note is the section's last.
+    let room = if last_note {
+        let next = object.sections.iter().filter(|s| s.offset >= section_end && s.index != section.index && s.size > 0).map(|s| s.offset).min();
+        next.unwrap_or(section_end).saturating_sub(desc_offset)
+    } else {
+        old_padded
+    };
+    if new_padded > room {
+        let kernels: Vec<&str> = registers.iter().map(|r| r.kernel.as_str()).collect();
+        return Err(WriteError::Metadata(format!(
+            "recording the counts of {} makes the note {} bytes longer than the {} bytes of room it has \
+             before the next section; everything there lies before .text and cannot move",
+            kernels.join(", "),
+            new_padded - old_padded.min(new_padded),
+            room.saturating_sub(old_padded)
+        )));
+    }
+    let at = placement[section.index].offset + (desc_offset - section.offset);
+    let (start, end) = (at as usize, (at + new_padded.max(old_padded)) as usize);
+    out[start..end].fill(0);
+    out[start..start + encoded.len()].copy_from_slice(&encoded);
+    // n_descsz sits 8 bytes plus the padded owner name ("AMDGPU\0" -> 8) before the descriptor.
+    let descsz_at = at - 16;
+    debug_assert_eq!(u64::from(read_u32(object.data, desc_offset - 16)), old_len);
+    write_u32(out, descsz_at, new_len as u32);
+    if new_padded > old_padded {
+        grow_note_section(object, section.index, new_padded - old_padded, placement, out);
     }
     Ok(())
+}
+
+/// A longer last note: the note section and the `PT_NOTE` that covers it grow into the gap.
+fn grow_note_section(object: &CodeObject, index: usize, by: u64, placement: &[Placement], out: &mut [u8]) {
+    use super::elf::write_u64;
+    let section = &object.sections[index];
+    let shoff = super::elf::read_u64(out, 40);
+    write_u64(out, shoff + 64 * index as u64 + 32, placement[index].size + by);
+    let phoff = super::elf::read_u64(object.data, 32);
+    for (i, p) in object.segments.iter().enumerate() {
+        if p.p_type == object::elf::PT_NOTE && p.offset <= section.offset && section.offset + section.size == p.offset + p.file_size {
+            let at = phoff + 56 * i as u64;
+            write_u64(out, at + 32, p.file_size + by);
+            write_u64(out, at + 40, p.mem_size + by);
+        }
+    }
 }
