@@ -37,7 +37,8 @@ pub struct Assembler {
 pub enum Field {
     /// An SGPR (or the first of an SGPR range) by number.
     Sgpr(u16),
-    /// An immediate field (SOPP `simm16`).
+    /// A field's raw value: an immediate (SOPP `simm16`), or a register or inline-constant
+    /// encoding as the field holds it.
     Imm(u64),
     /// A 32-bit literal after the instruction.
     Literal(u32),
@@ -110,6 +111,8 @@ impl Assembler {
             let ok = match (field, ops.value(name)?) {
                 (Field::Sgpr(n), Value::Reg(crate::isa::reg::Reg::Sgpr { index, .. })) => index == n,
                 (Field::Imm(v), Value::Imm(x)) => x as u64 & 0xffff == v & 0xffff,
+                // A raw field value (a register or constant encoding): the record matched.
+                (Field::Imm(_), _) => true,
                 (Field::Literal(v), Value::Literal(x)) => x == v,
                 (Field::Literal(v), Value::InlineInt(x)) => x as u32 == v,
                 _ => false,
