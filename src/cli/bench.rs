@@ -15,13 +15,13 @@ use crate::llvm::disasm::LlvmDisassembler;
 
 #[derive(clap::Args)]
 pub struct BenchArgs {
-    /// What to measure: `decode`.
-    what: String,
+    /// What to measure: `decode` or `rewrite`.
+    pub(super) what: String,
     /// A code object, bundle or host library whose .text is decoded.
-    file: PathBuf,
+    pub(super) file: PathBuf,
     /// Stop after this many MiB of .text (host libraries can hold gigabytes).
     #[arg(long, default_value_t = 64)]
-    max_mib: u64,
+    pub(super) max_mib: u64,
     /// Measure decoding only (for profiling the decoder).
     #[arg(long)]
     decode_only: bool,
@@ -34,7 +34,10 @@ struct Work {
 }
 
 pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
-    anyhow::ensure!(args.what == "decode", "unknown benchmark {:?} (known: decode)", args.what);
+    if args.what == "rewrite" {
+        return super::bench_rewrite::run(args);
+    }
+    anyhow::ensure!(args.what == "decode", "unknown benchmark {:?} (known: decode, rewrite)", args.what);
     let path = args.file.display().to_string();
     let mapped = MappedFile::open(&args.file).with_context(|| path.clone())?;
     let input = Input::parse(mapped.bytes(), &DecompressLimits::default()).with_context(|| path.clone())?;

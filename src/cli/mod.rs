@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod bench;
+mod bench_rewrite;
 mod decode;
 mod disasm;
 mod disasm_json;
@@ -35,7 +36,7 @@ enum Command {
     Rewrite(rewrite::RewriteArgs),
     /// Check that every code object decodes, branches land on instructions, and descriptors agree.
     Verify(verify::VerifyArgs),
-    /// Measure gfxpatch against LLVM in one run (`bench decode FILE`).
+    /// Measure gfxpatch against LLVM in one run (`bench decode FILE`, `bench rewrite FILE`).
     Bench(bench::BenchArgs),
 }
 
