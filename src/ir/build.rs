@@ -194,8 +194,11 @@ fn build_function(
 
     // Padding: unreachable filler after the last instruction that does not fall through.
     let last_exit = flows.iter().rposition(|(f, _)| !f.falls_through());
+    let is_padding = |from: usize| insts[from..].iter().all(|(a, inst)| flow::is_filler(inst) && (from == 0 || !leaders.contains(a)));
     let code_len = match last_exit {
-        Some(i) if insts[i + 1..].iter().all(|(a, inst)| flow::is_filler(inst) && !leaders.contains(a)) => i + 1,
+        Some(i) if is_padding(i + 1) => i + 1,
+        // Nothing but filler (the bytes before the first function): all padding.
+        None if kind == FunctionKind::Function && name.starts_with('.') && is_padding(0) => 0,
         _ => insts.len(),
     };
     let padding = match insts.get(code_len) {

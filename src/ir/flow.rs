@@ -97,7 +97,8 @@ pub fn classify(inst: &Inst, address: u64) -> Kind {
         O::S_CALL_B64 => branch_target(inst, e, address).map_or(Kind::Unknown("s_call_b64 without target"), Kind::DirectCall),
         O::S_SWAPPC_B64 => Kind::RegisterCall,
         O::S_SETPC_B64 => Kind::RegisterJump,
-        O::S_ENDPGM | O::S_ENDPGM_SAVED | O::S_ENDPGM_ORDERED_PS_DONE | O::S_RFE_B64 | O::S_RFE_RESTORE_B64 => Kind::End,
+        // `s_code_end` is padding after the code; reaching it is a fault, never a fall-through.
+        O::S_ENDPGM | O::S_ENDPGM_SAVED | O::S_ENDPGM_ORDERED_PS_DONE | O::S_RFE_B64 | O::S_RFE_RESTORE_B64 | O::S_CODE_END => Kind::End,
         O::S_CBRANCH_I_FORK | O::S_CBRANCH_G_FORK | O::S_CBRANCH_JOIN => Kind::Unknown("fork/join control flow"),
         O::S_SUBVECTOR_LOOP_BEGIN | O::S_SUBVECTOR_LOOP_END => Kind::Unknown("subvector loop"),
         O::S_ADD_PC_I64 => Kind::Unknown("s_add_pc_i64 (PC-relative jump)"),
@@ -120,8 +121,12 @@ fn branch_target(inst: &Inst, e: &Encoding, address: u64) -> Option<u64> {
     Some(address.wrapping_add(4).wrapping_add_signed(i64::from(offset) * 4))
 }
 
-/// `s_nop 0` or `s_code_end`: what linkers and LLVM pad code with.
+/// `s_nop 0`, `s_code_end` or a zero word: what linkers and compilers pad code with (older
+/// ROCm releases pad kernels with zero bytes).
 pub fn is_filler(inst: &Inst) -> bool {
+    if inst.len() == 4 && inst.words()[0] == 0 {
+        return true;
+    }
     let Some(e) = inst.encoding() else { return false };
     match e.opcode {
         Opcode::S_CODE_END => true,
