@@ -218,9 +218,9 @@ fn build_function(
     }
     let block_of: HashMap<u64, usize> = blocks.iter().enumerate().map(|(i, b)| (b.address, i)).collect();
     let n = blocks.len();
-    for b in 0..n {
+    for (b, block) in blocks.iter_mut().enumerate() {
         let next = (b + 1 < n).then_some(b + 1);
-        let last = blocks[b].nodes.last_mut().unwrap();
+        let last = block.nodes.last_mut().unwrap();
         // Resolve targets inside the function to blocks.
         let resolve = |t: Target| match t {
             Target::Address(a) => block_of.get(&a).map_or(t, |&blk| Target::Block(blk)),
@@ -258,8 +258,8 @@ fn build_function(
             _ => exits = true,
         }
         successors.dedup();
-        blocks[b].successors = successors;
-        blocks[b].exits = exits;
+        block.successors = successors;
+        block.exits = exits;
     }
     Function { name, kind, entry, end, blocks, padding, opaque, pcrel: recovered.chains, edits: Vec::new() }
 }

@@ -96,7 +96,16 @@ impl RegSet {
 
     /// The units, ascending.
     pub fn units(&self) -> impl Iterator<Item = usize> + '_ {
-        (0..unit::COUNT).filter(|&u| self.contains(u))
+        self.0.iter().enumerate().flat_map(|(i, &w)| {
+            let mut w = w;
+            std::iter::from_fn(move || {
+                (w != 0).then(|| {
+                    let bit = w.trailing_zeros() as usize;
+                    w &= w - 1;
+                    i * 64 + bit
+                })
+            })
+        })
     }
 }
 

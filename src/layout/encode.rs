@@ -184,7 +184,9 @@ mod tests {
     fn long_branch_pieces_match_llvm_mc() {
         use Field::*;
         use OperandName as N;
-        let cases: [(&str, [u8; 4], [u8; 4], [u8; 4], [u8; 4]); 3] = [
+        // (cpu, s_nop 0, s_getpc_b64 s[4:5], s_setpc_b64 s[4:5], first dword of s_add_u32).
+        type Case = (&'static str, [u8; 4], [u8; 4], [u8; 4], [u8; 4]);
+        let cases: [Case; 3] = [
             // s_nop 0 ; s_getpc_b64 s[4:5] ; s_setpc_b64 s[4:5] ; s_add_u32 s4, s4, lit (first dword)
             ("gfx900", [0x00, 0x00, 0x80, 0xbf], [0x00, 0x1c, 0x84, 0xbe], [0x04, 0x1d, 0x80, 0xbe], [0x04, 0xff, 0x04, 0x80]),
             ("gfx1030", [0x00, 0x00, 0x80, 0xbf], [0x00, 0x1f, 0x84, 0xbe], [0x04, 0x20, 0x80, 0xbe], [0x04, 0xff, 0x04, 0x80]),

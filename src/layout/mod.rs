@@ -403,7 +403,7 @@ fn long_branch(asm: &mut Assembler, node: &crate::ir::Node, r: &Relax, at: u64, 
     let mut out = Vec::with_capacity(28);
     let mut getpc_at = at;
     if let Some(inverse) = r.inverse {
-        let skip = asm.build(inverse, &[(N::simm16, Field::Imm((LONG_BRANCH_BYTES / 4) as u64))]).ok_or(fail("inverse branch"))?;
+        let skip = asm.build(inverse, &[(N::simm16, Field::Imm(LONG_BRANCH_BYTES / 4))]).ok_or(fail("inverse branch"))?;
         out.extend(skip.bytes());
         getpc_at += 4;
     }
@@ -498,7 +498,7 @@ fn register_use(program: &Program, relaxed: &HashMap<(usize, usize), Relax>) -> 
                     match u {
                         u if u < unit::SGPRS => used.sgprs = used.sgprs.max(u32_ + 1),
                         u if (unit::VGPR0..unit::AGPR0).contains(&u) => used.vgprs = used.vgprs.max(u32_ - unit::VGPR0 as u32 + 1),
-                        u if u >= unit::AGPR0 && u < unit::COUNT => used.agprs = used.agprs.max(u32_ - unit::AGPR0 as u32 + 1),
+                        u if (unit::AGPR0..unit::COUNT).contains(&u) => used.agprs = used.agprs.max(u32_ - unit::AGPR0 as u32 + 1),
                         _ => {}
                     }
                 }
