@@ -250,6 +250,18 @@ fn long_branch_target(decoder: &Decoder, out: &[u8], base: u64, at: u64, conditi
     if ops(&getpc)? != Opcode::S_GETPC_B64 || ops(&add)? != Opcode::S_ADD_U32 || ops(&addc)? != Opcode::S_ADDC_U32 || ops(&setpc)? != Opcode::S_SETPC_B64 {
         return None;
     }
+    // One SGPR pair throughout: getpc writes it, the adds update its halves, setpc reads it.
+    let first_sgpr = |i: &Inst| {
+        let (_, ops) = crate::ir::liveness::operands(i, decoder.target())?;
+        ops.as_slice().iter().find_map(|op| match op.value {
+            Value::Reg(crate::isa::reg::Reg::Sgpr { index, .. }) => Some(index),
+            _ => None,
+        })
+    };
+    let pair = first_sgpr(&getpc)?;
+    if first_sgpr(&add)? != pair || first_sgpr(&addc)? != pair + 1 || first_sgpr(&setpc)? != pair {
+        return None;
+    }
     let lo = constant_of(&add, decoder.target())?;
     let hi = constant_of(&addc, decoder.target())?;
     Some(((pc + 4).wrapping_add(((hi as u64) << 32) | lo as u64), pc + 24 - at))
