@@ -5,5 +5,9 @@
 
 pub mod cli;
 pub mod container;
+pub mod ir;
 pub mod isa;
+pub mod layout;
 pub mod llvm;
+pub mod pass;
+pub mod rewrite;

@@ -19,14 +19,14 @@ use crate::llvm::disasm::LlvmDisassembler;
 
 #[derive(clap::Args)]
 pub struct BenchArgs {
-    /// What to measure: `decode` or `encode`.
-    what: String,
+    /// What to measure: `decode`, `encode` or `rewrite`.
+    pub(super) what: String,
     /// A code object, bundle or host library whose .text is decoded.
-    file: PathBuf,
+    pub(super) file: PathBuf,
     /// Stop after this many MiB of .text (host libraries can hold gigabytes); default 64 for
-    /// decode, 4 for encode (LLVM's assembler is the slow side).
+    /// decode and rewrite, 4 for encode (LLVM's assembler is the slow side).
     #[arg(long)]
-    max_mib: Option<u64>,
+    pub(super) max_mib: Option<u64>,
     /// Measure decoding only (for profiling the decoder).
     #[arg(long)]
     decode_only: bool,
@@ -39,7 +39,10 @@ struct Work {
 }
 
 pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
-    anyhow::ensure!(matches!(args.what.as_str(), "decode" | "encode"), "unknown benchmark {:?} (known: decode, encode)", args.what);
+    if args.what == "rewrite" {
+        return super::bench_rewrite::run(args);
+    }
+    anyhow::ensure!(matches!(args.what.as_str(), "decode" | "encode"), "unknown benchmark {:?} (known: decode, encode, rewrite)", args.what);
     let max_mib = args.max_mib.unwrap_or(if args.what == "encode" { 4 } else { 64 });
     let path = args.file.display().to_string();
     let mapped = MappedFile::open(&args.file).with_context(|| path.clone())?;

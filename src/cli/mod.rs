@@ -6,11 +6,14 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod bench;
+mod bench_rewrite;
 mod decode;
 mod disasm;
 mod disasm_json;
-mod info;
+pub(crate) mod info;
 mod isa;
+mod rewrite;
+mod verify;
 
 #[derive(Parser)]
 #[command(name = "gfxpatch", version, about = "Binary rewriter for AMD GPU code objects")]
@@ -29,7 +32,11 @@ enum Command {
     Decode(decode::DecodeArgs),
     /// One instruction across generations: encodings, opcodes, bit layouts, operands, AMD's pseudocode.
     Isa(isa::IsaArgs),
-    /// Measure gfxpatch against LLVM in one run (`bench decode FILE`, `bench encode FILE`).
+    /// Run passes over every code object and write the result (no passes: the identity).
+    Rewrite(rewrite::RewriteArgs),
+    /// Check that every code object decodes, branches land on instructions, and descriptors agree.
+    Verify(verify::VerifyArgs),
+    /// Measure gfxpatch against LLVM in one run (`bench decode|encode|rewrite FILE`).
     Bench(bench::BenchArgs),
 }
 
@@ -43,6 +50,8 @@ pub fn main() -> ExitCode {
         Command::Disasm(args) => disasm::run(&args),
         Command::Decode(args) => decode::run(&args),
         Command::Isa(args) => isa::run(&args),
+        Command::Rewrite(args) => rewrite::run(&args),
+        Command::Verify(args) => verify::run(&args),
         Command::Bench(args) => bench::run(&args),
     };
     match result {

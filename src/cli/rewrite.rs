@@ -1,0 +1,114 @@
+//! `gfxpatch rewrite IN -o OUT [--passes a,b,c] [--print-after PASS] [--report FILE.json]`
+//! (`--in-place`, `--strip-debug-on-failure`): run passes over every code object of a code
+//! object, bundle or host library, lay out, write and verify. No passes: the identity.
+
+use std::path::PathBuf;
+
+use anyhow::{bail, Context as _};
+use rayon::prelude::*;
+
+use crate::container::bundle::DecompressLimits;
+use crate::container::input::{Input, InputKind, MappedFile};
+use crate::container::write::{write_file_atomically, write_input};
+use crate::pass::{self, Pass};
+use crate::rewrite::{self, Options, Outcome, PassReport, Report};
+
+#[derive(clap::Args)]
+pub struct RewriteArgs {
+    /// A code object, an offload bundle or a host library.
+    input: PathBuf,
+    /// Where to write the result.
+    #[arg(short, long, required_unless_present = "in_place")]
+    output: Option<PathBuf>,
+    /// Rewrite the input file itself (through a temporary file and a rename).
+    #[arg(long, conflicts_with = "output")]
+    in_place: bool,
+    /// Passes to run, in order (comma-separated); `gfxpatch rewrite --list-passes` names them.
+    #[arg(long, value_delimiter = ',')]
+    passes: Vec<String>,
+    /// Print every function after this pass.
+    #[arg(long)]
+    print_after: Option<String>,
+    /// Write a JSON report: per pass applied/declined counts, instruction counts, opaque functions.
+    #[arg(long)]
+    report: Option<PathBuf>,
+    /// Drop DWARF the writer cannot update instead of refusing the rewrite.
+    #[arg(long)]
+    strip_debug_on_failure: bool,
+}
+
+pub fn run(args: &RewriteArgs) -> anyhow::Result<()> {
+    let path = args.input.display().to_string();
+    let passes: Vec<&'static dyn Pass> = args
+        .passes
+        .iter()
+        .map(|name| {
+            pass::find(name).with_context(|| {
+                let known: Vec<&str> = pass::registry().iter().map(|p| p.name()).collect();
+                format!("unknown pass {name:?} (known: {})", known.join(", "))
+            })
+        })
+        .collect::<anyhow::Result<_>>()?;
+    if let Some(p) = &args.print_after
+        && !passes.iter().any(|q| q.name() == p)
+    {
+        bail!("--print-after {p}: that pass is not in --passes");
+    }
+    let options = Options { passes: passes.clone(), print_after: args.print_after.as_deref(), strip_debug_on_failure: args.strip_debug_on_failure };
+    let mapped = MappedFile::open(&args.input).with_context(|| path.clone())?;
+    let data = mapped.bytes();
+    let input = Input::parse(data, &DecompressLimits::default()).with_context(|| path.clone())?;
+    let outcomes: Vec<Outcome> = input
+        .objects
+        .par_iter()
+        .enumerate()
+        .map(|(i, o)| rewrite::rewrite_object(&o.bytes, &options).with_context(|| format!("{path}: {}", o.describe(i))))
+        .collect::<anyhow::Result<_>>()?;
+    for o in &outcomes {
+        print!("{}", o.listings);
+    }
+    let bytes = output_bytes(data, &input, &outcomes).with_context(|| path.clone())?;
+    let out_path = if args.in_place { args.input.clone() } else { args.output.clone().unwrap() };
+    drop(input);
+    write_file_atomically(&out_path, &bytes).with_context(|| out_path.display().to_string())?;
+
+    if let Some(report_path) = &args.report {
+        let totals = rewrite::total_stats(&outcomes, &passes);
+        let describe = |i: usize, o: &Outcome, what: &str| -> Option<String> { o.refused.as_ref().map(|r| format!("code object {i}: {what}{r}")) };
+        let report = Report {
+            passes: totals.into_iter().map(|s| PassReport { name: s.name, applied: s.applied, declined: s.declined }).collect(),
+            instructions_before: outcomes.iter().map(|o| o.instructions_before).sum(),
+            instructions_after: outcomes.iter().map(|o| o.instructions_after).sum(),
+            functions_opaque: outcomes.iter().flat_map(|o| o.opaque.iter().cloned()).collect(),
+            refused: outcomes.iter().enumerate().filter_map(|(i, o)| describe(i, o, "")).collect(),
+            notes: outcomes.iter().flat_map(|o| o.notes.iter().cloned()).collect(),
+        };
+        let json = serde_json::to_string_pretty(&report)?;
+        std::fs::write(report_path, json + "\n").with_context(|| report_path.display().to_string())?;
+    }
+    for (i, o) in outcomes.iter().enumerate() {
+        if let Some(r) = &o.refused {
+            eprintln!("gfxpatch: {path}: code object {i} left unchanged: {r}");
+        }
+    }
+    Ok(())
+}
+
+/// The whole output file: the rewritten object, or the container with its objects replaced.
+fn output_bytes(data: &[u8], input: &Input<'_>, outcomes: &[Outcome]) -> anyhow::Result<Vec<u8>> {
+    let changed = outcomes.iter().zip(&input.objects).any(|(o, i)| o.bytes.as_deref().is_some_and(|b| b != &i.bytes[..]));
+    if !changed {
+        return Ok(data.to_vec());
+    }
+    match input.kind {
+        InputKind::Elf => Ok(outcomes[0].bytes.clone().unwrap()),
+        InputKind::Bundle | InputKind::Host => {
+            let replaced: Vec<(usize, Vec<u8>)> = outcomes
+                .iter()
+                .enumerate()
+                .filter_map(|(i, o)| o.bytes.as_ref().filter(|b| b[..] != input.objects[i].bytes[..]).map(|b| (i, b.clone())))
+                .collect();
+            Ok(write_input(data, input, &replaced)?)
+        }
+    }
+}

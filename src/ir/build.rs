@@ -1,0 +1,274 @@
+//! Building a [`Program`] from a code object: find functions, decode them, split blocks, wire
+//! edges, recover PC-relative chains, and mark what cannot be proven opaque.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use crate::container::elf::SymbolKind;
+use crate::container::CodeObject;
+use crate::isa::operand::Value;
+use crate::isa::reg::Reg;
+use crate::isa::table::Dir;
+use crate::isa::{Decoder, Inst};
+
+use super::flow::{self, classify, Flow, Kind, Target};
+use super::liveness::operands;
+use super::pcrel;
+use super::{Block, Function, FunctionKind, Node, Opaque, Origin, Padding, Program, TextSection};
+
+/// Why a code object has no program (the rewrite of that object is refused).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum BuildError {
+    #[error("{0} executable sections (the rewriter handles exactly one)")]
+    TextSections(usize),
+    #[error("kernel {name}: entry {address:#x} is outside .text")]
+    EntryOutsideText { name: String, address: u64 },
+    #[error("instruction at {address:#x} runs past the start of {next} at {next_address:#x}")]
+    Straddle { address: u64, next: String, next_address: u64 },
+}
+
+/// The return-address register pair of the AMDGPU calling convention: `s[30:31]`.
+const RETURN_ADDRESS_SGPR: u16 = 30;
+
+impl Program {
+    /// Reads the program of `object`, decoding with `decoder` (for the object's target).
+    pub fn build(object: &CodeObject<'_>, decoder: &Decoder) -> Result<Program, BuildError> {
+        let texts: Vec<_> = object.text_sections().collect();
+        let [section] = texts[..] else { return Err(BuildError::TextSections(texts.len())) };
+        let text = TextSection { section_index: section.index, address: section.address, file_offset: section.offset, size: section.size };
+        let bytes = &object.data[section.offset as usize..(section.offset + section.size) as usize];
+
+        // Function starts: kernel entries, then function symbols, then the section start.
+        let mut starts: BTreeMap<u64, (String, FunctionKind)> = BTreeMap::new();
+        for k in &object.kernels {
+            if !text.contains(k.entry_address) {
+                return Err(BuildError::EntryOutsideText { name: k.name.to_owned(), address: k.entry_address });
+            }
+            starts.insert(k.entry_address, (k.name.to_owned(), FunctionKind::Kernel));
+        }
+        for s in &object.symbols {
+            if matches!(s.kind, SymbolKind::Function | SymbolKind::Kernel) && s.section_index as usize == section.index && text.contains(s.value) {
+                starts.entry(s.value).or_insert_with(|| (s.name.to_owned(), FunctionKind::Function));
+            }
+        }
+        if bytes.is_empty() {
+            return Ok(Program { target: *decoder.target(), text, functions: Vec::new() });
+        }
+        starts.entry(text.address).or_insert_with(|| (section.name.to_owned(), FunctionKind::Function));
+
+        // Decode each region linearly, as objdump does from each symbol.
+        let mut insts: Vec<(u64, Inst)> = Vec::with_capacity(bytes.len() / 6);
+        let bounds: Vec<u64> = starts.keys().copied().chain([text.end()]).collect();
+        for w in bounds.windows(2) {
+            let (start, end) = (w[0], w[1]);
+            let mut at = start;
+            while at < end {
+                let offset = (at - text.address) as usize;
+                let inst = decoder.decode(&bytes[offset..]);
+                if at + inst.len() as u64 > end {
+                    let next = starts.get(&end).map_or_else(|| "the end of .text".to_owned(), |(name, _)| name.clone());
+                    return Err(BuildError::Straddle { address: at, next, next_address: end });
+                }
+                insts.push((at, inst));
+                at += inst.len() as u64;
+            }
+        }
+        let is_start: HashSet<u64> = insts.iter().map(|&(a, _)| a).collect();
+        let kinds: Vec<Kind> = insts.iter().map(|(a, i)| classify(i, *a)).collect();
+
+        // Every direct branch target starts a block; call targets start functions.
+        let mut leaders: HashSet<u64> = starts.keys().copied().collect();
+        for kind in &kinds {
+            if let Kind::Branch(t) | Kind::CondBranch(t) = *kind {
+                leaders.insert(t);
+            }
+        }
+        let mut call_targets: Vec<u64> = kinds.iter().filter_map(|k| if let Kind::DirectCall(t) = *k { Some(t) } else { None }).collect();
+        let recovered = pcrel::recover(&insts, &|a| leaders.contains(&a), decoder.target());
+        let consumers: HashMap<u64, u64> = recovered.consumers.iter().copied().collect();
+        for (i, &(address, _)) in insts.iter().enumerate() {
+            if kinds[i] == Kind::RegisterCall
+                && let Some(&t) = consumers.get(&address)
+            {
+                call_targets.push(t);
+            }
+        }
+        for t in call_targets {
+            if is_start.contains(&t) && !starts.contains_key(&t) {
+                starts.insert(t, (format!("__func_{t:x}"), FunctionKind::Function));
+            }
+        }
+
+        let bounds: Vec<u64> = starts.keys().copied().chain([text.end()]).collect();
+        let mut functions = Vec::with_capacity(starts.len());
+        let mut first = 0;
+        for (w, (name, kind)) in bounds.windows(2).zip(starts.values()) {
+            let (entry, end) = (w[0], w[1]);
+            let last = first + insts[first..].partition_point(|&(a, _)| a < end);
+            let f = build_function(name.clone(), *kind, entry, end, &insts[first..last], &kinds[first..last], &leaders, &is_start, &text, decoder);
+            functions.push(f);
+            first = last;
+        }
+        Ok(Program { target: *decoder.target(), text, functions })
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn build_function(
+    name: String,
+    kind: FunctionKind,
+    entry: u64,
+    end: u64,
+    insts: &[(u64, Inst)],
+    kinds: &[Kind],
+    branch_targets: &HashSet<u64>,
+    is_start: &HashSet<u64>,
+    text: &TextSection,
+    decoder: &Decoder,
+) -> Function {
+    let target = decoder.target();
+    let mut opaque: Option<Opaque> = None;
+    let mut fail = |address: u64, reason: String, pins_layout: bool| {
+        if opaque.as_ref().is_none_or(|o| pins_layout && !o.pins_layout) {
+            opaque = Some(Opaque { address, reason, pins_layout });
+        }
+    };
+    let inside = |a: u64| a >= entry && a < end && is_start.contains(&a);
+
+    // PC-relative chains, recovered within this function.
+    let mut leaders: HashSet<u64> = branch_targets.iter().copied().filter(|&a| a >= entry && a < end).collect();
+    leaders.insert(entry);
+    let recovered = pcrel::recover(insts, &|a| leaders.contains(&a), target);
+    if let Some((address, why)) = &recovered.unproven {
+        fail(*address, why.clone(), true);
+    }
+    for c in &recovered.chains {
+        if text.contains(c.target) && !is_start.contains(&c.target) {
+            fail(c.getpc, format!("PC-relative address {:#x} points inside an instruction", c.target), true);
+        }
+    }
+    let consumers: HashMap<u64, u64> = recovered.consumers.iter().copied().collect();
+
+    // Control flow of each instruction, targets still addresses.
+    let mut flows: Vec<(Flow, Option<u64>)> = Vec::with_capacity(insts.len());
+    for (&(address, inst), &k) in insts.iter().zip(kinds) {
+        if inst.is_raw() {
+            fail(address, format!("undecodable word {:#010x}", inst.words()[0]), false);
+        }
+        let branch_to = |t: u64, fail: &mut dyn FnMut(u64, String, bool)| {
+            if !is_start.contains(&t) {
+                fail(address, format!("branch to {t:#x}, which is not an instruction start"), false);
+            }
+            t
+        };
+        let flow = match k {
+            Kind::Next => (Flow::Next, None),
+            Kind::Branch(t) => (Flow::Branch(Target::Address(t)), Some(branch_to(t, &mut fail))),
+            Kind::CondBranch(t) => (Flow::CondBranch(Target::Address(t)), Some(branch_to(t, &mut fail))),
+            Kind::DirectCall(t) => {
+                if !is_start.contains(&t) {
+                    fail(address, format!("call to {t:#x}, which is not an instruction start"), false);
+                }
+                (Flow::Call(Some(t)), None)
+            }
+            Kind::RegisterCall => (Flow::Call(consumers.get(&address).copied()), None),
+            Kind::RegisterJump => match consumers.get(&address) {
+                Some(&t) if inside(t) => {
+                    leaders.insert(t);
+                    (Flow::Jump(Target::Address(t)), Some(t))
+                }
+                Some(&t) => (Flow::Jump(Target::Address(t)), None),
+                None if kind == FunctionKind::Function && jumps_to_return_address(&inst, decoder) => (Flow::Return, None),
+                None => {
+                    fail(address, "indirect jump (s_setpc_b64) to an address not proven".into(), false);
+                    (Flow::Indirect, None)
+                }
+            },
+            Kind::End => (Flow::End, None),
+            Kind::Unknown(why) => {
+                fail(address, why.into(), false);
+                (Flow::Indirect, None)
+            }
+        };
+        flows.push(flow);
+    }
+
+    // Padding: unreachable filler after the last instruction that does not fall through.
+    let last_exit = flows.iter().rposition(|(f, _)| !f.falls_through());
+    let is_padding = |from: usize| insts[from..].iter().all(|(a, inst)| flow::is_filler(inst) && (from == 0 || !leaders.contains(a)));
+    let code_len = match last_exit {
+        Some(i) if is_padding(i + 1) => i + 1,
+        // Nothing but filler (the bytes before the first function): all padding.
+        None if kind == FunctionKind::Function && name.starts_with('.') && is_padding(0) => 0,
+        _ => insts.len(),
+    };
+    let padding = match insts.get(code_len) {
+        Some(&(address, inst)) => Padding { filler: Some(inst), bytes: end - address },
+        None => Padding::default(),
+    };
+    let (insts, flows) = (&insts[..code_len], &flows[..code_len]);
+
+    // Blocks: split at leaders and after block-ending instructions.
+    let mut blocks: Vec<Block> = Vec::new();
+    for (i, (&(address, inst), &(flow, _))) in insts.iter().zip(flows).enumerate() {
+        let starts_block = i == 0 || leaders.contains(&address) || flows[i - 1].0.ends_block();
+        if starts_block {
+            blocks.push(Block { address, nodes: Vec::new(), successors: Vec::new(), exits: false });
+        }
+        blocks.last_mut().unwrap().nodes.push(Node { inst, origin: Origin::Input(address), flow });
+    }
+    let block_of: HashMap<u64, usize> = blocks.iter().enumerate().map(|(i, b)| (b.address, i)).collect();
+    let n = blocks.len();
+    for (b, block) in blocks.iter_mut().enumerate() {
+        let next = (b + 1 < n).then_some(b + 1);
+        let last = block.nodes.last_mut().unwrap();
+        // Resolve targets inside the function to blocks.
+        let resolve = |t: Target| match t {
+            Target::Address(a) => block_of.get(&a).map_or(t, |&blk| Target::Block(blk)),
+            t => t,
+        };
+        last.flow = match last.flow {
+            Flow::Branch(t) => Flow::Branch(resolve(t)),
+            Flow::CondBranch(t) => Flow::CondBranch(resolve(t)),
+            Flow::Jump(t) => Flow::Jump(resolve(t)),
+            f => f,
+        };
+        let flow = last.flow;
+        let mut successors = Vec::new();
+        let mut exits = false;
+        match flow {
+            Flow::Branch(Target::Block(t)) | Flow::Jump(Target::Block(t)) => successors.push(t),
+            Flow::CondBranch(Target::Block(t)) => {
+                successors.push(t);
+                match next {
+                    Some(nb) => successors.push(nb),
+                    None => exits = true,
+                }
+            }
+            Flow::CondBranch(Target::Address(_)) => match next {
+                Some(nb) => {
+                    successors.push(nb);
+                    exits = true;
+                }
+                None => exits = true,
+            },
+            Flow::Next | Flow::Call(_) => match next {
+                Some(nb) => successors.push(nb),
+                None => exits = true,
+            },
+            _ => exits = true,
+        }
+        successors.dedup();
+        block.successors = successors;
+        block.exits = exits;
+    }
+    Function { name, kind, entry, end, blocks, padding, opaque, pcrel: recovered.chains, edits: Vec::new() }
+}
+
+/// `s_setpc_b64 s[30:31]`: a jump to the calling convention's return address.
+fn jumps_to_return_address(inst: &Inst, decoder: &Decoder) -> bool {
+    let Some((e, ops)) = operands(inst, decoder.target()) else { return false };
+    e.operands
+        .iter()
+        .zip(ops.as_slice())
+        .any(|(o, op)| o.dir == Dir::In && op.value == Value::Reg(Reg::Sgpr { index: RETURN_ADDRESS_SGPR, count: 2 }))
+}

@@ -1,0 +1,136 @@
+//! What an instruction does to control flow, from its opcode and branch-target operand.
+//!
+//! The instruction tables say which records branch (`isBranch`, `isTerminator`, `isReturn`,
+//! `isCall` and the `SOPPBrTarget` operand class); the opcode says which kind. A record the
+//! tables mark as control flow that [`classify`] does not know is reported as
+//! [`Kind::Unknown`], and the function holding it becomes opaque: fail closed.
+
+use crate::isa::table::{extract, flag, Encoding, Opcode, OperandClass};
+use crate::isa::Inst;
+
+/// Where a direct branch goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// The start of a block of the same function.
+    Block(usize),
+    /// An input address outside the function (a branch into another function).
+    Address(u64),
+}
+
+/// An instruction's effect on control flow, targets resolved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flow {
+    /// Falls through to the next instruction.
+    Next,
+    /// `s_branch`: always to the target.
+    Branch(Target),
+    /// `s_cbranch_*`: to the target or the next instruction.
+    CondBranch(Target),
+    /// `s_swappc_b64` / `s_call_b64`: runs a callee (its input address when known) and
+    /// continues with the next instruction.
+    Call(Option<u64>),
+    /// `s_setpc_b64` of a proven address (a tail call, or a jump within the function).
+    Jump(Target),
+    /// `s_setpc_b64` of the return address: leaves a device function.
+    Return,
+    /// `s_endpgm` and friends, `s_rfe_b64`: the wave ends here.
+    End,
+    /// An indirect jump nothing proved: control goes somewhere unknown.
+    Indirect,
+}
+
+impl Flow {
+    /// True if execution can continue with the next instruction.
+    pub fn falls_through(self) -> bool {
+        matches!(self, Flow::Next | Flow::CondBranch(_) | Flow::Call(_))
+    }
+
+    /// True if the instruction ends a basic block.
+    pub fn ends_block(self) -> bool {
+        !matches!(self, Flow::Next | Flow::Call(_))
+    }
+
+    /// The SOPP-encoded branch target, for flows the layout re-encodes.
+    pub fn branch_target(self) -> Option<Target> {
+        match self {
+            Flow::Branch(t) | Flow::CondBranch(t) => Some(t),
+            _ => None,
+        }
+    }
+}
+
+/// What the opcode alone says (targets still input addresses).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Next,
+    Branch(u64),
+    CondBranch(u64),
+    /// `s_call_b64` with its PC-relative target.
+    DirectCall(u64),
+    /// `s_swappc_b64`: the callee address is in an SGPR pair.
+    RegisterCall,
+    /// `s_setpc_b64`: jumps to an SGPR pair.
+    RegisterJump,
+    End,
+    /// Control flow the rewriter does not model (fork/join, `s_add_pc_i64`, ...).
+    Unknown(&'static str),
+}
+
+/// Classifies `inst` at input address `address`.
+pub fn classify(inst: &Inst, address: u64) -> Kind {
+    let Some(e) = inst.encoding() else { return Kind::Next };
+    use Opcode as O;
+    match e.opcode {
+        O::S_BRANCH => branch_target(inst, e, address).map_or(Kind::Unknown("s_branch without target"), Kind::Branch),
+        O::S_CBRANCH_SCC0
+        | O::S_CBRANCH_SCC1
+        | O::S_CBRANCH_VCCZ
+        | O::S_CBRANCH_VCCNZ
+        | O::S_CBRANCH_EXECZ
+        | O::S_CBRANCH_EXECNZ
+        | O::S_CBRANCH_CDBGSYS
+        | O::S_CBRANCH_CDBGUSER
+        | O::S_CBRANCH_CDBGSYS_OR_USER
+        | O::S_CBRANCH_CDBGSYS_AND_USER => {
+            branch_target(inst, e, address).map_or(Kind::Unknown("conditional branch without target"), Kind::CondBranch)
+        }
+        O::S_CALL_B64 => branch_target(inst, e, address).map_or(Kind::Unknown("s_call_b64 without target"), Kind::DirectCall),
+        O::S_SWAPPC_B64 => Kind::RegisterCall,
+        O::S_SETPC_B64 => Kind::RegisterJump,
+        // `s_code_end` is padding after the code; reaching it is a fault, never a fall-through.
+        O::S_ENDPGM | O::S_ENDPGM_SAVED | O::S_ENDPGM_ORDERED_PS_DONE | O::S_RFE_B64 | O::S_RFE_RESTORE_B64 | O::S_CODE_END => Kind::End,
+        O::S_CBRANCH_I_FORK | O::S_CBRANCH_G_FORK | O::S_CBRANCH_JOIN => Kind::Unknown("fork/join control flow"),
+        O::S_SUBVECTOR_LOOP_BEGIN | O::S_SUBVECTOR_LOOP_END => Kind::Unknown("subvector loop"),
+        O::S_ADD_PC_I64 => Kind::Unknown("s_add_pc_i64 (PC-relative jump)"),
+        _ if e.flags.has(flag::ISBRANCH | flag::ISCALL | flag::ISRETURN) => Kind::Unknown("unclassified control flow"),
+        _ if e.operands.iter().any(|o| o.class == OperandClass::SOPPBrTarget) => Kind::Unknown("unclassified branch-target operand"),
+        _ => Kind::Next,
+    }
+}
+
+/// Index of the branch-target operand of `e`, if it has one.
+pub fn branch_operand(e: &Encoding) -> Option<usize> {
+    e.operands.iter().position(|o| o.class == OperandClass::SOPPBrTarget)
+}
+
+/// The address a `SOPPBrTarget` operand names: the signed 16-bit dword offset from the next
+/// instruction.
+fn branch_target(inst: &Inst, e: &Encoding, address: u64) -> Option<u64> {
+    let index = branch_operand(e)?;
+    let offset = extract(e.fields[index], inst.encoded_bits()) as u16 as i16;
+    Some(address.wrapping_add(4).wrapping_add_signed(i64::from(offset) * 4))
+}
+
+/// `s_nop 0`, `s_code_end` or a zero word: what linkers and compilers pad code with (older
+/// ROCm releases pad kernels with zero bytes).
+pub fn is_filler(inst: &Inst) -> bool {
+    if inst.len() == 4 && inst.words()[0] == 0 {
+        return true;
+    }
+    let Some(e) = inst.encoding() else { return false };
+    match e.opcode {
+        Opcode::S_CODE_END => true,
+        Opcode::S_NOP => e.fields.first().is_some_and(|f| extract(f, inst.encoded_bits()) == 0),
+        _ => false,
+    }
+}

@@ -1,0 +1,476 @@
+//! Register liveness: which registers may still be read after each instruction.
+//!
+//! Units are 32-bit registers: SGPRs, VCC, EXEC, M0, SCC, FLAT_SCRATCH, XNACK_MASK, VGPRs and
+//! AGPRs. Reads and writes come from the decoded operands (their direction from the tables)
+//! plus the tables' implicit uses and defs. The analysis is conservative, so "dead" is a proof:
+//!
+//! - a VGPR or AGPR write never kills: under EXEC masking it leaves inactive lanes' values;
+//! - a 16-bit (true16) write never kills; `s_cmov` writes only when SCC is set;
+//! - a call reads every register (arguments, and the callee may read anything it preserves);
+//! - a device function's return and unknown exits read every register (results and
+//!   callee-saved registers); a kernel's `s_endpgm` reads none;
+//! - trap temporaries (`ttmp*`) are not tracked: never reported dead;
+//! - registers addressed through M0 (`s_movrel*`, `v_movrel*`) read their whole file.
+
+use crate::isa::operand::{decode_operands, Operands, Value};
+use crate::isa::reg::{Reg, Special};
+use crate::isa::table::{implicit, Dir, Encoding, ImplicitRegs, Opcode};
+use crate::isa::{Inst, Target};
+
+use super::{Flow, Function};
+
+/// Unit numbers.
+pub mod unit {
+    pub const SGPRS: usize = 106;
+    pub const VCC_LO: usize = 106;
+    pub const VCC_HI: usize = 107;
+    pub const EXEC_LO: usize = 108;
+    pub const EXEC_HI: usize = 109;
+    pub const M0: usize = 110;
+    pub const SCC: usize = 111;
+    pub const FLAT_SCR_LO: usize = 112;
+    pub const FLAT_SCR_HI: usize = 113;
+    pub const XNACK_LO: usize = 114;
+    pub const XNACK_HI: usize = 115;
+    pub const VGPR0: usize = 128;
+    pub const VGPRS: usize = 512;
+    pub const AGPR0: usize = VGPR0 + VGPRS;
+    pub const AGPRS: usize = 256;
+    pub const COUNT: usize = AGPR0 + AGPRS;
+}
+
+const WORDS: usize = unit::COUNT.div_ceil(64);
+
+/// A set of register units.
+#[derive(Clone, Copy, PartialEq, Eq, Default, Hash)]
+pub struct RegSet([u64; WORDS]);
+
+impl RegSet {
+    pub const EMPTY: RegSet = RegSet([0; WORDS]);
+
+    /// Every unit.
+    pub fn all() -> RegSet {
+        let mut s = RegSet([u64::MAX; WORDS]);
+        let extra = WORDS * 64 - unit::COUNT;
+        s.0[WORDS - 1] >>= extra;
+        s
+    }
+
+    pub fn insert(&mut self, unit: usize) {
+        self.0[unit / 64] |= 1 << (unit % 64);
+    }
+
+    pub fn remove(&mut self, unit: usize) {
+        self.0[unit / 64] &= !(1 << (unit % 64));
+    }
+
+    pub fn contains(&self, unit: usize) -> bool {
+        self.0[unit / 64] & (1 << (unit % 64)) != 0
+    }
+
+    pub fn insert_range(&mut self, first: usize, count: usize) {
+        for u in first..first + count {
+            self.insert(u);
+        }
+    }
+
+    pub fn union(&mut self, other: &RegSet) {
+        for (a, b) in self.0.iter_mut().zip(other.0) {
+            *a |= b;
+        }
+    }
+
+    pub fn subtract(&mut self, other: &RegSet) {
+        for (a, b) in self.0.iter_mut().zip(other.0) {
+            *a &= !b;
+        }
+    }
+
+    pub fn intersects(&self, other: &RegSet) -> bool {
+        self.0.iter().zip(other.0).any(|(a, b)| a & b != 0)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.iter().all(|&w| w == 0)
+    }
+
+    /// The units, ascending.
+    pub fn units(&self) -> impl Iterator<Item = usize> + '_ {
+        self.0.iter().enumerate().flat_map(|(i, &w)| {
+            let mut w = w;
+            std::iter::from_fn(move || {
+                (w != 0).then(|| {
+                    let bit = w.trailing_zeros() as usize;
+                    w &= w - 1;
+                    i * 64 + bit
+                })
+            })
+        })
+    }
+}
+
+impl std::fmt::Debug for RegSet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.units().map(unit_name)).finish()
+    }
+}
+
+/// A readable name of a unit (`s4`, `v7`, `vcc_lo`, `scc`).
+pub fn unit_name(u: usize) -> String {
+    match u {
+        u if u < unit::SGPRS => format!("s{u}"),
+        unit::VCC_LO => "vcc_lo".into(),
+        unit::VCC_HI => "vcc_hi".into(),
+        unit::EXEC_LO => "exec_lo".into(),
+        unit::EXEC_HI => "exec_hi".into(),
+        unit::M0 => "m0".into(),
+        unit::SCC => "scc".into(),
+        unit::FLAT_SCR_LO => "flat_scratch_lo".into(),
+        unit::FLAT_SCR_HI => "flat_scratch_hi".into(),
+        unit::XNACK_LO => "xnack_mask_lo".into(),
+        unit::XNACK_HI => "xnack_mask_hi".into(),
+        u if (unit::VGPR0..unit::AGPR0).contains(&u) => format!("v{}", u - unit::VGPR0),
+        u if u >= unit::AGPR0 => format!("a{}", u - unit::AGPR0),
+        u => format!("unit{u}"),
+    }
+}
+
+/// The units a register operand covers; `None` for registers not tracked (ttmp, constants).
+pub fn reg_units(reg: Reg) -> Option<(usize, usize)> {
+    let range = |base: usize, limit: usize, index: u16, count: u8| {
+        let (i, n) = (index as usize, count as usize);
+        (i + n <= limit).then_some((base + i, n))
+    };
+    match reg {
+        Reg::Sgpr { index, count } => range(0, unit::SGPRS, index, count),
+        Reg::Vgpr { index, count } => range(unit::VGPR0, unit::VGPRS, index, count),
+        Reg::Agpr { index, count } => range(unit::AGPR0, unit::AGPRS, index, count),
+        Reg::Vgpr16 { index, .. } => range(unit::VGPR0, unit::VGPRS, index, 1),
+        Reg::Ttmp { .. } => None,
+        Reg::Special(s) => match s {
+            Special::VccLo => Some((unit::VCC_LO, 1)),
+            Special::VccHi => Some((unit::VCC_HI, 1)),
+            Special::Vcc => Some((unit::VCC_LO, 2)),
+            Special::ExecLo => Some((unit::EXEC_LO, 1)),
+            Special::ExecHi => Some((unit::EXEC_HI, 1)),
+            Special::Exec => Some((unit::EXEC_LO, 2)),
+            Special::M0 => Some((unit::M0, 1)),
+            Special::FlatScratchLo => Some((unit::FLAT_SCR_LO, 1)),
+            Special::FlatScratchHi => Some((unit::FLAT_SCR_HI, 1)),
+            Special::FlatScratch => Some((unit::FLAT_SCR_LO, 2)),
+            Special::XnackMaskLo => Some((unit::XNACK_LO, 1)),
+            Special::XnackMaskHi => Some((unit::XNACK_HI, 1)),
+            Special::XnackMask => Some((unit::XNACK_LO, 2)),
+            Special::SrcVccz => Some((unit::VCC_LO, 2)),
+            Special::SrcExecz => Some((unit::EXEC_LO, 2)),
+            Special::SrcScc => Some((unit::SCC, 1)),
+            _ => None,
+        },
+    }
+}
+
+fn implicit_units(regs: ImplicitRegs, set: &mut RegSet) {
+    if regs.has(implicit::EXEC) {
+        set.insert_range(unit::EXEC_LO, 2);
+    }
+    if regs.has(implicit::VCC) {
+        set.insert_range(unit::VCC_LO, 2);
+    }
+    if regs.has(implicit::SCC) {
+        set.insert(unit::SCC);
+    }
+    if regs.has(implicit::M0) {
+        set.insert(unit::M0);
+    }
+    if regs.has(implicit::FLAT_SCR) {
+        set.insert_range(unit::FLAT_SCR_LO, 2);
+    }
+}
+
+/// What one instruction reads and writes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Access {
+    /// Units whose value the instruction may read.
+    pub reads: RegSet,
+    /// Units it may write.
+    pub writes: RegSet,
+    /// Units it certainly overwrites whole, in every lane: the value before is dead.
+    pub kills: RegSet,
+}
+
+/// The decoded operands of an instruction (in the record the decoder settled on).
+pub fn operands(inst: &Inst, target: &Target) -> Option<(&'static Encoding, Operands)> {
+    let e = inst.encoding()?;
+    let tail: Vec<u8> = inst.trailing_words().iter().flat_map(|w| w.to_le_bytes()).collect();
+    let ops = decode_operands(e, inst.encoded_bits(), &tail, target).ok()?;
+    Some((ops.converted.unwrap_or(e), ops))
+}
+
+/// The registers `inst` names in its operands (read or written), without the conservative
+/// widening [`access`] applies: what register counts must cover.
+pub fn operand_units(inst: &Inst, target: &Target) -> RegSet {
+    let mut set = RegSet::EMPTY;
+    if let Some((_, ops)) = operands(inst, target) {
+        for op in ops.as_slice() {
+            if let Value::Reg(reg) = op.value
+                && let Some((first, count)) = reg_units(reg)
+            {
+                set.insert_range(first, count);
+            }
+        }
+    }
+    set
+}
+
+/// Reads and writes of `inst`. Undecodable words read and write everything.
+pub fn access(inst: &Inst, target: &Target) -> Access {
+    let Some((e, ops)) = operands(inst, target) else {
+        return Access { reads: RegSet::all(), writes: RegSet::all(), kills: RegSet::EMPTY };
+    };
+    let mut a = Access::default();
+    for (operand, op) in e.operands.iter().zip(ops.as_slice()) {
+        let Value::Reg(reg) = op.value else { continue };
+        let Some((first, count)) = reg_units(reg) else { continue };
+        match operand.dir {
+            Dir::In => a.reads.insert_range(first, count),
+            Dir::Out => {
+                a.writes.insert_range(first, count);
+                let whole = matches!(reg, Reg::Sgpr { .. } | Reg::Special(_));
+                if whole {
+                    a.kills.insert_range(first, count);
+                }
+            }
+        }
+    }
+    implicit_units(e.uses, &mut a.reads);
+    let mut implicit_defs = RegSet::EMPTY;
+    implicit_units(e.defs, &mut implicit_defs);
+    a.writes.union(&implicit_defs);
+    // Implicit scalar defs (SCC, VCC of a VOPC/carry, EXEC of v_cmpx) are whole writes.
+    a.kills.union(&implicit_defs);
+    let name = e.opcode.name();
+    if matches!(e.opcode, Opcode::S_CMOV_B32 | Opcode::S_CMOV_B64 | Opcode::S_CMOVK_I32) {
+        a.reads.union(&a.kills);
+        a.kills = RegSet::EMPTY;
+    }
+    // Relative addressing: the register read or written is base + M0 (or the GPR index mode).
+    if name.starts_with("S_MOVREL") {
+        a.reads.insert_range(0, unit::SGPRS);
+        a.kills = RegSet::EMPTY;
+    }
+    if name.starts_with("V_MOVREL") || name.starts_with("S_SET_GPR_IDX") {
+        a.reads.insert_range(unit::VGPR0, unit::VGPRS);
+    }
+    // A trap hands every register to the trap handler.
+    if e.opcode == Opcode::S_TRAP {
+        a.reads = RegSet::all();
+    }
+    a
+}
+
+/// Per-block liveness of one function.
+#[derive(Clone, Debug)]
+pub struct Liveness {
+    /// Units live on entry to each block.
+    pub live_in: Vec<RegSet>,
+    /// Units live after each block's last instruction.
+    pub live_out: Vec<RegSet>,
+}
+
+/// Units live after a block ends with `flow`, not counting successor blocks.
+fn exit_live(flow: Flow) -> RegSet {
+    match flow {
+        // The wave ends (in a kernel or a device function alike): nothing is read after it.
+        Flow::End => RegSet::EMPTY,
+        // Returns, tail calls, unknown jumps, branches into other functions: anything may be read.
+        _ => RegSet::all(),
+    }
+}
+
+impl Liveness {
+    /// Solves liveness for `function` (backward, to a fixed point).
+    pub fn compute(function: &Function, target: &Target) -> Liveness {
+        let n = function.blocks.len();
+        // Per block: units read before written (gen) and units killed, plus exit liveness.
+        let mut gen_ = vec![RegSet::EMPTY; n];
+        let mut kill = vec![RegSet::EMPTY; n];
+        let mut exit = vec![RegSet::EMPTY; n];
+        for (b, block) in function.blocks.iter().enumerate() {
+            let mut live = RegSet::EMPTY;
+            let mut killed = RegSet::EMPTY;
+            for node in block.nodes.iter().rev() {
+                step(&mut live, node, target);
+                let a = access(&node.inst, target);
+                killed.union(&a.kills);
+            }
+            gen_[b] = live;
+            kill[b] = killed;
+            if block.exits {
+                let flow = block.nodes.last().map_or(Flow::Next, |n| n.flow);
+                exit[b] = exit_live(flow);
+            }
+        }
+        let mut live_in = vec![RegSet::EMPTY; n];
+        let mut live_out = vec![RegSet::EMPTY; n];
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for b in (0..n).rev() {
+                let mut out = exit[b];
+                for &s in &function.blocks[b].successors {
+                    out.union(&live_in[s]);
+                }
+                let mut inn = out;
+                inn.subtract(&kill[b]);
+                inn.union(&gen_[b]);
+                if out != live_out[b] || inn != live_in[b] {
+                    live_out[b] = out;
+                    live_in[b] = inn;
+                    changed = true;
+                }
+            }
+        }
+        Liveness { live_in, live_out }
+    }
+
+    /// Units live just after instruction `index` of block `block`.
+    pub fn live_after(&self, function: &Function, target: &Target, block: usize, index: usize) -> RegSet {
+        let mut live = self.live_out[block];
+        for node in function.blocks[block].nodes[index + 1..].iter().rev() {
+            step(&mut live, node, target);
+        }
+        live
+    }
+
+    /// Units live just before instruction `index` of block `block`.
+    pub fn live_before(&self, function: &Function, target: &Target, block: usize, index: usize) -> RegSet {
+        let mut live = self.live_after(function, target, block, index);
+        step(&mut live, &function.blocks[block].nodes[index], target);
+        live
+    }
+}
+
+/// Moves `live` from after `node` to before it.
+fn step(live: &mut RegSet, node: &super::Node, target: &Target) {
+    let a = access(&node.inst, target);
+    live.subtract(&a.kills);
+    live.union(&a.reads);
+    if matches!(node.flow, Flow::Call(_)) {
+        *live = RegSet::all();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{Block, FunctionKind, Node, Origin, Padding};
+    use crate::isa::Decoder;
+
+    fn gfx900() -> Target {
+        Target::from_name("gfx900", "").unwrap()
+    }
+
+    fn node(decoder: &Decoder, word: &[u32], address: u64, flow: Flow) -> Node {
+        let bytes: Vec<u8> = word.iter().flat_map(|w| w.to_le_bytes()).collect();
+        Node { inst: decoder.decode(&bytes), origin: Origin::Input(address), flow }
+    }
+
+    fn kernel(blocks: Vec<Block>) -> Function {
+        Function {
+            name: "k".into(),
+            kind: FunctionKind::Kernel,
+            entry: 0,
+            end: 0x100,
+            blocks,
+            padding: Padding::default(),
+            opaque: None,
+            pcrel: Vec::new(),
+            edits: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn scalar_writes_kill_and_reads_revive() {
+        let t = gfx900();
+        let d = Decoder::new(t);
+        // s_mov_b32 s4, 0 ; s_add_u32 s5, s4, s6 ; s_endpgm
+        let block = Block {
+            address: 0,
+            nodes: vec![
+                node(&d, &[0xbe840080], 0, Flow::Next),
+                node(&d, &[0x80050604], 4, Flow::Next),
+                node(&d, &[0xbf810000], 8, Flow::End),
+            ],
+            successors: vec![],
+            exits: true,
+        };
+        let f = kernel(vec![block]);
+        let l = Liveness::compute(&f, &t);
+        // s6 is read before any write: live on entry; s4 is written first: dead on entry.
+        assert!(l.live_in[0].contains(6));
+        assert!(!l.live_in[0].contains(4));
+        // After the s_mov, s4 is live (the add reads it); after the add nothing is live.
+        assert!(l.live_after(&f, &t, 0, 0).contains(4));
+        assert!(l.live_after(&f, &t, 0, 1).is_empty());
+        // The add writes SCC (implicit def from the tables) and kills it.
+        let a = access(&f.blocks[0].nodes[1].inst, &t);
+        assert!(a.kills.contains(unit::SCC));
+        assert!(a.kills.contains(5) && !a.kills.contains(4));
+    }
+
+    #[test]
+    fn vector_writes_do_not_kill_under_exec() {
+        let t = gfx900();
+        let d = Decoder::new(t);
+        // v_mov_b32 v1, 0 ; v_add_u32 v2, v1, v1 (e32 gfx9: 0x68040301) ; s_endpgm
+        let block = Block {
+            address: 0,
+            nodes: vec![
+                node(&d, &[0x7e020280], 0, Flow::Next),
+                node(&d, &[0x68040301], 4, Flow::Next),
+                node(&d, &[0xbf810000], 8, Flow::End),
+            ],
+            successors: vec![],
+            exits: true,
+        };
+        let f = kernel(vec![block]);
+        let l = Liveness::compute(&f, &t);
+        // v1 is written before it is read, but the write is EXEC-masked: still live on entry.
+        assert!(l.live_in[0].contains(unit::VGPR0 + 1));
+        // The VALU instructions read EXEC (implicit use).
+        assert!(l.live_in[0].contains(unit::EXEC_LO));
+    }
+
+    #[test]
+    fn loops_and_calls_are_conservative() {
+        let t = gfx900();
+        let d = Decoder::new(t);
+        // b0: s_mov_b32 s4, 0            -> b1
+        // b1: s_add_u32 s4, s4, 1 ; s_cbranch_scc1 b1 -> b1, b2
+        // b2: s_swappc_b64 s[30:31], s[8:9] ; s_endpgm
+        let b0 = Block { address: 0, nodes: vec![node(&d, &[0xbe840080], 0, Flow::Next)], successors: vec![1], exits: false };
+        let b1 = Block {
+            address: 4,
+            nodes: vec![node(&d, &[0x80048104], 4, Flow::Next), node(&d, &[0xbf85fffe], 8, Flow::CondBranch(BranchTarget::Block(1)))],
+            successors: vec![1, 2],
+            exits: false,
+        };
+        let b2 = Block {
+            address: 12,
+            nodes: vec![node(&d, &[0xbe9e1e08], 12, Flow::Call(None)), node(&d, &[0xbf810000], 16, Flow::End)],
+            successors: vec![],
+            exits: true,
+        };
+        let f = kernel(vec![b0, b1, b2]);
+        let l = Liveness::compute(&f, &t);
+        // The loop reads s4 around the back edge; before the first write it is dead.
+        assert!(l.live_in[1].contains(4));
+        assert!(!l.live_in[0].contains(4));
+        // A call reads everything: every SGPR is live into the call block.
+        assert!(l.live_in[2].contains(40));
+        // ... and nothing after s_endpgm.
+        assert!(l.live_after(&f, &t, 2, 1).is_empty());
+    }
+
+    use crate::ir::BranchTarget;
+}

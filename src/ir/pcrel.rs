@@ -1,0 +1,184 @@
+//! PC-relative address computations: `s_getpc_b64 s[N:N+1]`, then `s_add_u32 sN, sN, lo` and
+//! `s_addc_u32 sN+1, sN+1, hi`, giving `getpc + 4 + hi:lo`: a call or jump target for a later
+//! `s_swappc_b64`/`s_setpc_b64`, or the address of data. (GFX12 spells the first
+//! `s_getpc_b64` too, GFX1250 `s_get_pc_i64`; it is the same opcode in the tables.)
+//!
+//! Recovery is bounded dataflow over a straight run of instructions after the `s_getpc_b64`:
+//! the pair's value is tracked through the two adds; any other read of a half-built value, a
+//! branch or a block boundary before the chain completes, or a register (not constant) addend
+//! makes the function opaque, because moving code would silently change what it computes.
+
+use crate::isa::operand::Value;
+use crate::isa::reg::Reg;
+use crate::isa::table::{Dir, Opcode, OperandName};
+use crate::isa::{Inst, Target};
+
+use super::flow::{classify, Kind};
+use super::liveness::{access, operands, unit};
+
+/// How many instructions after an `s_getpc_b64` the chain may span.
+const WINDOW: usize = 16;
+
+/// A recovered address computation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PcRel {
+    /// Input addresses of the `s_getpc_b64`, the `s_add_u32` and the `s_addc_u32`.
+    pub getpc: u64,
+    pub add_lo: u64,
+    pub add_hi: u64,
+    /// GFX12's `s_sext_i32_i16 sN+1, sN+1` after the `s_getpc_b64` (the PC is 48 bits wide
+    /// and the high half is sign-extended before the add), if present.
+    pub sext: Option<u64>,
+    /// The address computed, in the input.
+    pub target: u64,
+    /// The SGPR pair holding it.
+    pub sgpr: u16,
+}
+
+/// What the recovery found in one function.
+#[derive(Debug, Default)]
+pub struct Recovered {
+    pub chains: Vec<PcRel>,
+    /// `s_setpc_b64`/`s_swappc_b64` (input address) whose operand is a recovered address.
+    pub consumers: Vec<(u64, u64)>,
+    /// The first computation that could not be proven: address and why.
+    pub unproven: Option<(u64, String)>,
+}
+
+/// Recovers every chain in `insts` (a function's instructions in address order, with their
+/// input addresses); `is_leader(address)` says where a block starts (a chain may not span one).
+pub fn recover(insts: &[(u64, Inst)], is_leader: &dyn Fn(u64) -> bool, target: &Target) -> Recovered {
+    let mut out = Recovered::default();
+    for (i, &(address, inst)) in insts.iter().enumerate() {
+        if inst.encoding().is_none_or(|e| e.opcode != Opcode::S_GETPC_B64) {
+            continue;
+        }
+        match follow(&insts[i..], is_leader, target) {
+            Ok((chain, consumers)) => {
+                if let Some(chain) = chain {
+                    out.chains.push(chain);
+                }
+                out.consumers.extend(consumers);
+            }
+            Err(why) => {
+                if out.unproven.is_none() {
+                    out.unproven = Some((address, why));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The SGPR a 32-bit scalar operand names, if any.
+fn sgpr(value: Option<Value>) -> Option<u16> {
+    match value {
+        Some(Value::Reg(Reg::Sgpr { index, count: 1 })) => Some(index),
+        _ => None,
+    }
+}
+
+/// The 32-bit constant of an operand (inline or literal).
+fn constant(value: Option<Value>) -> Option<u32> {
+    match value {
+        Some(Value::Literal(v)) => Some(v),
+        Some(Value::InlineInt(v)) => Some(v as u32),
+        _ => None,
+    }
+}
+
+/// `s_add_u32 sD, sD, c` or `s_add_u32 sD, c, sD` (and the `addc` forms): the constant.
+fn add_constant(inst: &Inst, opcode: Opcode, dst: u16, target: &Target) -> Option<u32> {
+    let (e, ops) = operands(inst, target)?;
+    if e.opcode != opcode || sgpr(ops.value(OperandName::sdst)) != Some(dst) {
+        return None;
+    }
+    let (a, b) = (ops.value(OperandName::src0), ops.value(OperandName::src1));
+    match (sgpr(a), sgpr(b)) {
+        (Some(d), None) if d == dst => constant(b),
+        (None, Some(d)) if d == dst => constant(a),
+        _ => None,
+    }
+}
+
+/// `s_sext_i32_i16 sD, sD`.
+fn is_sext_of(inst: &Inst, dst: u16, target: &Target) -> bool {
+    operands(inst, target).is_some_and(|(e, ops)| {
+        e.opcode == Opcode::S_SEXT_I32_I16 && sgpr(ops.value(OperandName::sdst)) == Some(dst) && sgpr(ops.value(OperandName::src0)) == Some(dst)
+    })
+}
+
+type Chain = (Option<PcRel>, Vec<(u64, u64)>);
+
+fn follow(insts: &[(u64, Inst)], is_leader: &dyn Fn(u64) -> bool, target: &Target) -> Result<Chain, String> {
+    let (getpc, first) = insts[0];
+    let (_, ops) = operands(&first, target).ok_or("undecodable s_getpc_b64")?;
+    let Some(Value::Reg(Reg::Sgpr { index: pair, count: 2 })) = ops.value(OperandName::sdst) else {
+        return Err("s_getpc_b64 into something other than an SGPR pair".into());
+    };
+    let (lo_unit, hi_unit) = (pair as usize, pair as usize + 1);
+    let pc = getpc + 4;
+    let mut lo: Option<(u64, u32)> = None;
+    let mut hi: Option<(u64, u32)> = None;
+    let mut chain: Option<PcRel> = None;
+    let mut sext: Option<u64> = None;
+    let mut consumers = Vec::new();
+    for &(address, inst) in insts.iter().skip(1).take(WINDOW) {
+        if is_leader(address) && chain.is_none() {
+            return Err(format!("s_getpc_b64 at {getpc:#x}: a block starts before its add chain completes"));
+        }
+        let a = access(&inst, target);
+        let reads = a.reads.contains(lo_unit) || a.reads.contains(hi_unit);
+        let writes = a.writes.contains(lo_unit) || a.writes.contains(hi_unit);
+        if chain.is_none() {
+            if lo.is_none() && sext.is_none() && is_sext_of(&inst, pair + 1, target) {
+                sext = Some(address);
+                continue;
+            }
+            if lo.is_none() {
+                if let Some(c) = add_constant(&inst, Opcode::S_ADD_U32, pair, target) {
+                    lo = Some((address, c));
+                    continue;
+                }
+            } else if let Some(c) = add_constant(&inst, Opcode::S_ADDC_U32, pair + 1, target) {
+                hi = Some((address, c));
+            }
+            if let (Some((lo_at, l)), Some((hi_at, h))) = (lo, hi) {
+                let offset = ((h as u64) << 32 | l as u64) as i64;
+                chain = Some(PcRel { getpc, add_lo: lo_at, add_hi: hi_at, sext, target: pc.wrapping_add_signed(offset), sgpr: pair });
+                continue;
+            }
+            // Anything between the two adds that touches SCC breaks the carry.
+            if lo.is_some() && (a.writes.contains(unit::SCC) || a.reads.contains(unit::SCC)) {
+                return Err(format!("s_getpc_b64 at {getpc:#x}: SCC is used between s_add_u32 and s_addc_u32"));
+            }
+            if reads {
+                return Err(format!("s_getpc_b64 at {getpc:#x}: its value is read before the add chain completes"));
+            }
+            if writes {
+                // The pair is overwritten before use: the PC value is dead, nothing to re-aim.
+                return Ok((None, consumers));
+            }
+            if classify(&inst, address) != Kind::Next {
+                return Err(format!("s_getpc_b64 at {getpc:#x}: control flow before its add chain completes"));
+            }
+            continue;
+        }
+        // The chain is complete: record jumps and calls through it; data uses need nothing.
+        let kind = classify(&inst, address);
+        if reads && matches!(kind, Kind::RegisterCall | Kind::RegisterJump) {
+            let (e, ops) = operands(&inst, target).ok_or("undecodable jump")?;
+            let src = e.operands.iter().zip(ops.as_slice()).find(|(o, _)| o.dir == Dir::In).map(|(_, op)| op.value);
+            if src == Some(Value::Reg(Reg::Sgpr { index: pair, count: 2 })) {
+                consumers.push((address, chain.unwrap().target));
+            }
+        }
+        if writes || kind != Kind::Next || is_leader(address) {
+            break;
+        }
+    }
+    match chain {
+        Some(_) => Ok((chain, consumers)),
+        None => Err(format!("s_getpc_b64 at {getpc:#x}: no s_add_u32/s_addc_u32 chain within {WINDOW} instructions")),
+    }
+}

@@ -1,0 +1,515 @@
+//! Laying the edited program out again: new addresses for every instruction, branch offsets
+//! re-encoded (and relaxed to a long form when they no longer reach), PC-relative constants
+//! re-aimed, kernel entries kept 256-byte aligned, padding regenerated.
+//!
+//! The result is the new `.text` bytes plus the address map the container writer needs to move
+//! symbols, descriptors, relocations and DWARF. Untouched instructions are copied byte for byte;
+//! with no edits the output is the input.
+//!
+//! Long branches: `s_branch T` whose 16-bit dword offset no longer reaches becomes
+//! `s_getpc_b64 s[N:N+1]; s_add_u32 sN, sN, lo; s_addc_u32 sN+1, sN+1, hi; s_setpc_b64 s[N:N+1]`
+//! with `s[N:N+1]` an SGPR pair proven dead at `T` (and SCC dead there too, as the adds write
+//! it); `s_cbranch_X T` becomes the inverse branch over that sequence. No dead pair: refused.
+
+pub mod encode;
+
+use std::collections::{HashMap, HashSet};
+
+use crate::ir::liveness::{self, unit, Liveness};
+use crate::ir::pcrel::PcRel;
+use crate::ir::{BranchTarget, EditKind, Flow, Function, FunctionKind, Origin, Program};
+use crate::isa::table::{Opcode, OperandName};
+use crate::isa::Inst;
+
+use encode::{Assembler, Field};
+
+/// Bytes of the long-branch sequence: `s_getpc_b64` (4), two adds with literals (8 + 8),
+/// `s_setpc_b64` (4).
+const LONG_BRANCH_BYTES: u64 = 24;
+
+/// Why the layout refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum LayoutError {
+    #[error("{function}: {reason} (at {address:#x}); the code may not move")]
+    Pinned { function: String, address: u64, reason: String },
+    #[error("{function} falls through into the next function, which would need padding in between")]
+    FallsThrough { function: String },
+    #[error("{function}: branch at {address:#x} is out of range and cannot be relaxed: {why}")]
+    BranchOutOfRange { function: String, address: u64, why: String },
+    #[error("{function}: branch at {address:#x} targets {target:#x}, which is no block start")]
+    BranchTarget { function: String, address: u64, target: u64 },
+    #[error("{function}: PC-relative chain at {address:#x}: {why}")]
+    PcRel { function: String, address: u64, why: String },
+    #[error("the container writer cannot place the new text: {0}")]
+    Writer(String),
+    #[error("cannot encode {what} for {address:#x}")]
+    Encode { address: u64, what: &'static str },
+}
+
+/// A branch the layout relaxed to the long form.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Relaxation {
+    /// Input address of the branch, and where its replacement starts.
+    pub address: u64,
+    pub new_address: u64,
+    /// New address of the target.
+    pub target: u64,
+    /// The dead SGPR pair used: `s[sgpr:sgpr+1]`.
+    pub sgpr: u16,
+}
+
+/// Registers a kernel's code (its own and that of the functions it calls) uses after edits.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct RegisterUse {
+    pub kernel: String,
+    /// Highest register number used + 1 (0 if none).
+    pub sgprs: u32,
+    pub vgprs: u32,
+    pub agprs: u32,
+}
+
+/// The laid-out text.
+#[derive(Clone, Debug, Default)]
+pub struct Layout {
+    pub text: Vec<u8>,
+    /// Input address -> output address for every input instruction start (code inserted
+    /// before an instruction: the start of the inserted code; a deleted instruction: what
+    /// follows it) and for the end of the text. Sorted by input address.
+    pub map: Vec<(u64, u64)>,
+    /// Exact output address of every input instruction kept (replaced ones included).
+    pub placed: Vec<(u64, u64)>,
+    /// Output address and instruction of everything inserted.
+    pub inserted: Vec<(u64, Inst)>,
+    pub relaxed: Vec<Relaxation>,
+    /// Kernels whose code changed: the registers it uses now.
+    pub registers: Vec<RegisterUse>,
+}
+
+impl Layout {
+    /// The map value of input address `address`, if it is an instruction start or the end.
+    pub fn map(&self, address: u64) -> Option<u64> {
+        self.map.binary_search_by_key(&address, |&(a, _)| a).ok().map(|i| self.map[i].1)
+    }
+
+    /// Where input instruction `address` itself now is.
+    pub fn placed(&self, address: u64) -> Option<u64> {
+        self.placed.binary_search_by_key(&address, |&(a, _)| a).ok().map(|i| self.placed[i].1)
+    }
+}
+
+/// Addresses of one placement round.
+struct Placement {
+    /// Per function, per block: output start address.
+    block: Vec<Vec<u64>>,
+    /// Per function: output address where its code ends and its padding length.
+    code_end: Vec<u64>,
+    padding: Vec<u64>,
+    text_len: u64,
+}
+
+/// Lays out `program` (whose text is `original` in the input). `shift(new_len)` is how far the
+/// container writer moves addresses after the text when the text becomes `new_len` bytes.
+pub fn layout(program: &Program, original: &[u8], shift: &dyn Fn(u64) -> Result<u64, String>) -> Result<Layout, LayoutError> {
+    let mut asm = Assembler::new(program.target);
+    let mut relaxed: HashMap<(usize, usize), Relax> = HashMap::new();
+    let mut liveness: HashMap<usize, Liveness> = HashMap::new();
+    let placement = loop {
+        let p = place(program, &relaxed)?;
+        let mut grew = false;
+        for (fi, f) in program.functions.iter().enumerate() {
+            for (bi, block) in f.blocks.iter().enumerate() {
+                let Some(last) = block.nodes.last() else { continue };
+                let Some(t) = last.flow.branch_target() else { continue };
+                if relaxed.contains_key(&(fi, bi)) {
+                    continue;
+                }
+                let at = p.block[fi][bi] + block.nodes[..block.nodes.len() - 1].iter().map(|n| n.inst.len() as u64).sum::<u64>();
+                let target = target_address(program, &p, fi, t, last, at)?;
+                if branch_offset(at, target).is_none() {
+                    let r = relaxation(program, fi, bi, t, &mut liveness)?;
+                    relaxed.insert((fi, bi), r);
+                    grew = true;
+                }
+            }
+        }
+        if !grew {
+            break p;
+        }
+    };
+
+    // Output addresses of every node, the address map, and what moved.
+    let mut out = Layout::default();
+    let mut node_address: HashMap<(usize, usize, usize), u64> = HashMap::new();
+    for (fi, f) in program.functions.iter().enumerate() {
+        for (bi, block) in f.blocks.iter().enumerate() {
+            let mut at = placement.block[fi][bi];
+            let mut pending: Option<u64> = None;
+            for (ni, node) in block.nodes.iter().enumerate() {
+                node_address.insert((fi, bi, ni), at);
+                match node.origin {
+                    Origin::Input(a) | Origin::Replaced { address: a, .. } => {
+                        out.map.push((a, pending.take().unwrap_or(at)));
+                        out.placed.push((a, at));
+                    }
+                    Origin::Inserted { .. } => {
+                        pending.get_or_insert(at);
+                        out.inserted.push((at, node.inst));
+                    }
+                }
+                at += node_size(node, relaxed.get(&(fi, bi)).filter(|_| ni + 1 == block.nodes.len()));
+            }
+        }
+        // Padding words map into the new padding.
+        let old_pad = f.end - f.padding.bytes;
+        let mut a = old_pad;
+        while a < f.end {
+            out.map.push((a, placement.code_end[fi] + (a - old_pad).min(placement.padding[fi])));
+            a += 4;
+        }
+    }
+    out.map.push((program.text.end(), program.text.address + placement.text_len));
+    out.map.sort_unstable();
+    out.placed.sort_unstable();
+    // Deleted instructions map to what follows them.
+    let mut deleted: Vec<u64> = Vec::new();
+    for f in &program.functions {
+        for e in f.edits.iter().filter(|e| e.kind == EditKind::Delete) {
+            if let Some(a) = e.anchor.input_address()
+                && out.placed.binary_search_by_key(&a, |&(x, _)| x).is_err()
+            {
+                deleted.push(a);
+            }
+        }
+    }
+    for a in deleted {
+        let next = out.map.partition_point(|&(x, _)| x < a);
+        let value = out.map.get(next).map_or(program.text.address + placement.text_len, |&(_, v)| v);
+        out.map.push((a, value));
+    }
+    out.map.sort_unstable();
+    out.map.dedup_by_key(|&mut (a, _)| a);
+
+    let moved = out.map.iter().any(|&(a, b)| a != b) || placement.text_len != program.text.size;
+    if moved && let Some(f) = program.functions.iter().find(|f| f.opaque.as_ref().is_some_and(|o| o.pins_layout)) {
+        let o = f.opaque.as_ref().unwrap();
+        return Err(LayoutError::Pinned { function: f.name.clone(), address: o.address, reason: o.reason.clone() });
+    }
+
+    // PC-relative constants, re-aimed.
+    let text_shift = shift(placement.text_len).map_err(LayoutError::Writer)?;
+    let mut overrides: HashMap<u64, Inst> = HashMap::new();
+    for f in &program.functions {
+        for c in &f.pcrel {
+            re_aim(program, f, c, &out, text_shift, &asm, &mut overrides)?;
+        }
+    }
+
+    // Emit.
+    let mut text = Vec::with_capacity(placement.text_len as usize);
+    for (fi, f) in program.functions.iter().enumerate() {
+        for (bi, block) in f.blocks.iter().enumerate() {
+            for (ni, node) in block.nodes.iter().enumerate() {
+                let at = program.text.address + text.len() as u64;
+                debug_assert_eq!(at, node_address[&(fi, bi, ni)]);
+                if let Some(t) = node.flow.branch_target() {
+                    let target = target_address(program, &placement, fi, t, node, at)?;
+                    if let Some(r) = relaxed.get(&(fi, bi)) {
+                        let seq = long_branch(&mut asm, node, r, at, target)?;
+                        out.relaxed.push(Relaxation { address: node.origin.input_address().unwrap_or(0), new_address: at, target, sgpr: r.sgpr });
+                        text.extend(seq);
+                        continue;
+                    }
+                    let offset = branch_offset(at, target).ok_or(LayoutError::Encode { address: at, what: "branch offset" })?;
+                    if current_offset(&node.inst) == Some(offset) {
+                        text.extend(node.inst.bytes());
+                    } else {
+                        let new = asm.with_branch_offset(&node.inst, offset).ok_or(LayoutError::Encode { address: at, what: "branch offset" })?;
+                        text.extend(new.bytes());
+                    }
+                    continue;
+                }
+                match node.origin.input_address().and_then(|a| overrides.get(&a)) {
+                    Some(new) if matches!(node.origin, Origin::Input(_)) => text.extend(new.bytes()),
+                    _ => text.extend(node.inst.bytes()),
+                }
+            }
+        }
+        // Padding: the input's bytes when the length is unchanged, else the filler repeated.
+        let pad = placement.padding[fi];
+        if pad == f.padding.bytes {
+            let from = (f.end - f.padding.bytes - program.text.address) as usize;
+            text.extend(&original[from..from + pad as usize]);
+        } else {
+            let filler = match f.padding.filler {
+                Some(i) => i,
+                None => asm.build(Opcode::S_NOP, &[(OperandName::simm16, Field::Imm(0))]).ok_or(LayoutError::Encode { address: f.end, what: "s_nop 0" })?,
+            };
+            let word = filler.bytes();
+            for _ in 0..pad / word.len() as u64 {
+                text.extend(&word);
+            }
+        }
+    }
+    debug_assert_eq!(text.len() as u64, placement.text_len);
+    out.text = text;
+    out.registers = register_use(program, &relaxed);
+    Ok(out)
+}
+
+/// A planned relaxation: the dead SGPR pair, and the inverse branch for conditional ones.
+#[derive(Clone, Copy, Debug)]
+struct Relax {
+    sgpr: u16,
+    inverse: Option<Opcode>,
+}
+
+fn node_size(node: &crate::ir::Node, relax: Option<&Relax>) -> u64 {
+    match relax {
+        Some(r) if r.inverse.is_some() => 4 + LONG_BRANCH_BYTES,
+        Some(_) => LONG_BRANCH_BYTES,
+        None => node.inst.len() as u64,
+    }
+}
+
+/// Assigns addresses with the current set of relaxed branches.
+fn place(program: &Program, relaxed: &HashMap<(usize, usize), Relax>) -> Result<Placement, LayoutError> {
+    let n = program.functions.len();
+    let mut p = Placement { block: Vec::with_capacity(n), code_end: vec![0; n], padding: vec![0; n], text_len: 0 };
+    let mut at = program.text.address;
+    for (fi, f) in program.functions.iter().enumerate() {
+        let mut starts = Vec::with_capacity(f.blocks.len());
+        for (bi, block) in f.blocks.iter().enumerate() {
+            starts.push(at);
+            let last = block.nodes.len().wrapping_sub(1);
+            for (ni, node) in block.nodes.iter().enumerate() {
+                at += node_size(node, relaxed.get(&(fi, bi)).filter(|_| ni == last));
+            }
+        }
+        p.block.push(starts);
+        p.code_end[fi] = at;
+        let pad = match program.functions.get(fi + 1) {
+            None => f.padding.bytes,
+            Some(next) => {
+                let align = match next.kind.entry_alignment() {
+                    a if next.entry % a == 0 => a,
+                    _ => 4,
+                };
+                let old_code_end = f.end - f.padding.bytes;
+                let old_minimal = old_code_end.next_multiple_of(align) - old_code_end;
+                let extra = f.padding.bytes.saturating_sub(old_minimal);
+                at.next_multiple_of(align) - at + extra
+            }
+        };
+        let falls_through = f.blocks.last().and_then(|b| b.nodes.last()).is_some_and(|n| n.flow.falls_through());
+        if pad != f.padding.bytes && falls_through {
+            return Err(LayoutError::FallsThrough { function: f.name.clone() });
+        }
+        p.padding[fi] = pad;
+        at += pad;
+    }
+    p.text_len = at - program.text.address;
+    Ok(p)
+}
+
+/// Output address of a branch target.
+fn target_address(program: &Program, p: &Placement, fi: usize, t: BranchTarget, node: &crate::ir::Node, at: u64) -> Result<u64, LayoutError> {
+    match t {
+        BranchTarget::Block(b) => Ok(p.block[fi][b]),
+        BranchTarget::Address(a) => program
+            .function_at(a)
+            .and_then(|g| program.functions[g].block_at(a).map(|b| p.block[g][b]))
+            .ok_or_else(|| LayoutError::BranchTarget {
+                function: program.functions[fi].name.clone(),
+                address: node.origin.input_address().unwrap_or(at),
+                target: a,
+            }),
+    }
+}
+
+/// The SOPP dword offset from `at` to `target`, if it fits 16 bits.
+fn branch_offset(at: u64, target: u64) -> Option<i64> {
+    let delta = target as i64 - (at as i64 + 4);
+    (delta % 4 == 0 && i16::try_from(delta / 4).is_ok()).then_some(delta / 4)
+}
+
+fn current_offset(inst: &Inst) -> Option<i64> {
+    let e = inst.encoding()?;
+    let i = crate::ir::flow::branch_operand(e)?;
+    Some(i64::from(crate::isa::table::extract(e.fields[i], inst.encoded_bits()) as u16 as i16))
+}
+
+fn inverse(opcode: Opcode) -> Option<Opcode> {
+    use Opcode as O;
+    Some(match opcode {
+        O::S_CBRANCH_SCC0 => O::S_CBRANCH_SCC1,
+        O::S_CBRANCH_SCC1 => O::S_CBRANCH_SCC0,
+        O::S_CBRANCH_VCCZ => O::S_CBRANCH_VCCNZ,
+        O::S_CBRANCH_VCCNZ => O::S_CBRANCH_VCCZ,
+        O::S_CBRANCH_EXECZ => O::S_CBRANCH_EXECNZ,
+        O::S_CBRANCH_EXECNZ => O::S_CBRANCH_EXECZ,
+        _ => return None,
+    })
+}
+
+/// Plans the relaxation of the branch ending block `bi` of function `fi`: proves an SGPR pair
+/// and SCC dead at the target.
+fn relaxation(program: &Program, fi: usize, bi: usize, t: BranchTarget, cache: &mut HashMap<usize, Liveness>) -> Result<Relax, LayoutError> {
+    let f = &program.functions[fi];
+    let node = f.blocks[bi].nodes.last().unwrap();
+    let address = node.origin.input_address().unwrap_or(f.blocks[bi].address);
+    let refuse = |why: String| LayoutError::BranchOutOfRange { function: f.name.clone(), address, why };
+    if f.opaque.is_some() {
+        return Err(refuse("the function is opaque".into()));
+    }
+    let inverse = match node.flow {
+        Flow::Branch(_) => None,
+        _ => {
+            let opcode = node.inst.encoding().map(|e| e.opcode);
+            Some(opcode.and_then(inverse).ok_or_else(|| refuse("the condition has no inverse branch".into()))?)
+        }
+    };
+    let BranchTarget::Block(target) = t else {
+        return Err(refuse("the target is in another function, where no register is proven dead".into()));
+    };
+    let target_ = program.target;
+    let live = cache.entry(fi).or_insert_with(|| Liveness::compute(f, &target_)).live_in[target];
+    if live.contains(unit::SCC) {
+        return Err(refuse("SCC is live at the target and the long form writes it".into()));
+    }
+    let used = max_sgpr_used(f, &program.target);
+    (0..used.saturating_sub(1) as u16)
+        .step_by(2)
+        .find(|&s| !live.contains(s as usize) && !live.contains(s as usize + 1))
+        .map(|sgpr| Relax { sgpr, inverse })
+        .ok_or_else(|| refuse(format!("no SGPR pair below s{used} is dead at the target")))
+}
+
+/// One past the highest SGPR the function reads or writes.
+fn max_sgpr_used(f: &Function, target: &crate::isa::Target) -> u32 {
+    let mut max = 0;
+    for node in f.nodes() {
+        let touched = liveness::operand_units(&node.inst, target);
+        if let Some(u) = touched.units().take_while(|&u| u < unit::SGPRS).last() {
+            max = max.max(u as u32 + 1);
+        }
+    }
+    max
+}
+
+/// The long form of a branch at `at` to `target`.
+fn long_branch(asm: &mut Assembler, node: &crate::ir::Node, r: &Relax, at: u64, target: u64) -> Result<Vec<u8>, LayoutError> {
+    use OperandName as N;
+    let fail = |what| LayoutError::Encode { address: at, what };
+    let mut out = Vec::with_capacity(28);
+    let mut getpc_at = at;
+    if let Some(inverse) = r.inverse {
+        let skip = asm.build(inverse, &[(N::simm16, Field::Imm(LONG_BRANCH_BYTES / 4))]).ok_or(fail("inverse branch"))?;
+        out.extend(skip.bytes());
+        getpc_at += 4;
+    }
+    let _ = node;
+    let offset = target.wrapping_sub(getpc_at + 4) as i64;
+    let (lo, hi) = (offset as u32, (offset >> 32) as u32);
+    let s = r.sgpr;
+    let seq = [
+        asm.build(Opcode::S_GETPC_B64, &[(N::sdst, Field::Sgpr(s))]).ok_or(fail("s_getpc_b64"))?,
+        asm.build(Opcode::S_ADD_U32, &[(N::sdst, Field::Sgpr(s)), (N::src0, Field::Sgpr(s)), (N::src1, Field::Literal(lo))]).ok_or(fail("s_add_u32"))?,
+        asm.build(Opcode::S_ADDC_U32, &[(N::sdst, Field::Sgpr(s + 1)), (N::src0, Field::Sgpr(s + 1)), (N::src1, Field::Literal(hi))])
+            .ok_or(fail("s_addc_u32"))?,
+        asm.build(Opcode::S_SETPC_B64, &[(N::src0, Field::Sgpr(s))]).ok_or(fail("s_setpc_b64"))?,
+    ];
+    for i in seq {
+        out.extend(i.bytes());
+    }
+    Ok(out)
+}
+
+/// Re-aims one PC-relative chain: its constants become `new target - (new getpc + 4)`.
+fn re_aim(program: &Program, f: &Function, c: &PcRel, layout: &Layout, text_shift: u64, asm: &Assembler, overrides: &mut HashMap<u64, Inst>) -> Result<(), LayoutError> {
+    let fail = |why: String| LayoutError::PcRel { function: f.name.clone(), address: c.getpc, why };
+    let find = |a: u64| f.nodes().find(|n| n.origin == Origin::Input(a)).map(|n| n.inst);
+    let (Some(_), Some(lo_inst), Some(hi_inst)) = (find(c.getpc), find(c.add_lo), find(c.add_hi)) else {
+        return Err(fail("an instruction of the chain was edited".into()));
+    };
+    let getpc = layout.placed(c.getpc).ok_or_else(|| fail("s_getpc_b64 not placed".into()))?;
+    let text = &program.text;
+    let target = if text.contains(c.target) {
+        layout.map(c.target).ok_or_else(|| fail(format!("target {:#x} is not an instruction start", c.target)))?
+    } else if c.target >= text.end() {
+        c.target.wrapping_add(text_shift)
+    } else {
+        c.target
+    };
+    let offset = target.wrapping_sub(getpc + 4);
+    for (inst, value, at) in [(lo_inst, offset as u32, c.add_lo), (hi_inst, (offset >> 32) as u32, c.add_hi)] {
+        let (_, ops) = liveness::operands(&inst, &program.target).ok_or_else(|| fail("undecodable add".into()))?;
+        let current = [ops.value(OperandName::src0), ops.value(OperandName::src1)].into_iter().find_map(|v| match v {
+            Some(crate::isa::operand::Value::Literal(x)) => Some((x, true)),
+            Some(crate::isa::operand::Value::InlineInt(x)) => Some((x as u32, false)),
+            _ => None,
+        });
+        match current {
+            Some((x, _)) if x == value => {}
+            Some((_, true)) => {
+                let new = asm.with_literal(&inst, value).ok_or_else(|| fail("literal does not re-encode".into()))?;
+                overrides.insert(at, new);
+            }
+            _ => return Err(fail(format!("the new constant {value:#x} does not fit the inline operand at {at:#x}"))),
+        }
+    }
+    Ok(())
+}
+
+/// Registers used by each kernel whose code (or a callee's) changed.
+fn register_use(program: &Program, relaxed: &HashMap<(usize, usize), Relax>) -> Vec<RegisterUse> {
+    let changed: HashSet<usize> = program
+        .functions
+        .iter()
+        .enumerate()
+        .filter(|(fi, f)| !f.edits.is_empty() || relaxed.keys().any(|(g, _)| g == fi))
+        .map(|(fi, _)| fi)
+        .collect();
+    if changed.is_empty() {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for (ki, k) in program.functions.iter().enumerate().filter(|(_, f)| f.kind == FunctionKind::Kernel) {
+        // The kernel and every function it reaches through direct calls.
+        let mut reach = vec![ki];
+        let mut seen: HashSet<usize> = reach.iter().copied().collect();
+        while let Some(fi) = reach.pop() {
+            for n in program.functions[fi].nodes() {
+                if let Flow::Call(Some(t)) = n.flow
+                    && let Some(g) = program.function_at(t)
+                    && seen.insert(g)
+                {
+                    reach.push(g);
+                }
+            }
+        }
+        if !seen.iter().any(|f| changed.contains(f)) {
+            continue;
+        }
+        let mut used = RegisterUse { kernel: k.name.clone(), sgprs: 0, vgprs: 0, agprs: 0 };
+        for &fi in &seen {
+            for n in program.functions[fi].nodes() {
+                for u in liveness::operand_units(&n.inst, &program.target).units() {
+                    let u32_ = u as u32;
+                    match u {
+                        u if u < unit::SGPRS => used.sgprs = used.sgprs.max(u32_ + 1),
+                        u if (unit::VGPR0..unit::AGPR0).contains(&u) => used.vgprs = used.vgprs.max(u32_ - unit::VGPR0 as u32 + 1),
+                        u if (unit::AGPR0..unit::COUNT).contains(&u) => used.agprs = used.agprs.max(u32_ - unit::AGPR0 as u32 + 1),
+                        _ => {}
+                    }
+                }
+            }
+        }
+        for ((g, _), r) in relaxed {
+            if seen.contains(g) {
+                used.sgprs = used.sgprs.max(u32::from(r.sgpr) + 2);
+            }
+        }
+        out.push(used);
+    }
+    out
+}

@@ -1,0 +1,72 @@
+//! Passes: one [`Pass`] trait and one ordered [`registry`]. A pass edits functions through the
+//! edit API (`ir::edit`), which records every change; it counts what it applied and what it
+//! declined, by reason, for the report.
+
+mod nops;
+
+use std::collections::BTreeMap;
+
+use crate::ir::{Function, Program};
+use crate::isa::Target;
+use crate::layout::encode::Assembler;
+
+pub use nops::{InsertNops, RemoveNops};
+
+/// What a pass did.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct PassStats {
+    pub name: &'static str,
+    pub applied: u64,
+    /// Declined rewrites by reason.
+    pub declined: BTreeMap<String, u64>,
+}
+
+impl PassStats {
+    pub fn decline(&mut self, reason: &str) {
+        *self.declined.entry(reason.to_owned()).or_insert(0) += 1;
+    }
+
+    /// Adds another run's counts (of the same pass on another function or object).
+    pub fn merge(&mut self, other: &PassStats) {
+        self.applied += other.applied;
+        for (k, v) in &other.declined {
+            *self.declined.entry(k.clone()).or_insert(0) += v;
+        }
+    }
+}
+
+/// What a pass may look at besides the function.
+pub struct Ctx<'a> {
+    pub target: &'a Target,
+    /// Builds the instructions a pass inserts (one per program: it owns a decoder).
+    pub assembler: std::cell::RefCell<Assembler>,
+}
+
+/// A rewrite of one function at a time.
+pub trait Pass: Sync {
+    fn name(&self) -> &'static str;
+    /// One line for `--help` and reports.
+    fn description(&self) -> &'static str;
+    fn run(&self, function: &mut Function, ctx: &Ctx<'_>, stats: &mut PassStats);
+}
+
+/// Every pass, in the order they are documented.
+pub fn registry() -> &'static [&'static dyn Pass] {
+    &[&InsertNops, &RemoveNops]
+}
+
+/// The pass called `name`.
+pub fn find(name: &str) -> Option<&'static dyn Pass> {
+    registry().iter().copied().find(|p| p.name() == name)
+}
+
+/// Runs `pass` over every function of `program`.
+pub fn run(pass: &dyn Pass, program: &mut Program) -> PassStats {
+    let target = program.target;
+    let ctx = Ctx { target: &target, assembler: std::cell::RefCell::new(Assembler::new(target)) };
+    let mut stats = PassStats { name: pass.name(), ..PassStats::default() };
+    for f in &mut program.functions {
+        pass.run(f, &ctx, &mut stats);
+    }
+    stats
+}

@@ -1,0 +1,193 @@
+//! The rewrite of one code object, end to end: read, build the program, run the passes, lay
+//! out, write, verify. Whatever cannot be done safely leaves the object as it was and says why.
+
+pub mod verify;
+
+use std::collections::BTreeMap;
+
+use crate::container::CodeObject;
+use crate::ir::Program;
+use crate::isa::{Decoder, Target};
+use crate::layout::{self, Layout};
+use crate::pass::{self, Pass, PassStats};
+
+/// What to do to each code object.
+pub struct Options<'a> {
+    pub passes: Vec<&'static dyn Pass>,
+    /// Print each function's listing after this pass (to `listings`).
+    pub print_after: Option<&'a str>,
+    /// Let the container writer drop DWARF it cannot update instead of refusing.
+    pub strip_debug_on_failure: bool,
+}
+
+/// The outcome for one code object.
+#[derive(Debug, Default)]
+pub struct Outcome {
+    /// The rewritten object; `None` if nothing changed or the rewrite was refused.
+    pub bytes: Option<Vec<u8>>,
+    pub stats: Vec<PassStats>,
+    pub instructions_before: usize,
+    pub instructions_after: usize,
+    /// `name: reason at address` of each opaque function.
+    pub opaque: Vec<String>,
+    /// Why this object was left as it was, if it was.
+    pub refused: Option<String>,
+    /// Function listings requested by `--print-after`.
+    pub listings: String,
+    /// Notes from the container writer (e.g. stripped DWARF).
+    pub notes: Vec<String>,
+}
+
+/// The target to decode an object with: wave64 if any kernel runs wave64 (it only changes how
+/// a carry or condition operand prints, and liveness then counts both halves).
+pub fn target_of(object: &CodeObject<'_>) -> anyhow::Result<Target> {
+    let base = Target::from_target_id(&object.target, false)?;
+    let g = base.generation();
+    let wave64 = g.is_gfx10_plus() && object.kernels.iter().any(|k| k.descriptor.wave_size(g) == 64);
+    Ok(if wave64 { Target::from_target_id(&object.target, true)? } else { base })
+}
+
+/// Reads the program of an object.
+pub fn read_program(object: &CodeObject<'_>) -> anyhow::Result<Result<Program, crate::ir::BuildError>> {
+    let target = target_of(object)?;
+    Ok(Program::build(object, &Decoder::new(target)))
+}
+
+/// Rewrites one code object.
+pub fn rewrite_object(data: &[u8], options: &Options<'_>) -> anyhow::Result<Outcome> {
+    let object = CodeObject::parse(data)?;
+    let mut out = Outcome { stats: options.passes.iter().map(|p| PassStats { name: p.name(), ..Default::default() }).collect(), ..Outcome::default() };
+    let mut program = match read_program(&object)? {
+        Ok(p) => p,
+        Err(e) => {
+            out.refused = Some(e.to_string());
+            return Ok(out);
+        }
+    };
+    out.instructions_before = program.instruction_count();
+    out.opaque = program
+        .functions
+        .iter()
+        .filter_map(|f| f.opaque.as_ref().map(|o| format!("{}: {} at {:#x}", f.name, o.reason, o.address)))
+        .collect();
+    for (i, p) in options.passes.iter().enumerate() {
+        out.stats[i] = pass::run(*p, &mut program);
+        if options.print_after == Some(p.name()) {
+            for f in &program.functions {
+                out.listings.push_str(&f.listing(&program.target));
+                out.listings.push('\n');
+            }
+        }
+    }
+    let edited = program.functions.iter().any(|f| !f.edits.is_empty());
+    out.instructions_after = program.instruction_count();
+    if !edited {
+        return Ok(out);
+    }
+    let text = &program.text;
+    let original = &data[text.file_offset as usize..(text.file_offset + text.size) as usize];
+    let shift = |new_len: u64| writer::address_shift(&object, new_len);
+    let laid = match layout::layout(&program, original, &shift) {
+        Ok(l) => l,
+        Err(e) => {
+            out.refused = Some(e.to_string());
+            return Ok(out);
+        }
+    };
+    if laid.text == original && laid.map.iter().all(|&(a, b)| a == b) && laid.registers.iter().all(|r| !raises(&object, &program.target, r)) {
+        // The edits cancel out (e.g. insert-nops then remove-nops): the input is the output.
+        out.bytes = Some(data.to_vec());
+    } else {
+        match writer::write(&object, &program, &laid, options.strip_debug_on_failure) {
+            Ok((bytes, notes)) => {
+                out.bytes = Some(bytes);
+                out.notes = notes;
+            }
+            Err(e) => {
+                out.refused = Some(e);
+                return Ok(out);
+            }
+        }
+    }
+    let bytes = out.bytes.as_ref().unwrap();
+    if let Err(problems) = verify::against(data, &program, &laid, bytes) {
+        anyhow::bail!("the rewritten object fails verification: {}", problems.join("; "));
+    }
+    Ok(out)
+}
+
+/// True if `used` needs more registers than the kernel's descriptor grants.
+fn raises(object: &CodeObject<'_>, target: &Target, used: &layout::RegisterUse) -> bool {
+    let Some(k) = object.kernels.iter().find(|k| k.name == used.kernel) else { return false };
+    let r = k.descriptor.registers(target.generation());
+    used.vgprs + used.agprs > r.vgprs || r.sgprs.is_some_and(|s| used.sgprs > s)
+}
+
+/// Sums per-object pass statistics into per-pass totals, in pass order.
+pub fn total_stats(outcomes: &[Outcome], passes: &[&'static dyn Pass]) -> Vec<PassStats> {
+    let mut totals: Vec<PassStats> = passes.iter().map(|p| PassStats { name: p.name(), ..Default::default() }).collect();
+    for o in outcomes {
+        for (t, s) in totals.iter_mut().zip(&o.stats) {
+            t.merge(s);
+        }
+    }
+    totals
+}
+
+/// The JSON report of a rewrite.
+#[derive(serde::Serialize)]
+pub struct Report {
+    pub passes: Vec<PassReport>,
+    pub instructions_before: usize,
+    pub instructions_after: usize,
+    pub functions_opaque: Vec<String>,
+    /// Code objects left unchanged, and why.
+    pub refused: Vec<String>,
+    pub notes: Vec<String>,
+}
+
+#[derive(serde::Serialize)]
+pub struct PassReport {
+    pub name: &'static str,
+    pub applied: u64,
+    pub declined: BTreeMap<String, u64>,
+}
+
+/// Writing the object: the text patch and register counts go to the container writer.
+mod writer {
+    use super::*;
+    use crate::container::write::{self, AddressMap, KernelRegisters, ObjectEdits, TextPatch};
+
+    /// How far addresses after `.text` move when it becomes `new_len` bytes.
+    pub fn address_shift(object: &CodeObject<'_>, new_len: u64) -> Result<u64, String> {
+        write::address_shift(object, new_len).map_err(|e| e.to_string())
+    }
+
+    /// The registers to raise, in the metadata's terms: only kernels whose code now needs
+    /// more than the note says (the writer never lowers a count).
+    fn registers(object: &CodeObject<'_>, target: &Target, laid: &Layout) -> Vec<KernelRegisters> {
+        let unified = target.generation().has_unified_agprs();
+        let meta = object.metadata.as_ref();
+        laid.registers
+            .iter()
+            .filter_map(|r| {
+                let m = meta.and_then(|m| m.kernels.iter().find(|k| k.name == r.kernel))?;
+                let vgpr_count = if unified && r.agprs > 0 { r.vgprs.next_multiple_of(4) + r.agprs } else { r.vgprs };
+                let wanted = KernelRegisters { kernel: r.kernel.clone(), vgpr_count, agpr_count: r.agprs, sgpr_count: r.sgprs };
+                let more = |now: Option<u64>, want: u32| now.is_some_and(|n| u64::from(want) > n);
+                (more(m.vgpr_count, wanted.vgpr_count) || more(m.agpr_count, wanted.agpr_count) || more(m.sgpr_count, wanted.sgpr_count)).then_some(wanted)
+            })
+            .collect()
+    }
+
+    pub fn write(object: &CodeObject<'_>, program: &Program, laid: &Layout, strip_debug: bool) -> Result<(Vec<u8>, Vec<String>), String> {
+        let map = AddressMap::new(laid.map.clone()).map_err(|e| e.to_string())?;
+        let edits = ObjectEdits {
+            text: Some(TextPatch { bytes: laid.text.clone(), map }),
+            registers: registers(object, &program.target, laid),
+            strip_debug_on_failure: strip_debug,
+        };
+        let written = write::write_object(object, &edits).map_err(|e| e.to_string())?;
+        Ok((written.bytes, written.notes))
+    }
+}

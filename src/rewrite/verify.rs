@@ -1,0 +1,268 @@
+//! Checking a rewritten code object: `gfxpatch verify FILE`, and after every rewrite.
+//!
+//! [`structure`] re-reads an object on its own: every function decodes, every direct branch
+//! and call lands on an instruction start, every kernel entry is a 256-byte aligned function
+//! start, and descriptors agree with the metadata. [`against`] also compares the output with
+//! its input: the instruction stream must equal the input's except at the recorded edits;
+//! branches and PC-relative constants must reach what they reached before, as the address map
+//! says; the text must be covered exactly, with only filler between functions.
+
+use std::collections::{HashMap, HashSet};
+
+use crate::cli::info;
+use crate::container::CodeObject;
+use crate::ir::flow::{self, classify, Kind};
+use crate::ir::{Origin, Program};
+use crate::isa::operand::Value;
+use crate::isa::table::{Opcode, OperandName};
+use crate::isa::{Decoder, Inst};
+use crate::layout::Layout;
+
+use super::read_program;
+
+/// What [`structure`] found in a sound object.
+#[derive(Debug, Default, serde::Serialize)]
+pub struct Summary {
+    pub functions: usize,
+    pub kernels: usize,
+    pub instructions: usize,
+    /// `name: reason` of each opaque function.
+    pub opaque: Vec<String>,
+    /// Descriptor/metadata disagreements (also reported by `gfxpatch info`).
+    pub disagreements: Vec<String>,
+}
+
+/// Checks one object on its own; `Err` lists every problem.
+pub fn structure(data: &[u8]) -> Result<Summary, Vec<String>> {
+    let object = CodeObject::parse(data).map_err(|e| vec![e.to_string()])?;
+    let program = read_program(&object).map_err(|e| vec![e.to_string()])?.map_err(|e| vec![e.to_string()])?;
+    let mut problems = Vec::new();
+    let starts: HashSet<u64> = program.functions.iter().flat_map(|f| f.nodes()).filter_map(|n| n.origin.input_address()).collect();
+    for f in &program.functions {
+        for n in f.nodes() {
+            let Some(a) = n.origin.input_address() else { continue };
+            if let Kind::Branch(t) | Kind::CondBranch(t) | Kind::DirectCall(t) = classify(&n.inst, a)
+                && !starts.contains(&t)
+            {
+                problems.push(format!("{}: branch at {a:#x} to {t:#x}, which is not an instruction start", f.name));
+            }
+        }
+    }
+    let generation = program.target.generation();
+    let mut summary = Summary { functions: program.functions.len(), instructions: program.instruction_count(), ..Summary::default() };
+    for k in &object.kernels {
+        summary.kernels += 1;
+        if k.entry_address % 256 != 0 {
+            problems.push(format!("kernel {}: entry {:#x} is not 256-byte aligned", k.name, k.entry_address));
+        }
+        if !program.functions.iter().any(|f| f.entry == k.entry_address) {
+            problems.push(format!("kernel {}: entry {:#x} is no function start", k.name, k.entry_address));
+        }
+        let default = Default::default();
+        let meta = object.metadata.as_ref().and_then(|m| m.kernel(k.name)).unwrap_or(&default);
+        for d in info::disagreements(k, meta, &k.descriptor.registers(generation)) {
+            summary.disagreements.push(format!("{}: {d}", k.name));
+        }
+    }
+    summary.opaque = program.functions.iter().filter_map(|f| f.opaque.as_ref().map(|o| format!("{}: {}", f.name, o.reason))).collect();
+    if problems.is_empty() { Ok(summary) } else { Err(problems) }
+}
+
+/// Checks `output`, the rewrite of `input` by the edits in `program` laid out as `layout`.
+pub fn against(input: &[u8], program: &Program, layout: &Layout, output: &[u8]) -> Result<(), Vec<String>> {
+    let before = structure(input).map_err(|p| p.into_iter().map(|p| format!("input: {p}")).collect::<Vec<_>>())?;
+    let after = structure(output)?;
+    let mut problems = Vec::new();
+    for d in &after.disagreements {
+        if !before.disagreements.contains(d) {
+            problems.push(format!("new descriptor/metadata disagreement: {d}"));
+        }
+    }
+    if after.opaque.len() > before.opaque.len() {
+        problems.push(format!("{} opaque functions after, {} before", after.opaque.len(), before.opaque.len()));
+    }
+    let in_obj = CodeObject::parse(input).map_err(|e| vec![e.to_string()])?;
+    let out_obj = CodeObject::parse(output).map_err(|e| vec![e.to_string()])?;
+    let text = program.text;
+    let Some(out_text) = out_obj.text_sections().next().copied() else {
+        return Err(vec!["the output has no executable section".into()]);
+    };
+    if out_text.address != text.address {
+        problems.push(format!("the text moved from {:#x} to {:#x}", text.address, out_text.address));
+    }
+    let in_bytes = &input[text.file_offset as usize..(text.file_offset + text.size) as usize];
+    let out_bytes = &output[out_text.offset as usize..(out_text.offset + out_text.size) as usize];
+    let decoder = Decoder::new(program.target);
+    let decode_in = |a: u64| decoder.decode(&in_bytes[(a - text.address) as usize..]);
+    let decode_out = |a: u64| -> Option<Inst> {
+        let at = a.checked_sub(out_text.address)? as usize;
+        (at < out_bytes.len()).then(|| decoder.decode(&out_bytes[at..]))
+    };
+    let map = |a: u64| layout.map(a);
+
+    let nodes: HashMap<u64, crate::ir::Node> = program.functions.iter().flat_map(|f| f.nodes()).filter_map(|n| n.origin.input_address().map(|a| (a, *n))).collect();
+    let chain_parts: HashSet<u64> = program.functions.iter().flat_map(|f| &f.pcrel).flat_map(|c| [c.add_lo, c.add_hi]).collect();
+    let relaxed: HashMap<u64, u64> = layout.relaxed.iter().map(|r| (r.address, r.new_address)).collect();
+    // Output intervals accounted for.
+    let mut covered: Vec<(u64, u64)> = Vec::new();
+
+    for &(a, b) in &layout.placed {
+        let old = decode_in(a);
+        let Some(new) = decode_out(b) else {
+            problems.push(format!("{a:#x} placed at {b:#x}, outside the output text"));
+            continue;
+        };
+        let node = nodes.get(&a);
+        let kind = classify(&old, a);
+        if let Some(n) = node.filter(|n| matches!(n.origin, Origin::Replaced { .. })) {
+            if new.words() != n.inst.words() {
+                problems.push(format!("{a:#x} -> {b:#x}: not the replacement recorded"));
+            }
+            covered.push((b, new.len() as u64));
+        } else if let (Kind::Branch(t) | Kind::CondBranch(t), Some(&at)) = (kind, relaxed.get(&a)) {
+            match long_branch_target(&decoder, out_bytes, out_text.address, at, matches!(kind, Kind::CondBranch(_))) {
+                Some((reached, len)) if Some(reached) == map(t) => covered.push((at, len)),
+                other => problems.push(format!("relaxed branch {a:#x} -> {at:#x} reaches {other:x?}, expected {:x?}", map(t))),
+            }
+        } else if let Kind::Branch(t) | Kind::CondBranch(t) = kind {
+            let reached = match classify(&new, b) {
+                Kind::Branch(x) | Kind::CondBranch(x) => Some(x),
+                _ => None,
+            };
+            if new.encoding_index() != old.encoding_index() || reached.is_none() || reached != map(t) {
+                problems.push(format!("branch {a:#x} -> {b:#x}: reaches {reached:x?}, expected {:x?}", map(t)));
+            }
+            covered.push((b, new.len() as u64));
+        } else if chain_parts.contains(&a) {
+            if new.encoding_index() != old.encoding_index() || new.len() != old.len() {
+                problems.push(format!("PC-relative add {a:#x} -> {b:#x} changed form"));
+            }
+            covered.push((b, new.len() as u64));
+        } else {
+            if new.words() != old.words() {
+                problems.push(format!("{a:#x} -> {b:#x}: instruction differs from the input and no edit says so"));
+            }
+            covered.push((b, new.len() as u64));
+        }
+    }
+    for &(b, inst) in &layout.inserted {
+        match decode_out(b) {
+            Some(new) if new.words() == inst.words() => covered.push((b, new.len() as u64)),
+            _ => problems.push(format!("inserted instruction at {b:#x} is not what was inserted")),
+        }
+    }
+
+    // PC-relative chains compute what they computed before, moved as the address map and the
+    // output's sections say.
+    for f in &program.functions {
+        for c in &f.pcrel {
+            let expected = if text.contains(c.target) {
+                map(c.target)
+            } else {
+                moved_data_address(&in_obj, &out_obj, c.target)
+            };
+            let got = chain_value(&decoder, &layout.placed, out_bytes, out_text.address, c, &decode_out);
+            if got.is_none() || got != expected {
+                problems.push(format!("{}: PC-relative chain at {:#x} computes {got:x?}, expected {expected:x?}", f.name, c.getpc));
+            }
+        }
+    }
+
+    // Coverage: intervals in order, gaps only filler.
+    covered.sort_unstable();
+    let mut at = out_text.address;
+    for &(start, len) in &covered {
+        if start < at {
+            problems.push(format!("output instructions overlap at {start:#x}"));
+        }
+        while at < start {
+            match decode_out(at) {
+                Some(i) if flow::is_filler(&i) => at += 4,
+                _ => {
+                    problems.push(format!("unaccounted bytes at {at:#x}"));
+                    break;
+                }
+            }
+        }
+        at = at.max(start + len);
+    }
+    while at < out_text.address + out_text.size {
+        match decode_out(at) {
+            Some(i) if flow::is_filler(&i) => at += 4,
+            _ => {
+                problems.push(format!("unaccounted bytes at {at:#x} after the last instruction"));
+                break;
+            }
+        }
+    }
+    if problems.is_empty() { Ok(()) } else { Err(problems) }
+}
+
+/// Where data at input address `address` (outside the text) is in the output: same section,
+/// same offset within it.
+fn moved_data_address(input: &CodeObject<'_>, output: &CodeObject<'_>, address: u64) -> Option<u64> {
+    if let Some(s) = input.section_containing(address) {
+        let o = output.sections.iter().find(|o| o.name == s.name)?;
+        return Some(o.address + (address - s.address));
+    }
+    // Past every allocated section (e.g. a symbol at the end): as the last one moved.
+    let last = input.sections.iter().filter(|s| s.address != 0 && s.address <= address).max_by_key(|s| s.address)?;
+    let o = output.sections.iter().find(|o| o.name == last.name)?;
+    Some(o.address + (address - last.address))
+}
+
+fn constant_of(inst: &Inst, target: &crate::isa::Target) -> Option<u32> {
+    let (_, ops) = crate::ir::liveness::operands(inst, target)?;
+    [ops.value(OperandName::src0), ops.value(OperandName::src1)].into_iter().find_map(|v| match v {
+        Some(Value::Literal(x)) => Some(x),
+        Some(Value::InlineInt(x)) => Some(x as u32),
+        _ => None,
+    })
+}
+
+fn chain_value(decoder: &Decoder, placed: &[(u64, u64)], _out: &[u8], _base: u64, c: &crate::ir::PcRel, decode_out: &dyn Fn(u64) -> Option<Inst>) -> Option<u64> {
+    let find = |a: u64| placed.binary_search_by_key(&a, |&(x, _)| x).ok().map(|i| placed[i].1);
+    let (getpc, lo_at, hi_at) = (find(c.getpc)?, find(c.add_lo)?, find(c.add_hi)?);
+    let target = decoder.target();
+    let lo = constant_of(&decode_out(lo_at)?, target)?;
+    let hi = constant_of(&decode_out(hi_at)?, target)?;
+    (decode_out(getpc)?.encoding()?.opcode == Opcode::S_GETPC_B64).then(|| (getpc + 4).wrapping_add(((hi as u64) << 32) | lo as u64))
+}
+
+/// Decodes a relaxed branch at `at`: (inverse branch), getpc, add, addc, setpc. Returns the
+/// address reached and the sequence's length.
+fn long_branch_target(decoder: &Decoder, out: &[u8], base: u64, at: u64, conditional: bool) -> Option<(u64, u64)> {
+    let dec = |a: u64| decoder.decode(out.get((a - base) as usize..)?).into();
+    let dec: &dyn Fn(u64) -> Option<Inst> = &dec;
+    let mut pc = at;
+    if conditional {
+        let skip = dec(pc)?;
+        if !matches!(classify(&skip, pc), Kind::CondBranch(t) if t == at + 28) {
+            return None;
+        }
+        pc += 4;
+    }
+    let getpc = dec(pc)?;
+    let add = dec(pc + 4)?;
+    let addc = dec(pc + 12)?;
+    let setpc = dec(pc + 20)?;
+    let ops = |i: &Inst| i.encoding().map(|e| e.opcode);
+    if ops(&getpc)? != Opcode::S_GETPC_B64 || ops(&add)? != Opcode::S_ADD_U32 || ops(&addc)? != Opcode::S_ADDC_U32 || ops(&setpc)? != Opcode::S_SETPC_B64 {
+        return None;
+    }
+    // One SGPR pair throughout: getpc writes it, the adds update its halves, setpc reads it.
+    let first_sgpr = |i: &Inst| {
+        let (_, ops) = crate::ir::liveness::operands(i, decoder.target())?;
+        ops.as_slice().iter().find_map(|op| match op.value {
+            Value::Reg(crate::isa::reg::Reg::Sgpr { index, .. }) => Some(index),
+            _ => None,
+        })
+    };
+    let pair = first_sgpr(&getpc)?;
+    if first_sgpr(&add)? != pair || first_sgpr(&addc)? != pair + 1 || first_sgpr(&setpc)? != pair {
+        return None;
+    }
+    let lo = constant_of(&add, decoder.target())?;
+    let hi = constant_of(&addc, decoder.target())?;
+    Some(((pc + 4).wrapping_add(((hi as u64) << 32) | lo as u64), pc + 24 - at))
+}
