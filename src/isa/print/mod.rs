@@ -66,6 +66,27 @@ pub fn write_inst(out: &mut String, inst: &Inst, target: &Target, address: u64) 
     expand(out, &ctx, encoding.asm);
 }
 
+/// The text of an instruction given as an encoding and its operands (what [`print`] writes for
+/// the bytes they decode from); the parser checks its candidates with it.
+pub fn print_operands(encoding: &'static Encoding, ops: &Operands, target: &Target, address: u64) -> String {
+    let inst = Inst::raw(0);
+    let encoding = ops.converted.unwrap_or(encoding);
+    let ctx = Ctx { inst: &inst, encoding, ops, target, address };
+    let mut out = String::new();
+    expand(&mut out, &ctx, encoding.asm);
+    out
+}
+
+/// Appends the text operand `index` of `encoding` prints with its class's print method alone
+/// (without the AsmString around it). `ops` are in `encoding`'s operand order.
+pub fn write_operand(out: &mut String, encoding: &'static Encoding, ops: &Operands, target: &Target, index: usize) {
+    let inst = Inst::raw(0);
+    let ctx = Ctx { inst: &inst, encoding, ops, target, address: 0 };
+    let method = encoding.operands[index].class.info().print_method;
+    dispatch(out, &ctx, index, method);
+    memory::print_after_operand(out, &ctx, index);
+}
+
 /// Expands an AsmString: `$name` / `${name}` print operands, `{a|b}` picks variant 0's text.
 fn expand(out: &mut String, ctx: &Ctx<'_>, asm: &str) {
     let bytes = asm.as_bytes();
