@@ -13,8 +13,8 @@ mod common;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::{BufRead, BufReader};
 
-use gfxpatch::isa::parse::Parser;
 use gfxpatch::isa::Target;
+use gfxpatch::isa::parse::Parser;
 
 #[derive(serde::Deserialize)]
 struct Config {
@@ -44,8 +44,13 @@ fn canonical_cpu(cpu: &str) -> &str {
 
 fn load(file: &str) -> Vec<Vector> {
     let path = common::repo().join("tests/data").join(file);
-    let reader = BufReader::new(flate2::read::GzDecoder::new(std::fs::File::open(&path).unwrap()));
-    reader.lines().map(|l| serde_json::from_str(&l.unwrap()).unwrap()).collect()
+    let reader = BufReader::new(flate2::read::GzDecoder::new(
+        std::fs::File::open(&path).unwrap(),
+    ));
+    reader
+        .lines()
+        .map(|l| serde_json::from_str(&l.unwrap()).unwrap())
+        .collect()
 }
 
 #[derive(Default)]
@@ -58,9 +63,25 @@ struct Tally {
 fn reason(message: &str) -> String {
     if let Some(rest) = message.split_once(": expected ").map(|(_, r)| r) {
         let what = rest.split(", found").next().unwrap_or(rest);
-        return format!("expected {}", if what.starts_with('`') { "literal text" } else { what });
+        return format!(
+            "expected {}",
+            if what.starts_with('`') {
+                "literal text"
+            } else {
+                what
+            }
+        );
     }
-    message.split(':').skip(2).collect::<Vec<_>>().join(":").split(" (").next().unwrap_or("").trim().to_owned()
+    message
+        .split(':')
+        .skip(2)
+        .collect::<Vec<_>>()
+        .join(":")
+        .split(" (")
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_owned()
 }
 
 #[test]
@@ -76,15 +97,22 @@ fn assembler_vectors_parse_to_llvms_bytes() {
     let mut failures: Vec<String> = Vec::new();
     let mut seen: HashSet<(String, String, String, String)> = HashSet::new();
     let mut counter: HashMap<String, usize> = HashMap::new();
-    for file in ["vectors-llvm-19.1.7.jsonl.gz", "vectors-llvm-22.1.8-gfx950-gfx1250.jsonl.gz"] {
+    for file in [
+        "vectors-llvm-19.1.7.jsonl.gz",
+        "vectors-llvm-22.1.8-gfx950-gfx1250.jsonl.gz",
+    ] {
         for v in load(file) {
             if v.file.contains("/Disassembler/") {
                 continue;
             }
-            let bytes: Vec<u8> = (0..v.bytes.len() / 2).filter_map(|i| u8::from_str_radix(&v.bytes[2 * i..2 * i + 2], 16).ok()).collect();
+            let bytes: Vec<u8> = (0..v.bytes.len() / 2)
+                .filter_map(|i| u8::from_str_radix(&v.bytes[2 * i..2 * i + 2], 16).ok())
+                .collect();
             for config in &v.configs {
                 let cpu = canonical_cpu(config.cpu.as_deref().unwrap_or("")).to_owned();
-                if file.contains("22.1.8") != matches!(cpu.as_str(), "gfx950" | "gfx1250" | "gfx1251") {
+                if file.contains("22.1.8")
+                    != matches!(cpu.as_str(), "gfx950" | "gfx1250" | "gfx1251")
+                {
                     continue;
                 }
                 let mattr = config.mattr.clone().unwrap_or_default();
@@ -109,8 +137,18 @@ fn assembler_vectors_parse_to_llvms_bytes() {
                         continue;
                     }
                     Ok(parsed) => {
-                        let ours: String = parsed.inst.bytes().iter().map(|b| format!("{b:02x}")).collect();
-                        failures.push(format!("{cpu} {mattr}: `{}` llvm {} ours {ours} ({})", v.asm, v.bytes, parsed.encoding.record_name()));
+                        let ours: String = parsed
+                            .inst
+                            .bytes()
+                            .iter()
+                            .map(|b| format!("{b:02x}"))
+                            .collect();
+                        failures.push(format!(
+                            "{cpu} {mattr}: `{}` llvm {} ours {ours} ({})",
+                            v.asm,
+                            v.bytes,
+                            parsed.encoding.record_name()
+                        ));
                         "other bytes".to_owned()
                     }
                     Err(e) => {
@@ -118,14 +156,24 @@ fn assembler_vectors_parse_to_llvms_bytes() {
                         reason(&e.to_string())
                     }
                 };
-                *reasons.entry(generation).or_default().entry(why).or_default() += 1;
+                *reasons
+                    .entry(generation)
+                    .or_default()
+                    .entry(why)
+                    .or_default() += 1;
             }
         }
     }
-    let rates: BTreeMap<String, f64> = by_generation.iter().map(|(g, t)| (g.clone(), 100.0 * t.same as f64 / t.total.max(1) as f64)).collect();
+    let rates: BTreeMap<String, f64> = by_generation
+        .iter()
+        .map(|(g, t)| (g.clone(), 100.0 * t.same as f64 / t.total.max(1) as f64))
+        .collect();
     let mut report = String::new();
     for (g, t) in &by_generation {
-        report.push_str(&format!("{g:8} {:6}/{:6} {:7.3}% same bytes\n", t.same, t.total, rates[g]));
+        report.push_str(&format!(
+            "{g:8} {:6}/{:6} {:7.3}% same bytes\n",
+            t.same, t.total, rates[g]
+        ));
         let mut top: Vec<_> = reasons.get(g).into_iter().flatten().collect();
         top.sort_by(|a, b| b.1.cmp(a.1));
         for (why, n) in top.iter().take(6) {
@@ -133,18 +181,26 @@ fn assembler_vectors_parse_to_llvms_bytes() {
         }
     }
     eprintln!("{report}");
-    let list = std::env::var("GFXPATCH_VECTOR_FAILURES").map_or_else(|_| common::repo().join("target/asm-vector-failures.txt"), Into::into);
+    let list = std::env::var("GFXPATCH_VECTOR_FAILURES").map_or_else(
+        |_| common::repo().join("target/asm-vector-failures.txt"),
+        Into::into,
+    );
     let _ = std::fs::write(list, format!("{report}\n{}", failures.join("\n")));
 
     let golden = common::repo().join("tests/golden/asm-vector-rates.txt");
     if std::env::var("GFXPATCH_BLESS").is_ok_and(|v| v == "1") {
-        let text: String = rates.iter().map(|(g, r)| format!("{g} {:.3}\n", (r * 1000.0).floor() / 1000.0 - 0.2)).collect();
+        let text: String = rates
+            .iter()
+            .map(|(g, r)| format!("{g} {:.3}\n", (r * 1000.0).floor() / 1000.0 - 0.2))
+            .collect();
         std::fs::write(&golden, text).unwrap();
         return;
     }
     let floors = std::fs::read_to_string(&golden).unwrap_or_default();
     for line in floors.lines() {
-        let Some((g, floor)) = line.split_once(' ') else { continue };
+        let Some((g, floor)) = line.split_once(' ') else {
+            continue;
+        };
         let floor: f64 = floor.parse().unwrap();
         let rate = rates.get(g).copied().unwrap_or(0.0);
         assert!(

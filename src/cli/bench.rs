@@ -7,10 +7,10 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 
+use crate::container::CodeObject;
 use crate::container::bundle::DecompressLimits;
 use crate::container::input::{Input, MappedFile};
-use crate::container::CodeObject;
-use crate::isa::{print, Decoder, Target};
+use crate::isa::{Decoder, Target, print};
 use crate::llvm::disasm::LlvmDisassembler;
 
 #[derive(clap::Args)]
@@ -34,10 +34,15 @@ struct Work {
 }
 
 pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
-    anyhow::ensure!(args.what == "decode", "unknown benchmark {:?} (known: decode)", args.what);
+    anyhow::ensure!(
+        args.what == "decode",
+        "unknown benchmark {:?} (known: decode)",
+        args.what
+    );
     let path = args.file.display().to_string();
     let mapped = MappedFile::open(&args.file).with_context(|| path.clone())?;
-    let input = Input::parse(mapped.bytes(), &DecompressLimits::default()).with_context(|| path.clone())?;
+    let input =
+        Input::parse(mapped.bytes(), &DecompressLimits::default()).with_context(|| path.clone())?;
     let mut work: Vec<Work> = Vec::new();
     let mut total = 0u64;
     for embedded in &input.objects {
@@ -53,7 +58,12 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
         total += sections.iter().map(|s| s.len() as u64).sum::<u64>();
         work.push(Work { target, sections });
     }
-    println!("{}: {} code object(s), {:.1} MiB of .text", path, work.len(), total as f64 / (1 << 20) as f64);
+    println!(
+        "{}: {} code object(s), {:.1} MiB of .text",
+        path,
+        work.len(),
+        total as f64 / (1 << 20) as f64
+    );
 
     let (n_ours, t_decode) = measure(|| {
         let mut n = 0u64;
@@ -70,7 +80,11 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
         n
     });
     if args.decode_only {
-        println!("gfxpatch decode only:   {:8.2} M inst/s  ({:?})", n_ours as f64 / t_decode.as_secs_f64() / 1e6, t_decode);
+        println!(
+            "gfxpatch decode only:   {:8.2} M inst/s  ({:?})",
+            n_ours as f64 / t_decode.as_secs_f64() / 1e6,
+            t_decode
+        );
         return Ok(());
     }
     let (_, t_print) = measure(|| {
@@ -107,11 +121,30 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
         n
     });
     let rate = |n: u64, t: Duration| n as f64 / t.as_secs_f64() / 1e6;
-    println!("gfxpatch decode only:   {:8.2} M inst/s  ({:?})", rate(n_ours, t_decode), t_decode);
-    println!("gfxpatch decode+print:  {:8.2} M inst/s  ({:?})", rate(n_ours, t_print), t_print);
-    println!("LLVM decode+print:      {:8.2} M inst/s  ({:?}, {} instructions)", rate(n_llvm, t_llvm), t_llvm, n_llvm);
-    println!("ratio decode only:      {:8.1}x LLVM", t_llvm.as_secs_f64() / t_decode.as_secs_f64());
-    println!("ratio decode+print:     {:8.1}x LLVM", t_llvm.as_secs_f64() / t_print.as_secs_f64());
+    println!(
+        "gfxpatch decode only:   {:8.2} M inst/s  ({:?})",
+        rate(n_ours, t_decode),
+        t_decode
+    );
+    println!(
+        "gfxpatch decode+print:  {:8.2} M inst/s  ({:?})",
+        rate(n_ours, t_print),
+        t_print
+    );
+    println!(
+        "LLVM decode+print:      {:8.2} M inst/s  ({:?}, {} instructions)",
+        rate(n_llvm, t_llvm),
+        t_llvm,
+        n_llvm
+    );
+    println!(
+        "ratio decode only:      {:8.1}x LLVM",
+        t_llvm.as_secs_f64() / t_decode.as_secs_f64()
+    );
+    println!(
+        "ratio decode+print:     {:8.1}x LLVM",
+        t_llvm.as_secs_f64() / t_print.as_secs_f64()
+    );
     Ok(())
 }
 

@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod asm;
 mod bench;
 mod decode;
 mod disasm;
@@ -13,7 +14,11 @@ mod info;
 mod isa;
 
 #[derive(Parser)]
-#[command(name = "gfxpatch", version, about = "Binary rewriter for AMD GPU code objects")]
+#[command(
+    name = "gfxpatch",
+    version,
+    about = "Binary rewriter for AMD GPU code objects"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -29,6 +34,8 @@ enum Command {
     Decode(decode::DecodeArgs),
     /// One instruction across generations: encodings, opcodes, bit layouts, operands, AMD's pseudocode.
     Isa(isa::IsaArgs),
+    /// Assemble LLVM assembler text (one instruction or a file) and show each encoding like `llvm-mc -show-encoding`.
+    Asm(asm::AsmArgs),
     /// Measure gfxpatch against LLVM in one run (`bench decode FILE`).
     Bench(bench::BenchArgs),
 }
@@ -43,6 +50,7 @@ pub fn main() -> ExitCode {
         Command::Disasm(args) => disasm::run(&args),
         Command::Decode(args) => decode::run(&args),
         Command::Isa(args) => isa::run(&args),
+        Command::Asm(args) => asm::run(&args),
         Command::Bench(args) => bench::run(&args),
     };
     match result {

@@ -38,12 +38,20 @@ impl Source {
             columns.extend(std::iter::repeat_n(column, c.len_utf8()));
         }
         columns.push(line.trim_end().len());
-        Source { text, columns, suffix_gap: None }
+        Source {
+            text,
+            columns,
+            suffix_gap: None,
+        }
     }
 
     /// The 1-based column of byte offset `at` of the prepared text in the original line.
     pub fn column(&self, at: usize) -> usize {
-        self.columns.get(at).copied().unwrap_or_else(|| self.columns.last().copied().unwrap_or(0)) + 1
+        self.columns
+            .get(at)
+            .copied()
+            .unwrap_or_else(|| self.columns.last().copied().unwrap_or(0))
+            + 1
     }
 
     /// The mnemonic (first word).
@@ -53,8 +61,24 @@ impl Source {
 
     /// The word starting at `at` (up to a space or comma), for error messages.
     pub fn word_at(&self, at: usize) -> &str {
-        let rest = self.text.get(at..).unwrap_or("").trim_start_matches([' ', ',']);
-        let end = rest.find([' ', ',']).unwrap_or(rest.len());
+        let rest = self
+            .text
+            .get(at..)
+            .unwrap_or("")
+            .trim_start_matches([' ', ',']);
+        // A bracketed list (`dpp8:[0,1,...]`, `op_sel:[0,1]`) is one word.
+        let mut depth = 0;
+        let end = rest
+            .char_indices()
+            .find(|&(_, c)| {
+                match c {
+                    '[' | '(' => depth += 1,
+                    ']' | ')' => depth -= 1,
+                    _ => {}
+                }
+                depth <= 0 && (c == ' ' || c == ',')
+            })
+            .map_or(rest.len(), |(k, _)| k);
         &rest[..end]
     }
 
@@ -71,7 +95,8 @@ impl Source {
                 // The mnemonic ended here without the suffix the printer writes.
                 let rest = &printed[p..];
                 let suffix = SUFFIXES.iter().find(|s| {
-                    rest.starts_with(s.as_bytes()) && rest.get(s.len()).is_none_or(|c| c.is_ascii_whitespace())
+                    rest.starts_with(s.as_bytes())
+                        && rest.get(s.len()).is_none_or(|c| c.is_ascii_whitespace())
                 })?;
                 p += suffix.len();
                 continue;
@@ -85,9 +110,17 @@ impl Source {
             if i == input.len() {
                 return None;
             }
-            let word_start = |s: &[u8], k: usize| k == 0 || !(s[k - 1].is_ascii_alphanumeric() || s[k - 1] == b'_' || s[k - 1] == b'.');
-            if printed[p].is_ascii_digit() && input[i].is_ascii_digit() && word_start(printed, p) && word_start(input, i) {
-                if let (Some((a, pa)), Some((b, ib))) = (number(&printed[p..]), number(&input[i..])) {
+            let word_start = |s: &[u8], k: usize| {
+                k == 0
+                    || !(s[k - 1].is_ascii_alphanumeric() || s[k - 1] == b'_' || s[k - 1] == b'.')
+            };
+            if printed[p].is_ascii_digit()
+                && input[i].is_ascii_digit()
+                && word_start(printed, p)
+                && word_start(input, i)
+            {
+                if let (Some((a, pa)), Some((b, ib))) = (number(&printed[p..]), number(&input[i..]))
+                {
                     if a != b {
                         return None;
                     }
@@ -109,14 +142,23 @@ impl Source {
 /// running into a `.` or letters (a float, a name) is compared as text: `None` here means
 /// "not a plain integer", and callers fall back to comparing bytes.
 fn number(s: &[u8]) -> Option<(u128, usize)> {
-    let (digits, radix, skip) = if s.len() > 2 && s[0] == b'0' && (s[1] == b'x' || s[1] == b'X') && s[2].is_ascii_hexdigit() {
+    let (digits, radix, skip) = if s.len() > 2
+        && s[0] == b'0'
+        && (s[1] == b'x' || s[1] == b'X')
+        && s[2].is_ascii_hexdigit()
+    {
         (&s[2..], 16, 2)
     } else {
         (s, 10, 0)
     };
-    let len = digits.iter().take_while(|c| c.is_ascii_hexdigit() && (radix == 16 || c.is_ascii_digit())).count();
+    let len = digits
+        .iter()
+        .take_while(|c| c.is_ascii_hexdigit() && (radix == 16 || c.is_ascii_digit()))
+        .count();
     let end = skip + len;
-    if s.get(end).is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_' || (*c == b'.' && radix == 10)) {
+    if s.get(end)
+        .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_' || (*c == b'.' && radix == 10))
+    {
         return None;
     }
     let value = u128::from_str_radix(std::str::from_utf8(&digits[..len]).ok()?, radix).ok()?;
@@ -130,18 +172,29 @@ pub fn integers(token: &str) -> Vec<i128> {
     let mut out = Vec::new();
     let mut k = 0;
     while k < bytes.len() {
-        let starts = bytes[k].is_ascii_digit() && (k == 0 || !(bytes[k - 1].is_ascii_alphanumeric() || bytes[k - 1] == b'_'));
+        let starts = bytes[k].is_ascii_digit()
+            && (k == 0 || !(bytes[k - 1].is_ascii_alphanumeric() || bytes[k - 1] == b'_'));
         if !starts {
             k += 1;
             continue;
         }
         let negative = k > 0 && bytes[k - 1] == b'-';
-        let (digits, radix, skip) = if bytes[k..].starts_with(b"0x") || bytes[k..].starts_with(b"0X") {
-            (&token[k + 2..], 16, 2)
-        } else {
-            (&token[k..], 10, 0)
-        };
-        let len = digits.bytes().take_while(|c| if radix == 16 { c.is_ascii_hexdigit() } else { c.is_ascii_digit() }).count();
+        let (digits, radix, skip) =
+            if bytes[k..].starts_with(b"0x") || bytes[k..].starts_with(b"0X") {
+                (&token[k + 2..], 16, 2)
+            } else {
+                (&token[k..], 10, 0)
+            };
+        let len = digits
+            .bytes()
+            .take_while(|c| {
+                if radix == 16 {
+                    c.is_ascii_hexdigit()
+                } else {
+                    c.is_ascii_digit()
+                }
+            })
+            .count();
         if let Ok(v) = u128::from_str_radix(&digits[..len], radix) {
             let v = v as i128;
             out.push(if negative { -v } else { v });
@@ -153,7 +206,9 @@ pub fn integers(token: &str) -> Vec<i128> {
 
 /// A float written at the start of `token` (`1.0`, `-0.5`, `1e-3`), if any.
 pub fn float(token: &str) -> Option<f64> {
-    let end = token.find(|c: char| !(c.is_ascii_digit() || matches!(c, '.' | '-' | '+' | 'e' | 'E'))).unwrap_or(token.len());
+    let end = token
+        .find(|c: char| !(c.is_ascii_digit() || matches!(c, '.' | '-' | '+' | 'e' | 'E')))
+        .unwrap_or(token.len());
     let text = &token[..end];
     if !text.contains('.') && !text.contains(['e', 'E']) {
         return None;
@@ -169,7 +224,10 @@ mod tests {
     fn whitespace_and_numbers_compare_by_meaning() {
         let s = Source::new("  ds_read_b32   v1, v2  offset:0x10 ");
         assert_eq!(s.text, "ds_read_b32 v1, v2 offset:0x10");
-        assert_eq!(s.match_at(0, "ds_read_b32 v1,v2 offset:16"), Some(s.text.len()));
+        assert_eq!(
+            s.match_at(0, "ds_read_b32 v1,v2 offset:16"),
+            Some(s.text.len())
+        );
         assert_eq!(s.column(12), 17, "v1 is at column 17 of the original line");
     }
 
@@ -177,13 +235,20 @@ mod tests {
     fn literal_is_not_an_inline_constant() {
         let s = Source::new("s_addc_u32 s1, s1, 0xffffffff");
         assert_eq!(s.match_at(0, "s_addc_u32 s1, s1, -1"), None);
-        assert_eq!(s.match_at(0, "s_addc_u32 s1, s1, 0xffffffff"), Some(s.text.len()));
+        assert_eq!(
+            s.match_at(0, "s_addc_u32 s1, s1, 0xffffffff"),
+            Some(s.text.len())
+        );
     }
 
     #[test]
     fn registers_compare_as_text() {
         let s = Source::new("v10");
-        assert_eq!(s.match_at(0, "v1"), Some(2), "a prefix; the next operand's text decides");
+        assert_eq!(
+            s.match_at(0, "v1"),
+            Some(2),
+            "a prefix; the next operand's text decides"
+        );
         assert_eq!(s.match_at(0, "v0xa"), None);
     }
 
@@ -191,7 +256,10 @@ mod tests {
     fn omitted_suffix() {
         let mut s = Source::new("v_add_f32 v1, v2, v3");
         s.suffix_gap = Some(9);
-        assert_eq!(s.match_at(0, "v_add_f32_e32 v1, v2, v3"), Some(s.text.len()));
+        assert_eq!(
+            s.match_at(0, "v_add_f32_e32 v1, v2, v3"),
+            Some(s.text.len())
+        );
         assert_eq!(s.match_at(0, "v_add_f32_e64x v1, v2, v3"), None);
     }
 
