@@ -10,7 +10,7 @@ use crate::isa::table::OperandClass;
 #[derive(Clone, Debug)]
 pub enum Line {
     Label(String),
-    Inst { offset: usize, parsed: Parsed },
+    Inst { offset: usize, parsed: Box<Parsed> },
 }
 
 /// The statement of a source line without comment, and a label it defines.
@@ -116,7 +116,10 @@ pub fn assemble_file(parser: &Parser, source: &str) -> Result<Vec<Line>, ParseEr
                 hint: None,
             });
         }
-        out.push(Line::Inst { offset, parsed });
+        out.push(Line::Inst {
+            offset,
+            parsed: Box::new(parsed),
+        });
     }
     Ok(out)
 }

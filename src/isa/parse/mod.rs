@@ -72,7 +72,7 @@ pub struct Parser {
     target: Target,
     decoder: Decoder,
     /// Encodings on this target by the mnemonic of their AsmString, encoding suffix removed.
-    by_mnemonic: Arc<HashMap<&'static str, Vec<u16>>>,
+    by_mnemonic: Arc<MnemonicIndex>,
 }
 
 impl Parser {
@@ -219,10 +219,12 @@ fn closest<'a>(known: impl Iterator<Item = &'a str>, word: &str) -> Option<&'a s
 
 /// Encodings a target's decoder tables hold (and the assembler-only records of the same
 /// tables), by mnemonic; shared between parsers of one target.
-fn mnemonic_index(target: &Target) -> Arc<HashMap<&'static str, Vec<u16>>> {
+/// Encoding indices by mnemonic.
+type MnemonicIndex = HashMap<&'static str, Vec<u16>>;
+
+fn mnemonic_index(target: &Target) -> Arc<MnemonicIndex> {
     type Key = (&'static str, bool, bool);
-    static CACHE: OnceLock<Mutex<HashMap<Key, Arc<HashMap<&'static str, Vec<u16>>>>>> =
-        OnceLock::new();
+    static CACHE: OnceLock<Mutex<HashMap<Key, Arc<MnemonicIndex>>>> = OnceLock::new();
     let key = (target.processor.name, target.wave64, target.real_true16);
     if let Some(index) = CACHE
         .get_or_init(Default::default)
@@ -975,7 +977,8 @@ fn imm_table(
     e: &'static Encoding,
 ) -> Arc<HashMap<String, Vec<u64>>> {
     type Key = (u16, u8, &'static str, bool, bool);
-    static CACHE: OnceLock<Mutex<HashMap<Key, Arc<HashMap<String, Vec<u64>>>>>> = OnceLock::new();
+    type Tables = HashMap<Key, Arc<HashMap<String, Vec<u64>>>>;
+    static CACHE: OnceLock<Mutex<Tables>> = OnceLock::new();
     let key = (
         index,
         i as u8,

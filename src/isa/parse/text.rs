@@ -118,16 +118,14 @@ impl Source {
                 && input[i].is_ascii_digit()
                 && word_start(printed, p)
                 && word_start(input, i)
+                && let (Some((a, pa)), Some((b, ib))) = (number(&printed[p..]), number(&input[i..]))
             {
-                if let (Some((a, pa)), Some((b, ib))) = (number(&printed[p..]), number(&input[i..]))
-                {
-                    if a != b {
-                        return None;
-                    }
-                    p += pa;
-                    i += ib;
-                    continue;
+                if a != b {
+                    return None;
                 }
+                p += pa;
+                i += ib;
+                continue;
             }
             if printed[p] != input[i] {
                 return None;
