@@ -776,6 +776,29 @@ impl<'a> Attempt<'a> {
                     }));
                 }
             }
+            // An integer written in hex names the same inline constant as in decimal (`0x6` is
+            // 6); one outside the inline range (`0xffffffff`) stays a literal below.
+            if text[start..].starts_with(b"0x") {
+                let digits: String = std::str::from_utf8(&text[start + 2..])
+                    .unwrap_or("")
+                    .chars()
+                    .take_while(char::is_ascii_hexdigit)
+                    .collect();
+                let negative = start > 0 && text[start - 1] == b'-';
+                if let Ok(n) = u64::from_str_radix(&digits, 16) {
+                    let decimal = if negative {
+                        format!("-{n}")
+                    } else {
+                        n.to_string()
+                    };
+                    if let Some(codes) = table.values.get(&decimal) {
+                        out.extend(codes.iter().map(|&c| Setting {
+                            fields: vec![(field, c)],
+                            ..Setting::default()
+                        }));
+                    }
+                }
+            }
             // A literal: the number starting here, in each form the operand could hold it.
             if !literal_tried && !table.literal_codes.is_empty() && text[start].is_ascii_digit() {
                 literal_tried = true;

@@ -39,3 +39,15 @@ fn seed_examples_assemble_to_llvms_bytes() {
         [0xc1, 0x04, 0xa6, 0x7c]
     );
 }
+
+/// Regression (fuzz `parse_never_panics`, gfx1100): `0x6` in a source became a literal 6, which
+/// prints as `6` and then parses to the inline constant: hex integers in the inline range are
+/// inline constants, as LLVM assembles them.
+#[test]
+fn hex_inline_integer_is_an_inline_constant() {
+    let text = "v_med3_u32 v5, null, exec_lo, 0x6";
+    assert_eq!(
+        bytes("gfx1100", "+wavefrontsize64", text).unwrap(),
+        [5, 0, 33, 214, 124, 252, 24, 2]
+    );
+}
