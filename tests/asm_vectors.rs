@@ -126,7 +126,7 @@ fn assembler_vectors_parse_to_llvms_bytes() {
                 let generation = parser.target().generation().name().to_owned();
                 let n = counter.entry(generation.clone()).or_default();
                 *n += 1;
-                if (*n - 1) % every != 0 {
+                if !(*n - 1).is_multiple_of(every) {
                     continue;
                 }
                 let tally = by_generation.entry(generation.clone()).or_default();
