@@ -4,7 +4,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use gfxpatch::container::bundle::{write_bundle, write_compressed_bundle, CompressionMethod};
+use gfxpatch::container::bundle::{CompressionMethod, write_bundle, write_compressed_bundle};
 
 /// Writes `bytes` to a file in a fresh temporary directory, returns the directory and path.
 fn temp_file(name: &str, bytes: &[u8]) -> (tempfile::TempDir, PathBuf) {
@@ -18,12 +18,32 @@ fn temp_file(name: &str, bytes: &[u8]) -> (tempfile::TempDir, PathBuf) {
 fn info_fails(path: &Path) -> String {
     let output = common::gfxpatch(&["info", path.to_str().unwrap()]);
     let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
-    assert_eq!(output.status.code(), Some(2), "{}: expected exit 2, stderr: {stderr}", path.display());
-    assert!(!stderr.contains("panicked"), "{}: panic: {stderr}", path.display());
-    assert_eq!(stderr.lines().count(), 1, "{}: want one line, got: {stderr}", path.display());
+    assert_eq!(
+        output.status.code(),
+        Some(2),
+        "{}: expected exit 2, stderr: {stderr}",
+        path.display()
+    );
+    assert!(
+        !stderr.contains("panicked"),
+        "{}: panic: {stderr}",
+        path.display()
+    );
+    assert_eq!(
+        stderr.lines().count(),
+        1,
+        "{}: want one line, got: {stderr}",
+        path.display()
+    );
     let prefix = format!("gfxpatch: {}: ", path.display());
-    assert!(stderr.starts_with(&prefix), "message does not name the file: {stderr}");
-    assert!(output.stdout.is_empty(), "nothing may be printed on stdout on failure");
+    assert!(
+        stderr.starts_with(&prefix),
+        "message does not name the file: {stderr}"
+    );
+    assert!(
+        output.stdout.is_empty(),
+        "nothing may be printed on stdout on failure"
+    );
     stderr[prefix.len()..].trim_end().to_owned()
 }
 
@@ -35,10 +55,26 @@ fn fixture_bytes() -> Vec<u8> {
 #[test]
 fn truncated_elf_names_what_is_missing() {
     let bytes = fixture_bytes();
-    for cut in [0, 1, 16, 63, 64, 200, bytes.len() / 2, bytes.len() - 64, bytes.len() - 1] {
+    for cut in [
+        0,
+        1,
+        16,
+        63,
+        64,
+        200,
+        bytes.len() / 2,
+        bytes.len() - 64,
+        bytes.len() - 1,
+    ] {
         let (_dir, path) = temp_file("truncated.co", &bytes[..cut]);
         let message = info_fails(&path);
-        let expected = if cut == 0 { "empty" } else if cut < 16 { "not an ELF" } else { "truncated" };
+        let expected = if cut == 0 {
+            "empty"
+        } else if cut < 16 {
+            "not an ELF"
+        } else {
+            "truncated"
+        };
         assert!(
             message.contains(expected) || message.contains("malformed ELF"),
             "cut at {cut}: {message}"
@@ -51,7 +87,10 @@ fn non_amdgpu_elf_is_refused() {
     // The test binary itself: an x86-64 ELF with no .hip_fatbin section.
     let exe = std::env::current_exe().unwrap();
     let message = info_fails(&exe);
-    assert!(message.contains("not EM_AMDGPU") && message.contains("x86-64"), "{message}");
+    assert!(
+        message.contains("not EM_AMDGPU") && message.contains("x86-64"),
+        "{message}"
+    );
 }
 
 #[test]
@@ -61,14 +100,23 @@ fn unknown_mach_is_named() {
     bytes[48] = 0x27;
     let (_dir, path) = temp_file("unknown_mach.co", &bytes);
     let message = info_fails(&path);
-    assert!(message.contains("unknown processor: EF_AMDGPU_MACH 0x27"), "{message}");
+    assert!(
+        message.contains("unknown processor: EF_AMDGPU_MACH 0x27"),
+        "{message}"
+    );
 }
 
 #[test]
 fn garbage_is_not_a_format() {
-    let (_dir, path) = temp_file("garbage.bin", b"MZ\x90\x00garbage that is not a code object");
+    let (_dir, path) = temp_file(
+        "garbage.bin",
+        b"MZ\x90\x00garbage that is not a code object",
+    );
     let message = info_fails(&path);
-    assert!(message.contains("not an ELF file or offload bundle (first bytes: 4d 5a 90 00"), "{message}");
+    assert!(
+        message.contains("not an ELF file or offload bundle (first bytes: 4d 5a 90 00"),
+        "{message}"
+    );
     let (_dir, path) = temp_file("empty.bin", b"");
     assert!(info_fails(&path).contains("empty"));
 }
@@ -76,10 +124,14 @@ fn garbage_is_not_a_format() {
 #[test]
 fn bundle_entry_past_the_end_is_refused() {
     let object = fixture_bytes();
-    let mut bundle = write_bundle(&[("host-x86_64-unknown-linux", &[]), ("hipv4-amdgcn-amd-amdhsa--gfx900", &object)]);
+    let mut bundle = write_bundle(&[
+        ("host-x86_64-unknown-linux", &[]),
+        ("hipv4-amdgcn-amd-amdhsa--gfx900", &object),
+    ]);
     // Header: magic (24), count (8), then entries of (offset, size, id length, id).
     let second_entry = 24 + 8 + 24 + "host-x86_64-unknown-linux".len();
-    bundle[second_entry + 8..second_entry + 16].copy_from_slice(&(object.len() as u64 * 4).to_le_bytes());
+    bundle[second_entry + 8..second_entry + 16]
+        .copy_from_slice(&(object.len() as u64 * 4).to_le_bytes());
     let (_dir, path) = temp_file("past_end.hipfb", &bundle);
     let message = info_fails(&path);
     assert!(message.contains("past the end"), "{message}");
@@ -97,7 +149,10 @@ fn compressed_bundle_with_lying_sizes_is_refused() {
             bad[12..16].copy_from_slice(&lie.to_le_bytes());
             let (_dir, path) = temp_file("lying.ccob", &bad);
             let message = info_fails(&path);
-            assert!(message.contains("sizes lie") || message.contains("uncompressed bytes"), "{method:?} lie {lie}: {message}");
+            assert!(
+                message.contains("sizes lie") || message.contains("uncompressed bytes"),
+                "{method:?} lie {lie}: {message}"
+            );
         }
         // The honest one reads.
         let (_dir, path) = temp_file("honest.ccob", &good);

@@ -17,7 +17,15 @@ fn bundle_file(path: &Path, dir: &Path) -> PathBuf {
     if path.extension().is_some_and(|e| e == "so") {
         let out = dir.join("fatbin");
         let arg = format!(".hip_fatbin={}", out.display());
-        common::llvm_tool("llvm-objcopy-19", &["--dump-section", &arg, path.to_str().unwrap(), dir.join("scratch").to_str().unwrap()]);
+        common::llvm_tool(
+            "llvm-objcopy-19",
+            &[
+                "--dump-section",
+                &arg,
+                path.to_str().unwrap(),
+                dir.join("scratch").to_str().unwrap(),
+            ],
+        );
         out
     } else {
         path.to_owned()
@@ -32,12 +40,19 @@ fn bundle_entries_match_clang_offload_bundler() {
     for file in files {
         let dir = tempfile::tempdir().unwrap();
         let bundle = bundle_file(&file, dir.path());
-        let listed = common::llvm_tool(BUNDLER, &["-list", "-type=o", &format!("-input={}", bundle.display())]);
+        let listed = common::llvm_tool(
+            BUNDLER,
+            &["-list", "-type=o", &format!("-input={}", bundle.display())],
+        );
         let llvm_ids: BTreeSet<&str> = listed.lines().filter(|id| id.contains("amdgcn")).collect();
 
         let bytes = std::fs::read(&file).unwrap();
         let input = Input::parse(&bytes, &DecompressLimits::default()).unwrap();
-        let our_ids: BTreeSet<&str> = input.objects.iter().map(|o| o.bundle_id.as_deref().unwrap()).collect();
+        let our_ids: BTreeSet<&str> = input
+            .objects
+            .iter()
+            .map(|o| o.bundle_id.as_deref().unwrap())
+            .collect();
         assert_eq!(our_ids, llvm_ids, "{}: entry ids differ", file.display());
 
         for object in &input.objects {
@@ -45,13 +60,28 @@ fn bundle_entries_match_clang_offload_bundler() {
             let out = dir.path().join("entry");
             common::llvm_tool(
                 BUNDLER,
-                &["-unbundle", "-type=o", &format!("-input={}", bundle.display()), &format!("-output={}", out.display()), &format!("-targets={id}")],
+                &[
+                    "-unbundle",
+                    "-type=o",
+                    &format!("-input={}", bundle.display()),
+                    &format!("-output={}", out.display()),
+                    &format!("-targets={id}"),
+                ],
             );
             let expected = std::fs::read(&out).unwrap();
-            assert!(object.bytes.as_ref() == expected.as_slice(), "{}: {id}: bytes differ from -unbundle", file.display());
+            assert!(
+                object.bytes.as_ref() == expected.as_slice(),
+                "{}: {id}: bytes differ from -unbundle",
+                file.display()
+            );
             if !object.compressed {
                 let at = &bytes[object.offset as usize..][..object.size as usize];
-                assert_eq!(at, expected.as_slice(), "{}: {id}: offset/size do not locate the entry", file.display());
+                assert_eq!(
+                    at,
+                    expected.as_slice(),
+                    "{}: {id}: offset/size do not locate the entry",
+                    file.display()
+                );
             }
             checked += 1;
         }
@@ -64,9 +94,16 @@ fn metadata_notes_reencode_to_their_exact_bytes() {
     for file in common::code_object_fixtures() {
         let bytes = std::fs::read(&file).unwrap();
         let object = CodeObject::parse(&bytes).unwrap();
-        let metadata = object.metadata.as_ref().unwrap_or_else(|| panic!("{}: no metadata note", file.display()));
+        let metadata = object
+            .metadata
+            .as_ref()
+            .unwrap_or_else(|| panic!("{}: no metadata note", file.display()));
         let (offset, len) = object.metadata_range.unwrap();
         let original = &bytes[offset as usize..][..len as usize];
-        assert!(metadata.to_msgpack() == original, "{}: metadata does not re-encode exactly", file.display());
+        assert!(
+            metadata.to_msgpack() == original,
+            "{}: metadata does not re-encode exactly",
+            file.display()
+        );
     }
 }

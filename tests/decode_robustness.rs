@@ -17,9 +17,9 @@ use std::path::PathBuf;
 use gfxpatch::container::CodeObject;
 use gfxpatch::isa::decode::plan;
 use gfxpatch::isa::predicates::{self, PredContext};
-use gfxpatch::isa::table::{encodings, flag, Encoding};
+use gfxpatch::isa::table::{Encoding, encodings, flag};
 use gfxpatch::isa::{Decoder, Target};
-use robustness::{check_stream, target, Counts, TARGETS};
+use robustness::{Counts, TARGETS, check_stream, target};
 
 /// Instructions decoded per target and per kind of stream.
 const PER_KIND: usize = 2_200;
@@ -97,13 +97,25 @@ fn mutated_text(rng: &mut Rng, text: &[u8]) -> Vec<u8> {
 /// The records the target's decoder tries: its LLVM version, the tables of its plan, predicates
 /// the decoder checks holding (as the decoder's own candidate filter).
 fn candidate_records(target: &Target) -> Vec<&'static Encoding> {
-    let ctx = PredContext { processor: target.processor, wave64: target.wave64, real_true16: target.real_true16 };
+    let ctx = PredContext {
+        processor: target.processor,
+        wave64: target.wave64,
+        real_true16: target.real_true16,
+    };
     let attempts = plan(target);
     encodings()
         .iter()
         .filter(|e| e.llvm == target.llvm_version() && !e.flags.has(flag::ISASMPARSERONLY))
-        .filter(|e| attempts.iter().any(|a| a.namespace == e.ns && a.bits == e.bits))
-        .filter(|e| e.preds.iter().all(|&p| !predicates::checked_by_decoder(p) || predicates::holds(p, &ctx)))
+        .filter(|e| {
+            attempts
+                .iter()
+                .any(|a| a.namespace == e.ns && a.bits == e.bits)
+        })
+        .filter(|e| {
+            e.preds
+                .iter()
+                .all(|&p| !predicates::checked_by_decoder(p) || predicates::holds(p, &ctx))
+        })
         .collect()
 }
 
@@ -115,7 +127,9 @@ fn fixture_text(processor: &str) -> Vec<u8> {
         "gfx1250" => "gfx1200",
         other => other,
     };
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures/co").join(dir);
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/co")
+        .join(dir);
     let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|e| e.unwrap().path())
@@ -149,13 +163,21 @@ fn pseudo_random_streams_decode_and_print_for_every_target() {
         let mutated = run(&decoder, || mutated_text(&mut rng, &text));
         // Streams that mostly failed to decode would test little. Record-built streams count
         // their unconsumed random dwords as raw words, about one per instruction.
-        assert!(built.decoded * 3 > built.raw, "{name}: record-built streams gave {built:?}");
+        assert!(
+            built.decoded * 3 > built.raw,
+            "{name}: record-built streams gave {built:?}"
+        );
         // gfx950 and gfx1250 (LLVM 22 records) borrow gfx942's and gfx1200's fixtures, and
         // their decode rates are still low (tests/golden/disasm-vector-rates.txt).
         if target.llvm_version() == 19 {
-            assert!(mutated.decoded > mutated.raw, "{name}: mutated fixture text gave {mutated:?}");
+            assert!(
+                mutated.decoded > mutated.raw,
+                "{name}: mutated fixture text gave {mutated:?}"
+            );
         }
-        report.push(format!("{name}: random {random:?} built {built:?} mutated {mutated:?}"));
+        report.push(format!(
+            "{name}: random {random:?} built {built:?} mutated {mutated:?}"
+        ));
     }
     eprintln!("{}", report.join("\n"));
 }

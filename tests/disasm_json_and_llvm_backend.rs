@@ -9,7 +9,11 @@ use serde_json::Value;
 
 fn run(args: &[&str]) -> String {
     let output = common::gfxpatch(args);
-    assert!(output.status.success(), "gfxpatch {args:?} failed: {}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "gfxpatch {args:?} failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     String::from_utf8(output.stdout).expect("gfxpatch printed invalid UTF-8")
 }
 
@@ -25,7 +29,8 @@ fn inputs() -> Vec<PathBuf> {
 /// generation and container kind, at a tenth of the cost of [`inputs`] (a JSON listing costs a
 /// debug build about 0.1 s per file).
 fn sample_inputs() -> Vec<PathBuf> {
-    let mut largest: std::collections::BTreeMap<PathBuf, (u64, PathBuf)> = std::collections::BTreeMap::new();
+    let mut largest: std::collections::BTreeMap<PathBuf, (u64, PathBuf)> =
+        std::collections::BTreeMap::new();
     for path in common::code_object_fixtures() {
         let size = std::fs::metadata(&path).unwrap().len();
         let dir = path.parent().unwrap().to_owned();
@@ -45,10 +50,20 @@ fn plain_instructions(listing: &str) -> Vec<(u64, Vec<String>, String)> {
         .lines()
         .filter(|l| l.starts_with('\t') && !l.starts_with("\t\t"))
         .map(|l| {
-            let (text, comment) = l.rsplit_once("// ").expect("instruction line without comment");
+            let (text, comment) = l
+                .rsplit_once("// ")
+                .expect("instruction line without comment");
             let (address, rest) = comment.split_once(": ").unwrap();
-            let words = rest.split(' ').take_while(|w| !w.starts_with('<')).map(str::to_owned).collect();
-            (u64::from_str_radix(address, 16).unwrap(), words, text.trim_start_matches('\t').trim_end().to_owned())
+            let words = rest
+                .split(' ')
+                .take_while(|w| !w.starts_with('<'))
+                .map(str::to_owned)
+                .collect();
+            (
+                u64::from_str_radix(address, 16).unwrap(),
+                words,
+                text.trim_start_matches('\t').trim_end().to_owned(),
+            )
         })
         .collect()
 }
@@ -72,22 +87,37 @@ fn json_text_equals_the_plain_listing() {
     let mut total = 0;
     for path in sample_inputs() {
         let plain = plain_instructions(&run(&["disasm", path_str(&path)]));
-        let json: Value = serde_json::from_str(&run(&["disasm", "--json", path_str(&path)])).unwrap();
+        let json: Value =
+            serde_json::from_str(&run(&["disasm", "--json", path_str(&path)])).unwrap();
         let insts = json_instructions(&json);
         assert_eq!(insts.len(), plain.len(), "{}", path.display());
         for ((address, words, text), j) in plain.iter().zip(&insts) {
             let at = format!("{} at {address:#x}", path.display());
             assert_eq!(j["address"].as_u64(), Some(*address), "{at}");
             assert_eq!(j["text"].as_str(), Some(text.as_str()), "{at}");
-            let jwords: Vec<&str> = j["words"].as_array().unwrap().iter().map(|w| w.as_str().unwrap()).collect();
+            let jwords: Vec<&str> = j["words"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|w| w.as_str().unwrap())
+                .collect();
             assert_eq!(jwords, *words, "{at}");
             assert_eq!(j["length"].as_u64(), Some(4 * words.len() as u64), "{at}");
             // Bytes are the words in memory order.
-            let bytes: String = words.iter().flat_map(|w| u32::from_str_radix(w, 16).unwrap().to_le_bytes()).map(|b| format!("{b:02x}")).collect();
+            let bytes: String = words
+                .iter()
+                .flat_map(|w| u32::from_str_radix(w, 16).unwrap().to_le_bytes())
+                .map(|b| format!("{b:02x}"))
+                .collect();
             assert_eq!(j["bytes"].as_str(), Some(bytes.as_str()), "{at}");
             // Every fixture instruction decodes: record, opcode and family are known.
-            let record = j["record"].as_str().unwrap_or_else(|| panic!("{at}: no record for {text}"));
-            assert!(record.starts_with(j["opcode"].as_str().unwrap()), "{at}: {record}");
+            let record = j["record"]
+                .as_str()
+                .unwrap_or_else(|| panic!("{at}: no record for {text}"));
+            assert!(
+                record.starts_with(j["opcode"].as_str().unwrap()),
+                "{at}: {record}"
+            );
             assert!(j["family"].is_string(), "{at}: no family for {record}");
         }
         total += plain.len();
@@ -101,7 +131,10 @@ fn json_operands_of_the_seed_instruction() {
     let path = common::repo().join("fixtures/co/gfx1100/addr_math.O2.co");
     let json: Value = serde_json::from_str(&run(&["disasm", "--json", path_str(&path)])).unwrap();
     assert_eq!(json["code_objects"][0]["target"], "gfx1100");
-    let inst = json_instructions(&json).into_iter().find(|i| i["address"] == 0x291c).unwrap();
+    let inst = json_instructions(&json)
+        .into_iter()
+        .find(|i| i["address"] == 0x291c)
+        .unwrap();
     assert_eq!(inst["text"], "v_lshl_or_b32 v0, s15, 3, v0");
     assert_eq!(inst["record"], "V_LSHL_OR_B32_e64_gfx11");
     assert_eq!(inst["opcode"], "V_LSHL_OR_B32_e64");
@@ -111,11 +144,23 @@ fn json_operands_of_the_seed_instruction() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|o| (o["name"].as_str().unwrap(), o["dir"].as_str().unwrap(), o["kind"].as_str().unwrap(), o["value"].as_str().unwrap()))
+        .map(|o| {
+            (
+                o["name"].as_str().unwrap(),
+                o["dir"].as_str().unwrap(),
+                o["kind"].as_str().unwrap(),
+                o["value"].as_str().unwrap(),
+            )
+        })
         .collect();
     assert_eq!(
         operands,
-        [("vdst", "out", "reg", "v0"), ("src0", "in", "reg", "s15"), ("src1", "in", "inline_int", "3"), ("src2", "in", "reg", "v0")]
+        [
+            ("vdst", "out", "reg", "v0"),
+            ("src0", "in", "reg", "s15"),
+            ("src1", "in", "inline_int", "3"),
+            ("src2", "in", "reg", "v0")
+        ]
     );
 }
 
@@ -141,12 +186,27 @@ fn llvm_backend_listing_is_identical_on_every_fixture() {
 fn llvm_backend_json_has_llvm_text_and_lengths_only() {
     let path = common::repo().join("fixtures/co/gfx90a/addr_math.O2.co");
     let ours: Value = serde_json::from_str(&run(&["disasm", "--json", path_str(&path)])).unwrap();
-    let llvm: Value = serde_json::from_str(&run(&["disasm", "--json", "--backend", "llvm", path_str(&path)])).unwrap();
+    let llvm: Value = serde_json::from_str(&run(&[
+        "disasm",
+        "--json",
+        "--backend",
+        "llvm",
+        path_str(&path),
+    ]))
+    .unwrap();
     assert_eq!(llvm["code_objects"][0]["backend"], "llvm");
     let (ours, llvm) = (json_instructions(&ours), json_instructions(&llvm));
     assert_eq!(ours.len(), llvm.len());
     for (o, l) in ours.iter().zip(&llvm) {
-        for key in ["address", "length", "bytes", "words", "text", "branch_target", "branch_symbol"] {
+        for key in [
+            "address",
+            "length",
+            "bytes",
+            "words",
+            "text",
+            "branch_target",
+            "branch_symbol",
+        ] {
             assert_eq!(o[key], l[key], "{key} at {}", o["address"]);
         }
         assert!(l["record"].is_null() && l["operands"].as_array().unwrap().is_empty());

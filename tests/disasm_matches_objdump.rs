@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use gfxpatch::container::CodeObject;
-use gfxpatch::isa::{listing, Decoder, Target};
+use gfxpatch::isa::{Decoder, Target, listing};
 
 /// An instruction line split into (address+words key, text).
 fn instruction_lines(listing: &str) -> Vec<(String, String)> {
@@ -18,7 +18,10 @@ fn instruction_lines(listing: &str) -> Vec<(String, String)> {
         .filter(|l| l.starts_with('\t') && !l.starts_with("\t\t"))
         .filter_map(|l| {
             let (text, rest) = l.rsplit_once("// ")?;
-            Some((rest.to_owned(), text.trim_start_matches('\t').trim_end().to_owned()))
+            Some((
+                rest.to_owned(),
+                text.trim_start_matches('\t').trim_end().to_owned(),
+            ))
         })
         .collect()
 }
@@ -38,18 +41,35 @@ fn compare_fixture(path: &std::path::Path) -> Comparison {
     let ours = listing::render(&listing::blocks(&object, &decoder), &decoder);
     let theirs = instruction_lines(&theirs);
     let ours = instruction_lines(&ours);
-    let name = path.strip_prefix(common::repo()).unwrap_or(path).display().to_string();
-    let mut c = Comparison { instructions: theirs.len(), length_mismatches: Vec::new(), text_mismatches: Vec::new() };
-    let ours_by_key: BTreeMap<&str, &str> = ours.iter().map(|(k, t)| (k.as_str(), t.as_str())).collect();
+    let name = path
+        .strip_prefix(common::repo())
+        .unwrap_or(path)
+        .display()
+        .to_string();
+    let mut c = Comparison {
+        instructions: theirs.len(),
+        length_mismatches: Vec::new(),
+        text_mismatches: Vec::new(),
+    };
+    let ours_by_key: BTreeMap<&str, &str> =
+        ours.iter().map(|(k, t)| (k.as_str(), t.as_str())).collect();
     for (key, text) in &theirs {
         match ours_by_key.get(key.as_str()) {
-            None => c.length_mismatches.push(format!("{name} {key}: llvm `{text}`")),
-            Some(mine) if mine != text => c.text_mismatches.push(format!("{name} {key}: llvm `{text}` ours `{mine}`")),
+            None => c
+                .length_mismatches
+                .push(format!("{name} {key}: llvm `{text}`")),
+            Some(mine) if mine != text => c
+                .text_mismatches
+                .push(format!("{name} {key}: llvm `{text}` ours `{mine}`")),
             Some(_) => {}
         }
     }
     if ours.len() != theirs.len() && c.length_mismatches.is_empty() {
-        c.length_mismatches.push(format!("{name}: {} lines ours, {} llvm", ours.len(), theirs.len()));
+        c.length_mismatches.push(format!(
+            "{name}: {} lines ours, {} llvm",
+            ours.len(),
+            theirs.len()
+        ));
     }
     c
 }
@@ -68,7 +88,12 @@ fn disassembly_matches_llvm_objdump_on_every_fixture() {
     // Summary by mnemonic, printed for whoever works on the printer.
     let mut by_mnemonic: BTreeMap<String, usize> = BTreeMap::new();
     for t in &texts {
-        let m = t.split('`').nth(1).and_then(|s| s.split_whitespace().next()).unwrap_or("?").to_owned();
+        let m = t
+            .split('`')
+            .nth(1)
+            .and_then(|s| s.split_whitespace().next())
+            .unwrap_or("?")
+            .to_owned();
         *by_mnemonic.entry(m).or_default() += 1;
     }
     let mut report = format!(
@@ -85,16 +110,40 @@ fn disassembly_matches_llvm_objdump_on_every_fixture() {
     eprintln!("{report}");
     // The full list, for whoever works on the decoder or printer (GFXPATCH_MISMATCHES=FILE
     // chooses where; default target/disasm-mismatches.txt).
-    let list = std::env::var("GFXPATCH_MISMATCHES").map_or_else(|_| common::repo().join("target/disasm-mismatches.txt"), Into::into);
-    let _ = std::fs::write(&list, format!("{report}\n{}\n{}", lengths.join("\n"), texts.join("\n")));
+    let list = std::env::var("GFXPATCH_MISMATCHES").map_or_else(
+        |_| common::repo().join("target/disasm-mismatches.txt"),
+        Into::into,
+    );
+    let _ = std::fs::write(
+        &list,
+        format!("{report}\n{}\n{}", lengths.join("\n"), texts.join("\n")),
+    );
 
-    assert!(total > 50_000, "only {total} instructions: are the fixtures there?");
-    assert!(lengths.is_empty(), "{} instructions decode to a different length than LLVM's, e.g.\n{}", lengths.len(), lengths.iter().take(20).cloned().collect::<Vec<_>>().join("\n"));
+    assert!(
+        total > 50_000,
+        "only {total} instructions: are the fixtures there?"
+    );
+    assert!(
+        lengths.is_empty(),
+        "{} instructions decode to a different length than LLVM's, e.g.\n{}",
+        lengths.len(),
+        lengths
+            .iter()
+            .take(20)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
 
     assert!(
         texts.is_empty(),
         "{} instructions print differently from llvm-objdump-19 (full list in target/disasm-mismatches.txt), e.g.\n{}",
         texts.len(),
-        texts.iter().take(20).cloned().collect::<Vec<_>>().join("\n")
+        texts
+            .iter()
+            .take(20)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
     );
 }

@@ -21,21 +21,37 @@ struct LlvmKernel {
 }
 
 fn llvm_view(file: &Path) -> BTreeMap<String, LlvmKernel> {
-    let json = common::llvm_tool("llvm-readobj-19", &["--elf-output-style=JSON", "-s", "--notes", file.to_str().unwrap()]);
+    let json = common::llvm_tool(
+        "llvm-readobj-19",
+        &[
+            "--elf-output-style=JSON",
+            "-s",
+            "--notes",
+            file.to_str().unwrap(),
+        ],
+    );
     let doc: Value = serde_json::from_str(&json).expect("llvm-readobj JSON");
     let doc = &doc[0];
     let mut kernels: BTreeMap<String, LlvmKernel> = BTreeMap::new();
     let symbols = doc["Symbols"].as_array().expect("Symbols");
     let symbol = |s: &Value| {
         let s = &s["Symbol"];
-        (s["Name"]["Name"].as_str().unwrap().to_owned(), s["Type"]["Name"].as_str().unwrap().to_owned(), s["Value"].as_u64().unwrap(), s["Size"].as_u64().unwrap())
+        (
+            s["Name"]["Name"].as_str().unwrap().to_owned(),
+            s["Type"]["Name"].as_str().unwrap().to_owned(),
+            s["Value"].as_u64().unwrap(),
+            s["Size"].as_u64().unwrap(),
+        )
     };
     let all: Vec<_> = symbols.iter().map(symbol).collect();
     for (name, ty, value, _) in &all {
         if let Some(kernel) = name.strip_suffix(".kd")
             && ty == "Object"
         {
-            kernels.entry(kernel.to_owned()).or_default().descriptor_value = Some(*value);
+            kernels
+                .entry(kernel.to_owned())
+                .or_default()
+                .descriptor_value = Some(*value);
         }
     }
     for (name, ty, value, size) in &all {
@@ -68,13 +84,19 @@ fn llvm_view(file: &Path) -> BTreeMap<String, LlvmKernel> {
         let body = if let Some(rest) = line.strip_prefix("  - ") {
             entries.push(BTreeMap::new());
             rest
-        } else if let Some(rest) = line.strip_prefix("    ").filter(|r| !r.starts_with(' ') && !r.starts_with('-')) {
+        } else if let Some(rest) = line
+            .strip_prefix("    ")
+            .filter(|r| !r.starts_with(' ') && !r.starts_with('-'))
+        {
             rest
         } else {
             continue;
         };
         if let Some((key, value)) = body.split_once(':') {
-            entries.last_mut().unwrap().insert(key.trim().to_owned(), value.trim().trim_matches('\'').to_owned());
+            entries.last_mut().unwrap().insert(
+                key.trim().to_owned(),
+                value.trim().trim_matches('\'').to_owned(),
+            );
         }
     }
     for entry in entries {
@@ -119,10 +141,18 @@ fn info_agrees_with_llvm_readobj_on_every_fixture() {
         let ours = gfxpatch_view(&file);
         let llvm = llvm_view(&file);
         assert!(!llvm.is_empty(), "{}: LLVM sees no kernels", file.display());
-        assert_eq!(ours, llvm, "{}: gfxpatch info and llvm-readobj disagree", file.display());
+        assert_eq!(
+            ours,
+            llvm,
+            "{}: gfxpatch info and llvm-readobj disagree",
+            file.display()
+        );
         kernels_checked += ours.len();
     }
-    assert!(kernels_checked > 100, "only {kernels_checked} kernels checked: are the fixtures there?");
+    assert!(
+        kernels_checked > 100,
+        "only {kernels_checked} kernels checked: are the fixtures there?"
+    );
 }
 
 #[test]
@@ -131,7 +161,13 @@ fn descriptors_agree_with_metadata_on_every_fixture() {
     for file in common::code_object_fixtures() {
         let json = common::info_json(&file);
         for k in json["code_objects"][0]["kernels"].as_array().unwrap() {
-            assert_eq!(k["disagreements"], Value::Array(vec![]), "{}: kernel {}", file.display(), k["name"]);
+            assert_eq!(
+                k["disagreements"],
+                Value::Array(vec![]),
+                "{}: kernel {}",
+                file.display(),
+                k["name"]
+            );
         }
     }
 }

@@ -11,7 +11,7 @@ mod common;
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
 
-use gfxpatch::isa::{print, Decoder, Target};
+use gfxpatch::isa::{Decoder, Target, print};
 use gfxpatch::llvm::disasm::LlvmDisassembler;
 
 #[derive(serde::Deserialize)]
@@ -48,8 +48,13 @@ fn normalise(text: &str) -> String {
 
 fn load(file: &str) -> Vec<Vector> {
     let path = common::repo().join("tests/data").join(file);
-    let reader = BufReader::new(flate2::read::GzDecoder::new(std::fs::File::open(&path).unwrap()));
-    reader.lines().map(|l| serde_json::from_str(&l.unwrap()).unwrap()).collect()
+    let reader = BufReader::new(flate2::read::GzDecoder::new(
+        std::fs::File::open(&path).unwrap(),
+    ));
+    reader
+        .lines()
+        .map(|l| serde_json::from_str(&l.unwrap()).unwrap())
+        .collect()
 }
 
 #[derive(Default)]
@@ -69,17 +74,27 @@ fn disassembler_vectors_print_like_llvm() {
     let mut by_generation: BTreeMap<String, Tally> = BTreeMap::new();
     let mut skipped: BTreeMap<String, usize> = BTreeMap::new();
     let mut failures: Vec<String> = Vec::new();
-    for file in ["vectors-llvm-19.1.7.jsonl.gz", "vectors-llvm-22.1.8-gfx950-gfx1250.jsonl.gz"] {
+    for file in [
+        "vectors-llvm-19.1.7.jsonl.gz",
+        "vectors-llvm-22.1.8-gfx950-gfx1250.jsonl.gz",
+    ] {
         for v in load(file) {
-            if !v.file.contains("/Disassembler/") || v.asm.contains("Invalid") || v.asm.contains("<unknown>") {
+            if !v.file.contains("/Disassembler/")
+                || v.asm.contains("Invalid")
+                || v.asm.contains("<unknown>")
+            {
                 continue;
             }
-            let bytes: Vec<u8> = (0..v.bytes.len() / 2).filter_map(|i| u8::from_str_radix(&v.bytes[2 * i..2 * i + 2], 16).ok()).collect();
+            let bytes: Vec<u8> = (0..v.bytes.len() / 2)
+                .filter_map(|i| u8::from_str_radix(&v.bytes[2 * i..2 * i + 2], 16).ok())
+                .collect();
             for config in &v.configs {
                 let cpu = canonical_cpu(config.cpu.as_deref().unwrap_or("")).to_owned();
                 // The LLVM 22 file judges only the targets LLVM 22 supplies; other CPUs in its
                 // configs print as LLVM 19 does and are judged by the LLVM 19 file.
-                if file.contains("22.1.8") && !matches!(cpu.as_str(), "gfx950" | "gfx1250" | "gfx1251") {
+                if file.contains("22.1.8")
+                    && !matches!(cpu.as_str(), "gfx950" | "gfx1250" | "gfx1251")
+                {
                     continue;
                 }
                 let mattr = config.mattr.clone().unwrap_or_default();
@@ -92,7 +107,9 @@ fn disassembler_vectors_print_like_llvm() {
                 };
                 let inst = decoder.decode(&bytes);
                 let text = print::print(&inst, decoder.target(), 0);
-                let tally = by_generation.entry(decoder.target().generation().name().to_owned()).or_default();
+                let tally = by_generation
+                    .entry(decoder.target().generation().name().to_owned())
+                    .or_default();
                 tally.total += 1;
                 tally.same_length += usize::from(inst.len() == bytes.len());
                 if normalise(&text) == normalise(&v.asm) && inst.len() == bytes.len() {
@@ -103,15 +120,26 @@ fn disassembler_vectors_print_like_llvm() {
                 // it prints for these bytes, agreeing with the binary is agreeing with LLVM.
                 if decoder.target().llvm_version() == 19 {
                     let target = *decoder.target();
-                    let oracle = oracles.entry((cpu.clone(), mattr.clone())).or_insert_with(|| LlvmDisassembler::new(&target));
+                    let oracle = oracles
+                        .entry((cpu.clone(), mattr.clone()))
+                        .or_insert_with(|| LlvmDisassembler::new(&target));
                     if let Some(oracle) = oracle {
                         let theirs = oracle.decode(&bytes, 0);
                         let (size, their_text) = if theirs.size == 0 {
-                            (4, format!(".long 0x{:08x}", u32::from_le_bytes(bytes[..4].try_into().unwrap())))
+                            (
+                                4,
+                                format!(
+                                    ".long 0x{:08x}",
+                                    u32::from_le_bytes(bytes[..4].try_into().unwrap())
+                                ),
+                            )
                         } else {
                             (theirs.size, theirs.text)
                         };
-                        if normalise(&their_text) != normalise(&v.asm) && normalise(&their_text) == normalise(&text) && size == inst.len() {
+                        if normalise(&their_text) != normalise(&v.asm)
+                            && normalise(&their_text) == normalise(&text)
+                            && size == inst.len()
+                        {
                             tally.same += 1;
                             tally.binary_disagrees += 1;
                             continue;
@@ -119,13 +147,21 @@ fn disassembler_vectors_print_like_llvm() {
                     }
                 }
                 if failures.len() < 50_000 {
-                    failures.push(format!("{cpu} {mattr} {}: llvm `{}` ours `{text}` ({} of {} bytes)", v.bytes, v.asm, inst.len(), bytes.len()));
+                    failures.push(format!(
+                        "{cpu} {mattr} {}: llvm `{}` ours `{text}` ({} of {} bytes)",
+                        v.bytes,
+                        v.asm,
+                        inst.len(),
+                        bytes.len()
+                    ));
                 }
             }
         }
     }
-    let rates: BTreeMap<String, f64> =
-        by_generation.iter().map(|(g, t)| (g.clone(), 100.0 * t.same as f64 / t.total.max(1) as f64)).collect();
+    let rates: BTreeMap<String, f64> = by_generation
+        .iter()
+        .map(|(g, t)| (g.clone(), 100.0 * t.same as f64 / t.total.max(1) as f64))
+        .collect();
     let mut report = String::new();
     for (g, t) in &by_generation {
         let lengths = 100.0 * t.same_length as f64 / t.total.max(1) as f64;
@@ -134,23 +170,36 @@ fn disassembler_vectors_print_like_llvm() {
             t.same, t.total, rates[g], t.binary_disagrees
         ));
     }
-    report.push_str(&format!("skipped (target or mattr gfxpatch does not take): {skipped:?}\n"));
+    report.push_str(&format!(
+        "skipped (target or mattr gfxpatch does not take): {skipped:?}\n"
+    ));
     eprintln!("{report}");
-    let list = std::env::var("GFXPATCH_VECTOR_FAILURES").map_or_else(|_| common::repo().join("target/vector-failures.txt"), Into::into);
+    let list = std::env::var("GFXPATCH_VECTOR_FAILURES").map_or_else(
+        |_| common::repo().join("target/vector-failures.txt"),
+        Into::into,
+    );
     let _ = std::fs::write(list, format!("{report}\n{}", failures.join("\n")));
 
     let golden = common::repo().join("tests/golden/disasm-vector-rates.txt");
     if std::env::var("GFXPATCH_BLESS").is_ok_and(|v| v == "1") {
-        let text: String = rates.iter().map(|(g, r)| format!("{g} {:.3}\n", (r * 1000.0).floor() / 1000.0)).collect();
+        let text: String = rates
+            .iter()
+            .map(|(g, r)| format!("{g} {:.3}\n", (r * 1000.0).floor() / 1000.0))
+            .collect();
         std::fs::create_dir_all(golden.parent().unwrap()).unwrap();
         std::fs::write(&golden, text).unwrap();
         return;
     }
     let floors = std::fs::read_to_string(&golden).unwrap_or_default();
     for line in floors.lines() {
-        let Some((g, floor)) = line.split_once(' ') else { continue };
+        let Some((g, floor)) = line.split_once(' ') else {
+            continue;
+        };
         let floor: f64 = floor.parse().unwrap();
         let rate = rates.get(g).copied().unwrap_or(0.0);
-        assert!(rate >= floor, "{g}: {rate:.3}% of disassembler vectors print like LLVM, below the floor {floor}%\n{report}");
+        assert!(
+            rate >= floor,
+            "{g}: {rate:.3}% of disassembler vectors print like LLVM, below the floor {floor}%\n{report}"
+        );
     }
 }

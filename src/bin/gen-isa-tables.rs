@@ -17,9 +17,11 @@ fn main() {
     });
     let out = root.join("src/isa/tables.rs");
     let tmp = out.with_extension("rs.tmp");
-    std::fs::write(&tmp, &source).and_then(|()| std::fs::rename(&tmp, &out)).unwrap_or_else(|e| {
-        eprintln!("gen-isa-tables: {}: {e}", out.display());
-        std::process::exit(2);
-    });
+    std::fs::write(&tmp, &source)
+        .and_then(|()| std::fs::rename(&tmp, &out))
+        .unwrap_or_else(|e| {
+            eprintln!("gen-isa-tables: {}: {e}", out.display());
+            std::process::exit(2);
+        });
     eprintln!("wrote {} ({} bytes)", out.display(), source.len());
 }

@@ -8,9 +8,9 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 
+use crate::container::CodeObject;
 use crate::container::bundle::DecompressLimits;
 use crate::container::input::{Input, MappedFile};
-use crate::container::CodeObject;
 use crate::isa::encode::{encode, encode_like};
 use crate::isa::operand::{decode_operands, Operands};
 use crate::isa::{print, Decoder, Inst, Target};
@@ -46,7 +46,8 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
     let max_mib = args.max_mib.unwrap_or(if args.what == "encode" { 4 } else { 64 });
     let path = args.file.display().to_string();
     let mapped = MappedFile::open(&args.file).with_context(|| path.clone())?;
-    let input = Input::parse(mapped.bytes(), &DecompressLimits::default()).with_context(|| path.clone())?;
+    let input =
+        Input::parse(mapped.bytes(), &DecompressLimits::default()).with_context(|| path.clone())?;
     let mut work: Vec<Work> = Vec::new();
     let mut total = 0u64;
     for embedded in &input.objects {
@@ -82,7 +83,11 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
         n
     });
     if args.decode_only {
-        println!("gfxpatch decode only:   {:8.2} M inst/s  ({:?})", n_ours as f64 / t_decode.as_secs_f64() / 1e6, t_decode);
+        println!(
+            "gfxpatch decode only:   {:8.2} M inst/s  ({:?})",
+            n_ours as f64 / t_decode.as_secs_f64() / 1e6,
+            t_decode
+        );
         return Ok(());
     }
     let (_, t_print) = measure(|| {
@@ -119,11 +124,30 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
         n
     });
     let rate = |n: u64, t: Duration| n as f64 / t.as_secs_f64() / 1e6;
-    println!("gfxpatch decode only:   {:8.2} M inst/s  ({:?})", rate(n_ours, t_decode), t_decode);
-    println!("gfxpatch decode+print:  {:8.2} M inst/s  ({:?})", rate(n_ours, t_print), t_print);
-    println!("LLVM decode+print:      {:8.2} M inst/s  ({:?}, {} instructions)", rate(n_llvm, t_llvm), t_llvm, n_llvm);
-    println!("ratio decode only:      {:8.1}x LLVM", t_llvm.as_secs_f64() / t_decode.as_secs_f64());
-    println!("ratio decode+print:     {:8.1}x LLVM", t_llvm.as_secs_f64() / t_print.as_secs_f64());
+    println!(
+        "gfxpatch decode only:   {:8.2} M inst/s  ({:?})",
+        rate(n_ours, t_decode),
+        t_decode
+    );
+    println!(
+        "gfxpatch decode+print:  {:8.2} M inst/s  ({:?})",
+        rate(n_ours, t_print),
+        t_print
+    );
+    println!(
+        "LLVM decode+print:      {:8.2} M inst/s  ({:?}, {} instructions)",
+        rate(n_llvm, t_llvm),
+        t_llvm,
+        n_llvm
+    );
+    println!(
+        "ratio decode only:      {:8.1}x LLVM",
+        t_llvm.as_secs_f64() / t_decode.as_secs_f64()
+    );
+    println!(
+        "ratio decode+print:     {:8.1}x LLVM",
+        t_llvm.as_secs_f64() / t_print.as_secs_f64()
+    );
     Ok(())
 }
 

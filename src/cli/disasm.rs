@@ -5,11 +5,11 @@
 use std::io::Write as _;
 use std::path::PathBuf;
 
-use anyhow::{bail, Context as _};
+use anyhow::{Context as _, bail};
 
+use crate::container::CodeObject;
 use crate::container::bundle::DecompressLimits;
 use crate::container::input::{Input, MappedFile};
-use crate::container::CodeObject;
 use crate::isa::listing;
 use crate::isa::{Decoder, Target};
 use crate::llvm::disasm::LlvmDisassembler;
@@ -46,13 +46,16 @@ pub struct DisasmArgs {
 pub fn run(args: &DisasmArgs) -> anyhow::Result<()> {
     let path = args.file.display().to_string();
     let mapped = MappedFile::open(&args.file).with_context(|| path.clone())?;
-    let input = Input::parse(mapped.bytes(), &DecompressLimits::default()).with_context(|| path.clone())?;
+    let input =
+        Input::parse(mapped.bytes(), &DecompressLimits::default()).with_context(|| path.clone())?;
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let mut objects = Vec::new();
     for (i, embedded) in input.objects.iter().enumerate() {
-        let object = CodeObject::parse(&embedded.bytes).with_context(|| format!("{path}: {}", embedded.describe(i)))?;
-        let target = Target::from_target_id(&object.target, args.wave64).with_context(|| path.clone())?;
+        let object = CodeObject::parse(&embedded.bytes)
+            .with_context(|| format!("{path}: {}", embedded.describe(i)))?;
+        let target =
+            Target::from_target_id(&object.target, args.wave64).with_context(|| path.clone())?;
         let name = match &embedded.bundle_id {
             Some(id) => format!("{path}:{id}"),
             None => path.clone(),
@@ -63,21 +66,37 @@ pub fn run(args: &DisasmArgs) -> anyhow::Result<()> {
                 let decoder = Decoder::new(target);
                 let mut blocks = listing::blocks(&object, &decoder);
                 blocks.retain(|b| wanted(b.name));
-                if args.json { (None, disasm_json::ours(&blocks, &decoder)) } else { (Some(listing::render(&blocks, &decoder)), Vec::new()) }
+                if args.json {
+                    (None, disasm_json::ours(&blocks, &decoder))
+                } else {
+                    (Some(listing::render(&blocks, &decoder)), Vec::new())
+                }
             }
             Backend::Llvm => {
                 if target.llvm_version() != 19 {
-                    bail!("{name}: {} needs LLVM {}, and the in-process LLVM is 19", target.processor, target.llvm_version());
+                    bail!(
+                        "{name}: {} needs LLVM {}, and the in-process LLVM is 19",
+                        target.processor,
+                        target.llvm_version()
+                    );
                 }
-                let mut llvm = LlvmDisassembler::new(&target).with_context(|| format!("{name}: LLVM refuses {target}"))?;
+                let mut llvm = LlvmDisassembler::new(&target)
+                    .with_context(|| format!("{name}: LLVM refuses {target}"))?;
                 let mut blocks = crate::llvm::listing::blocks(&object, &mut llvm);
                 blocks.retain(|b| wanted(b.name));
-                if args.json { (None, disasm_json::llvm(&blocks)) } else { (Some(crate::llvm::listing::render(&blocks)), Vec::new()) }
+                if args.json {
+                    (None, disasm_json::llvm(&blocks))
+                } else {
+                    (Some(crate::llvm::listing::render(&blocks)), Vec::new())
+                }
             }
         };
         match text {
             Some(text) => {
-                write!(out, "\n{name}:\tfile format elf64-amdgpu\n\nDisassembly of section .text:\n")?;
+                write!(
+                    out,
+                    "\n{name}:\tfile format elf64-amdgpu\n\nDisassembly of section .text:\n"
+                )?;
                 out.write_all(text.as_bytes())?;
             }
             None => objects.push(disasm_json::ObjectListing {
@@ -85,13 +104,20 @@ pub fn run(args: &DisasmArgs) -> anyhow::Result<()> {
                 bundle_id: embedded.bundle_id.clone(),
                 target: object.target.to_string(),
                 wave64: target.wave64,
-                backend: if args.backend == Backend::Llvm { "llvm" } else { "gfxpatch" },
+                backend: if args.backend == Backend::Llvm {
+                    "llvm"
+                } else {
+                    "gfxpatch"
+                },
                 blocks,
             }),
         }
     }
     if args.json {
-        let listing = disasm_json::Listing { file: path, code_objects: objects };
+        let listing = disasm_json::Listing {
+            file: path,
+            code_objects: objects,
+        };
         writeln!(out, "{}", serde_json::to_string_pretty(&listing)?)?;
     }
     Ok(())

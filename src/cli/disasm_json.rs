@@ -17,8 +17,8 @@ use serde::Serialize;
 
 use crate::isa::info::classify;
 use crate::isa::listing::{self, Block, Line};
-use crate::isa::operand::{decode_operands, Value};
-use crate::isa::print::{self, operand::print_value, Ctx};
+use crate::isa::operand::{Value, decode_operands};
+use crate::isa::print::{self, Ctx, operand::print_value};
 use crate::isa::table::Dir;
 use crate::isa::{Decoder, Target};
 use crate::llvm::listing::LlvmLine;
@@ -99,7 +99,11 @@ pub struct OperandListing {
 }
 
 fn hex_bytes(words: &[u32]) -> String {
-    words.iter().flat_map(|w| w.to_le_bytes()).map(|b| format!("{b:02x}")).collect()
+    words
+        .iter()
+        .flat_map(|w| w.to_le_bytes())
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 fn block_listing<L>(block: &Block<'_, L>, instructions: Vec<InstListing>) -> BlockListing {
@@ -107,7 +111,11 @@ fn block_listing<L>(block: &Block<'_, L>, instructions: Vec<InstListing>) -> Blo
         name: block.name.to_owned(),
         address: block.address,
         instructions,
-        skipped: block.skipped.iter().map(|&(address, bytes)| Skipped { address, bytes }).collect(),
+        skipped: block
+            .skipped
+            .iter()
+            .map(|&(address, bytes)| Skipped { address, bytes })
+            .collect(),
     }
 }
 
@@ -121,7 +129,15 @@ pub fn ours(blocks: &[Block<'_>], decoder: &Decoder) -> Vec<BlockListing> {
     let target = decoder.target();
     blocks
         .iter()
-        .map(|b| block_listing(b, b.lines.iter().map(|line| instruction(line, target, &symbols)).collect()))
+        .map(|b| {
+            block_listing(
+                b,
+                b.lines
+                    .iter()
+                    .map(|line| instruction(line, target, &symbols))
+                    .collect(),
+            )
+        })
         .collect()
 }
 
@@ -142,9 +158,17 @@ fn instruction(line: &Line, target: &Target, symbols: &[(u64, &str)]) -> InstLis
         branch_symbol: branch_target.and_then(|t| listing::symbolize(t, symbols)),
         operands: Vec::new(),
     };
-    let Some(decoded) = inst.encoding() else { return out };
-    let tail: Vec<u8> = inst.trailing_words().iter().flat_map(|w| w.to_le_bytes()).collect();
-    let Ok(ops) = decode_operands(decoded, inst.encoded_bits(), &tail, target) else { return out };
+    let Some(decoded) = inst.encoding() else {
+        return out;
+    };
+    let tail: Vec<u8> = inst
+        .trailing_words()
+        .iter()
+        .flat_map(|w| w.to_le_bytes())
+        .collect();
+    let Ok(ops) = decode_operands(decoded, inst.encoded_bits(), &tail, target) else {
+        return out;
+    };
     // Image instructions are the sibling record LLVM's convertMIMGInst switched to.
     let encoding = ops.converted.unwrap_or(decoded);
     out.record = Some(encoding.record_name());
@@ -153,7 +177,13 @@ fn instruction(line: &Line, target: &Target, symbols: &[(u64, &str)]) -> InstLis
         out.family = Some(family.name(target.generation()));
         out.form = form.name();
     }
-    let ctx = Ctx { inst, encoding, ops: &ops, target, address: line.address };
+    let ctx = Ctx {
+        inst,
+        encoding,
+        ops: &ops,
+        target,
+        address: line.address,
+    };
     out.operands = ops
         .as_slice()
         .iter()
@@ -174,7 +204,13 @@ fn instruction(line: &Line, target: &Target, symbols: &[(u64, &str)]) -> InstLis
                 Some(Dir::Out) => "out",
                 _ => "in",
             };
-            OperandListing { name: op.name.name(), dir, class: op.class.name(), kind, value }
+            OperandListing {
+                name: op.name.name(),
+                dir,
+                class: op.class.name(),
+                kind,
+                value,
+            }
         })
         .collect();
     out

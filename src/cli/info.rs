@@ -141,10 +141,18 @@ pub fn file_report(path: &Path) -> anyhow::Result<FileReport> {
 fn object_report(embedded: &EmbeddedObject<'_>) -> anyhow::Result<ObjectReport> {
     let object = CodeObject::parse(&embedded.bytes)?;
     let generation = object.target.processor.generation;
-    let kernels = object.kernels.iter().map(|k| kernel_report(&object, k, generation)).collect();
+    let kernels = object
+        .kernels
+        .iter()
+        .map(|k| kernel_report(&object, k, generation))
+        .collect();
     let functions = object
         .functions()
-        .map(|f| FunctionReport { name: f.name.to_owned(), address: f.value, size: f.size })
+        .map(|f| FunctionReport {
+            name: f.name.to_owned(),
+            address: f.value,
+            size: f.size,
+        })
         .collect();
     Ok(ObjectReport {
         bundle_id: embedded.bundle_id.clone(),
@@ -167,12 +175,20 @@ fn object_report(embedded: &EmbeddedObject<'_>) -> anyhow::Result<ObjectReport> 
     })
 }
 
-fn kernel_report(object: &CodeObject<'_>, kernel: &Kernel<'_>, generation: Generation) -> KernelReport {
+fn kernel_report(
+    object: &CodeObject<'_>,
+    kernel: &Kernel<'_>,
+    generation: Generation,
+) -> KernelReport {
     let default_meta = KernelMetadata::default();
     let meta = object
         .metadata
         .as_ref()
-        .and_then(|m| m.kernels.iter().find(|k| k.symbol == object.symbols[kernel.descriptor_symbol].name))
+        .and_then(|m| {
+            m.kernels
+                .iter()
+                .find(|k| k.symbol == object.symbols[kernel.descriptor_symbol].name)
+        })
         .unwrap_or(&default_meta);
     let d = &kernel.descriptor;
     let registers = d.registers(generation);
@@ -192,7 +208,10 @@ fn kernel_report(object: &CodeObject<'_>, kernel: &Kernel<'_>, generation: Gener
         wavefront_size: registers.wave_size,
         max_flat_workgroup_size: meta.max_flat_workgroup_size,
         disagreements: disagreements(kernel, meta, &registers),
-        descriptor: DescriptorFields { descriptor: *d, generation },
+        descriptor: DescriptorFields {
+            descriptor: *d,
+            generation,
+        },
     }
 }
 
@@ -234,16 +253,34 @@ pub fn disagreements(
         }
     }
     let pairs = [
-        ("kernarg size", meta.kernarg_segment_size, d.kernarg_size() as u64),
-        ("LDS size", meta.group_segment_fixed_size, d.group_segment_fixed_size() as u64),
-        ("scratch size", meta.private_segment_fixed_size, d.private_segment_fixed_size() as u64),
-        ("wavefront size", meta.wavefront_size, registers.wave_size as u64),
+        (
+            "kernarg size",
+            meta.kernarg_segment_size,
+            d.kernarg_size() as u64,
+        ),
+        (
+            "LDS size",
+            meta.group_segment_fixed_size,
+            d.group_segment_fixed_size() as u64,
+        ),
+        (
+            "scratch size",
+            meta.private_segment_fixed_size,
+            d.private_segment_fixed_size() as u64,
+        ),
+        (
+            "wavefront size",
+            meta.wavefront_size,
+            registers.wave_size as u64,
+        ),
     ];
     for (what, in_meta, in_descriptor) in pairs {
         if let Some(m) = in_meta
             && m != in_descriptor
         {
-            out.push(format!("{what}: metadata says {m}, descriptor says {in_descriptor}"));
+            out.push(format!(
+                "{what}: metadata says {m}, descriptor says {in_descriptor}"
+            ));
         }
     }
     out
@@ -257,7 +294,12 @@ pub fn render_text(report: &FileReport, verbose: bool) -> String {
         InputKind::Bundle => "offload bundle",
         InputKind::Host => "host ELF with .hip_fatbin",
     };
-    let _ = writeln!(out, "{}: {kind}, {} code object(s)", report.file, report.code_objects.len());
+    let _ = writeln!(
+        out,
+        "{}: {kind}, {} code object(s)",
+        report.file,
+        report.code_objects.len()
+    );
     if let Some(h) = &report.host {
         let _ = writeln!(
             out,
@@ -291,22 +333,37 @@ fn render_summary(report: &FileReport) -> String {
         row.kernels += o.kernels.len();
         row.text += o.text_size;
     }
-    let mut out = format!("\n{:<24} {:>8} {:>8} {:>14}\n", "target", "objects", "kernels", ".text bytes");
+    let mut out = format!(
+        "\n{:<24} {:>8} {:>8} {:>14}\n",
+        "target", "objects", "kernels", ".text bytes"
+    );
     for (target, r) in &rows {
-        let _ = writeln!(out, "{target:<24} {:>8} {:>8} {:>14}", r.objects, r.kernels, r.text);
+        let _ = writeln!(
+            out,
+            "{target:<24} {:>8} {:>8} {:>14}",
+            r.objects, r.kernels, r.text
+        );
     }
     let total = rows.values().fold(Row::default(), |a, r| Row {
         objects: a.objects + r.objects,
         kernels: a.kernels + r.kernels,
         text: a.text + r.text,
     });
-    let _ = writeln!(out, "{:<24} {:>8} {:>8} {:>14}", "total", total.objects, total.kernels, total.text);
+    let _ = writeln!(
+        out,
+        "{:<24} {:>8} {:>8} {:>14}",
+        "total", total.objects, total.kernels, total.text
+    );
     out
 }
 
 fn render_object(o: &ObjectReport) -> String {
     let mut out = String::new();
-    let id = o.bundle_id.as_deref().map(|id| format!(" [{id}]")).unwrap_or_default();
+    let id = o
+        .bundle_id
+        .as_deref()
+        .map(|id| format!(" [{id}]"))
+        .unwrap_or_default();
     let _ = writeln!(
         out,
         "\n{}{id}: code object v{}, {} ({}), ET_{}, .text {} bytes, {} kernel(s), {} function(s)",
@@ -329,7 +386,10 @@ fn render_object(o: &ObjectReport) -> String {
     );
     for k in &o.kernels {
         let md = |v: Option<u64>| v.map_or("-".to_owned(), |v| v.to_string());
-        let kd_sgprs = k.descriptor_registers.sgprs.map_or("-".to_owned(), |v| v.to_string());
+        let kd_sgprs = k
+            .descriptor_registers
+            .sgprs
+            .map_or("-".to_owned(), |v| v.to_string());
         let _ = writeln!(
             out,
             "  {:<#10x} {:>7} {:>10} {:>5} {:>10} {:>7} {:>8} {:>5} {:>7}  {}{}",
@@ -343,7 +403,11 @@ fn render_object(o: &ObjectReport) -> String {
             k.wavefront_size,
             k.kernarg_size,
             k.name,
-            if k.disagreements.is_empty() { "" } else { "  (!)" }
+            if k.disagreements.is_empty() {
+                ""
+            } else {
+                "  (!)"
+            }
         );
         for d in &k.disagreements {
             let _ = writeln!(out, "      (!) {d}");

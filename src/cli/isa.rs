@@ -6,8 +6,8 @@ use std::fmt::Write as _;
 
 use anyhow::Context as _;
 
-use crate::isa::info::{self, Content, EncodingInfo, GenerationInfo, InstructionInfo};
 use crate::isa::Processor;
+use crate::isa::info::{self, Content, EncodingInfo, GenerationInfo, InstructionInfo};
 
 #[derive(clap::Args)]
 pub struct IsaArgs {
@@ -23,7 +23,9 @@ pub struct IsaArgs {
 
 pub fn run(args: &IsaArgs) -> anyhow::Result<()> {
     let only = match &args.target {
-        Some(name) => Some(Processor::by_name(name).with_context(|| format!("unknown processor {name:?}"))?),
+        Some(name) => {
+            Some(Processor::by_name(name).with_context(|| format!("unknown processor {name:?}"))?)
+        }
         None => None,
     };
     let info = info::describe(&args.mnemonic, only)?;
@@ -63,7 +65,14 @@ pub fn render(info: &InstructionInfo) -> String {
             }
         }
         for e in &g.elsewhere {
-            let _ = writeln!(out, "  not on {}, but {} ({}) on {}", g.processor, e.record, e.family, e.processors.join(", "));
+            let _ = writeln!(
+                out,
+                "  not on {}, but {} ({}) on {}",
+                g.processor,
+                e.record,
+                e.family,
+                e.processors.join(", ")
+            );
         }
         previous = Some((g, value));
     }
@@ -75,26 +84,65 @@ fn render_encoding(out: &mut String, e: &EncodingInfo) {
         Some(form) => format!("{} {form}", e.family),
         None => e.family.to_owned(),
     };
-    let opcodes = e.opcode_fields.iter().map(|f| format!("{} {} = {}", f.field, f.bits, f.value)).collect::<Vec<_>>().join(", ");
-    let _ = writeln!(out, "  {}: {family}, {} bits{}", e.record, e.bits, if opcodes.is_empty() { String::new() } else { format!(", {opcodes}") });
+    let opcodes = e
+        .opcode_fields
+        .iter()
+        .map(|f| format!("{} {} = {}", f.field, f.bits, f.value))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let _ = writeln!(
+        out,
+        "  {}: {family}, {} bits{}",
+        e.record,
+        e.bits,
+        if opcodes.is_empty() {
+            String::new()
+        } else {
+            format!(", {opcodes}")
+        }
+    );
     let _ = writeln!(out, "    asm       {}", e.asm);
     let _ = writeln!(out, "    match     bits & {} == {}", e.mask, e.value);
-    let width = e.layout.iter().map(|r| r.field.len()).max().unwrap_or(0).max(5);
+    let width = e
+        .layout
+        .iter()
+        .map(|r| r.field.len())
+        .max()
+        .unwrap_or(0)
+        .max(5);
     for (i, r) in e.layout.iter().enumerate() {
         let content = match &r.content {
-            Content::Operand { operand, field_hi, field_lo, whole } => {
-                if *whole { operand.to_string() } else { format!("{operand}[{}]", range(*field_hi, *field_lo)) }
+            Content::Operand {
+                operand,
+                field_hi,
+                field_lo,
+                whole,
+            } => {
+                if *whole {
+                    operand.to_string()
+                } else {
+                    format!("{operand}[{}]", range(*field_hi, *field_lo))
+                }
             }
             Content::Opcode { value } => format!("opcode {value}"),
             Content::Encoding { value } | Content::Fixed { value } => value.clone(),
             Content::Unused => "-".to_owned(),
         };
         let label = if i == 0 { "layout" } else { "" };
-        let _ = writeln!(out, "    {label:<9} {:<width$} {:>5}  {content}", r.field, r.bits());
+        let _ = writeln!(
+            out,
+            "    {label:<9} {:<width$} {:>5}  {content}",
+            r.field,
+            r.bits()
+        );
     }
     for (i, o) in e.operands.iter().enumerate() {
         let label = if i == 0 { "operands" } else { "" };
-        let class = if o.reg_class.is_empty() || o.reg_class == o.class { o.class.to_owned() } else { format!("{} [{}]", o.class, o.reg_class) };
+        let class = if o.reg_class.is_empty() || o.reg_class == o.class {
+            o.class.to_owned()
+        } else {
+            format!("{} [{}]", o.class, o.reg_class)
+        };
         let bits = if o.bits.is_empty() {
             match o.tied_to {
                 Some(t) => format!("tied to {t}"),
@@ -103,19 +151,44 @@ fn render_encoding(out: &mut String, e: &EncodingInfo) {
         } else {
             o.bits.join(" ")
         };
-        let _ = writeln!(out, "    {label:<9} {:<3} {:<16} {class:<36} {bits}", o.dir, o.name);
+        let _ = writeln!(
+            out,
+            "    {label:<9} {:<3} {:<16} {class:<36} {bits}",
+            o.dir, o.name
+        );
     }
     if !e.uses.is_empty() || !e.defs.is_empty() {
-        let _ = writeln!(out, "    implicit  reads {}; writes {}", list(&e.uses), list(&e.defs));
+        let _ = writeln!(
+            out,
+            "    implicit  reads {}; writes {}",
+            list(&e.uses),
+            list(&e.defs)
+        );
     }
     for amd in &e.amd {
-        let table = if amd.arch_exact { amd.arch.to_owned() } else { format!("{}, nearest table", amd.arch) };
-        let field = if e.amd.len() > 1 { format!("{}: ", amd.field) } else { String::new() };
-        let _ = writeln!(out, "    AMD       {field}{} {} opcode {} ({table})", amd.name, amd.encoding, amd.opcode);
+        let table = if amd.arch_exact {
+            amd.arch.to_owned()
+        } else {
+            format!("{}, nearest table", amd.arch)
+        };
+        let field = if e.amd.len() > 1 {
+            format!("{}: ", amd.field)
+        } else {
+            String::new()
+        };
+        let _ = writeln!(
+            out,
+            "    AMD       {field}{} {} opcode {} ({table})",
+            amd.name, amd.encoding, amd.opcode
+        );
         match (&amd.pseudocode, amd.pseudocode_arch) {
             (Some(text), Some(from)) => {
                 if from != amd.arch {
-                    let _ = writeln!(out, "              pseudocode from {from} ({} has none attributable to it):", amd.arch);
+                    let _ = writeln!(
+                        out,
+                        "              pseudocode from {from} ({} has none attributable to it):",
+                        amd.arch
+                    );
                 }
                 for line in text.lines() {
                     let _ = writeln!(out, "              {line}");
@@ -131,9 +204,17 @@ fn render_encoding(out: &mut String, e: &EncodingInfo) {
 }
 
 fn range(hi: u8, lo: u8) -> String {
-    if hi == lo { hi.to_string() } else { format!("{hi}:{lo}") }
+    if hi == lo {
+        hi.to_string()
+    } else {
+        format!("{hi}:{lo}")
+    }
 }
 
 fn list(names: &[&str]) -> String {
-    if names.is_empty() { "-".to_owned() } else { names.join(", ") }
+    if names.is_empty() {
+        "-".to_owned()
+    } else {
+        names.join(", ")
+    }
 }

@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod asm;
 mod bench;
 mod bench_rewrite;
 mod decode;
@@ -16,7 +17,11 @@ mod rewrite;
 mod verify;
 
 #[derive(Parser)]
-#[command(name = "gfxpatch", version, about = "Binary rewriter for AMD GPU code objects")]
+#[command(
+    name = "gfxpatch",
+    version,
+    about = "Binary rewriter for AMD GPU code objects"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -36,6 +41,8 @@ enum Command {
     Rewrite(rewrite::RewriteArgs),
     /// Check that every code object decodes, branches land on instructions, and descriptors agree.
     Verify(verify::VerifyArgs),
+    /// Assemble LLVM assembler text (one instruction or a file) and show each encoding like `llvm-mc -show-encoding`.
+    Asm(asm::AsmArgs),
     /// Measure gfxpatch against LLVM in one run (`bench decode|encode|rewrite FILE`).
     Bench(bench::BenchArgs),
 }
@@ -52,6 +59,7 @@ pub fn main() -> ExitCode {
         Command::Isa(args) => isa::run(&args),
         Command::Rewrite(args) => rewrite::run(&args),
         Command::Verify(args) => verify::run(&args),
+        Command::Asm(args) => asm::run(&args),
         Command::Bench(args) => bench::run(&args),
     };
     match result {

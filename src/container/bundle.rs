@@ -33,7 +33,7 @@ use std::borrow::Cow;
 use std::io::Write as _;
 
 use super::amdgpu::{COMPRESSED_BUNDLE_MAGIC, OFFLOAD_BUNDLE_MAGIC};
-use super::error::{read_u16, read_u32, read_u64, slice, ReadError, Result};
+use super::error::{ReadError, Result, read_u16, read_u32, read_u64, slice};
 
 /// Bounds on what a compressed bundle may make us allocate and decode.
 ///
@@ -54,7 +54,10 @@ pub struct DecompressLimits {
 
 impl Default for DecompressLimits {
     fn default() -> Self {
-        DecompressLimits { max_output: 4 << 30, max_ratio: 1000 }
+        DecompressLimits {
+            max_output: 4 << 30,
+            max_ratio: 1000,
+        }
     }
 }
 
@@ -97,7 +100,10 @@ pub enum BundleFormat {
     /// `__CLANG_OFFLOAD_BUNDLE__`: entries borrow the input.
     Plain,
     /// `CCOB`: entries own their bytes, decompressed.
-    Compressed { version: u16, method: CompressionMethod },
+    Compressed {
+        version: u16,
+        method: CompressionMethod,
+    },
 }
 
 /// One target's payload in a bundle.
@@ -187,7 +193,10 @@ pub fn parse_bundles<'data>(
         let Some(rest) = data.get(pos..).filter(|rest| !rest.is_empty()) else {
             return Ok(bundles);
         };
-        let span = Span { data: rest, origin: base_offset.saturating_add(pos as u64) };
+        let span = Span {
+            data: rest,
+            origin: base_offset.saturating_add(pos as u64),
+        };
         if !starts_with_magic(rest) {
             return Err(span.malformed(
                 "offload bundle sequence",
@@ -199,10 +208,17 @@ pub fn parse_bundles<'data>(
                 ),
             ));
         }
-        let bundle = parse_span(span, limits)
-            .map_err(|e| e.within(format!("offload bundle {} at {:#x}", bundles.len(), span.origin)))?;
+        let bundle = parse_span(span, limits).map_err(|e| {
+            e.within(format!(
+                "offload bundle {} at {:#x}",
+                bundles.len(),
+                span.origin
+            ))
+        })?;
         // `len` is at least a header long and never past the data, so this always advances.
-        pos = pos.saturating_add(usize::try_from(bundle.len).unwrap_or(usize::MAX)).min(data.len());
+        pos = pos
+            .saturating_add(usize::try_from(bundle.len).unwrap_or(usize::MAX))
+            .min(data.len());
         bundles.push(bundle);
     }
 }
@@ -210,7 +226,9 @@ pub fn parse_bundles<'data>(
 /// Position of the first non-zero byte at or after `pos`, or `data.len()`.
 fn skip_zeros(data: &[u8], pos: usize) -> usize {
     let rest = data.get(pos..).unwrap_or_default();
-    rest.iter().position(|&b| b != 0).map_or(data.len(), |k| pos + k)
+    rest.iter()
+        .position(|&b| b != 0)
+        .map_or(data.len(), |k| pos + k)
 }
 
 fn starts_with_magic(data: &[u8]) -> bool {
@@ -248,9 +266,17 @@ impl<'d> Span<'d> {
     /// Moves a truncation error from the error helpers (relative to `data`) to the caller's terms.
     fn rebase(self, err: ReadError) -> ReadError {
         match err {
-            ReadError::Truncated { what, start, end, len } => {
-                ReadError::Truncated { what, start: self.abs(start), end: self.abs(end), len: self.abs(len) }
-            }
+            ReadError::Truncated {
+                what,
+                start,
+                end,
+                len,
+            } => ReadError::Truncated {
+                what,
+                start: self.abs(start),
+                end: self.abs(end),
+                len: self.abs(len),
+            },
             other => other,
         }
     }
@@ -275,7 +301,12 @@ impl<'d> Span<'d> {
 fn parse_span<'d>(span: Span<'d>, limits: &DecompressLimits) -> Result<Bundle<'d>> {
     if span.data.starts_with(OFFLOAD_BUNDLE_MAGIC) {
         let plain = parse_plain(span)?;
-        return Ok(Bundle { format: BundleFormat::Plain, offset: span.origin, len: plain.len, entries: plain.entries });
+        return Ok(Bundle {
+            format: BundleFormat::Plain,
+            offset: span.origin,
+            len: plain.len,
+            entries: plain.entries,
+        });
     }
     if span.data.starts_with(COMPRESSED_BUNDLE_MAGIC) {
         return parse_compressed(span, limits);
@@ -364,19 +395,38 @@ fn read_entry_header(span: Span<'_>, index: u64, at: u64) -> Result<EntryHeader<
         span.malformed(
             "offload bundle entry id",
             at + ENTRY_HEADER_LEN,
-            format!("entry {index}: the id is not UTF-8 ({e}): {}", show_bytes(id_bytes, 64)),
+            format!(
+                "entry {index}: the id is not UTF-8 ({e}): {}",
+                show_bytes(id_bytes, 64)
+            ),
         )
     })?;
     if id.is_empty() {
-        return Err(span.malformed("offload bundle entry id", at + 16, format!("entry {index}: the id is empty")));
+        return Err(span.malformed(
+            "offload bundle entry id",
+            at + 16,
+            format!("entry {index}: the id is empty"),
+        ));
     }
-    Ok(EntryHeader { index, at, offset, size, id })
+    Ok(EntryHeader {
+        index,
+        at,
+        offset,
+        size,
+        id,
+    })
 }
 
 /// The data of one entry, after checking that it lies inside the span and after the header
 /// table (clang never places data over the header; an entry that does is corrupt).
 fn entry_data<'d>(span: Span<'d>, header: &EntryHeader<'_>, header_end: u64) -> Result<&'d [u8]> {
-    let EntryHeader { index, at, offset, size, id } = *header;
+    let EntryHeader {
+        index,
+        at,
+        offset,
+        size,
+        id,
+    } = *header;
     let Some(end) = offset.checked_add(size) else {
         return Err(span.malformed(
             "offload bundle entry",
@@ -440,7 +490,12 @@ fn parse_compressed_header(span: Span<'_>) -> Result<CompressedHeader> {
     let what = "compressed offload bundle header";
     let (header_len, total_size, uncompressed_size, uncompressed_size_at) = match version {
         1 => (20, None, u64::from(span.u32(8, what)?), 8),
-        2 => (24, Some(u64::from(span.u32(8, what)?)), u64::from(span.u32(12, what)?), 12),
+        2 => (
+            24,
+            Some(u64::from(span.u32(8, what)?)),
+            u64::from(span.u32(12, what)?),
+            12,
+        ),
         3 => (32, Some(span.u64(8, what)?), span.u64(16, what)?, 16),
         _ => {
             return Err(span.malformed(
@@ -452,7 +507,14 @@ fn parse_compressed_header(span: Span<'_>) -> Result<CompressedHeader> {
     };
     // The hash is not checked, but a header without it is truncated.
     span.u64(header_len - 8, "compressed offload bundle hash")?;
-    Ok(CompressedHeader { version, method, header_len, total_size, uncompressed_size, uncompressed_size_at })
+    Ok(CompressedHeader {
+        version,
+        method,
+        header_len,
+        total_size,
+        uncompressed_size,
+        uncompressed_size_at,
+    })
 }
 
 fn parse_compressed<'d>(span: Span<'d>, limits: &DecompressLimits) -> Result<Bundle<'d>> {
@@ -462,8 +524,13 @@ fn parse_compressed<'d>(span: Span<'d>, limits: &DecompressLimits) -> Result<Bun
     let exact = header.total_size.is_some();
     let (decompressed, consumed) = decompress(header.method, payload, declared, exact)
         .map_err(|e| decode_error(span, &header, payload.len(), e))?;
-    let len = header.total_size.unwrap_or(header.header_len + consumed as u64);
-    let inner = Span { data: &decompressed, origin: 0 };
+    let len = header
+        .total_size
+        .unwrap_or(header.header_len + consumed as u64);
+    let inner = Span {
+        data: &decompressed,
+        origin: 0,
+    };
     if !decompressed.starts_with(OFFLOAD_BUNDLE_MAGIC) {
         return Err(span.malformed(
             "compressed offload bundle",
@@ -476,13 +543,23 @@ fn parse_compressed<'d>(span: Span<'d>, limits: &DecompressLimits) -> Result<Bun
         ));
     }
     let plain = parse_plain(inner).map_err(|e| {
-        e.within(format!("the decompressed contents of the compressed offload bundle at {:#x}", span.origin))
+        e.within(format!(
+            "the decompressed contents of the compressed offload bundle at {:#x}",
+            span.origin
+        ))
     })?;
     Ok(Bundle {
-        format: BundleFormat::Compressed { version: header.version, method: header.method },
+        format: BundleFormat::Compressed {
+            version: header.version,
+            method: header.method,
+        },
         offset: span.origin,
         len,
-        entries: plain.entries.into_iter().map(BundleEntry::into_owned).collect(),
+        entries: plain
+            .entries
+            .into_iter()
+            .map(BundleEntry::into_owned)
+            .collect(),
     })
 }
 
@@ -490,13 +567,20 @@ fn parse_compressed<'d>(span: Span<'d>, limits: &DecompressLimits) -> Result<Bun
 /// records no size, the rest of the data (the decoder then says where the stream ended).
 fn compressed_payload<'d>(span: Span<'d>, header: &CompressedHeader) -> Result<&'d [u8]> {
     let Some(total) = header.total_size else {
-        return span.bytes(header.header_len, span.len().saturating_sub(header.header_len), "compressed offload bundle");
+        return span.bytes(
+            header.header_len,
+            span.len().saturating_sub(header.header_len),
+            "compressed offload bundle",
+        );
     };
     if total < header.header_len {
         return Err(span.malformed(
             "compressed offload bundle",
             8,
-            format!("total size {total:#x} is smaller than its own {}-byte header", header.header_len),
+            format!(
+                "total size {total:#x} is smaller than its own {}-byte header",
+                header.header_len
+            ),
         ));
     }
     if total > span.len() {
@@ -507,7 +591,11 @@ fn compressed_payload<'d>(span: Span<'d>, header: &CompressedHeader) -> Result<&
             len: span.abs(span.len()),
         });
     }
-    span.bytes(header.header_len, total - header.header_len, "compressed offload bundle payload")
+    span.bytes(
+        header.header_len,
+        total - header.header_len,
+        "compressed offload bundle payload",
+    )
 }
 
 /// Refuses a declared uncompressed size over the limits, before anything is allocated.
@@ -545,7 +633,9 @@ fn check_declared_size(
         span.malformed(
             "compressed offload bundle",
             at,
-            format!("declares {declared:#x} uncompressed bytes, more than this machine can address"),
+            format!(
+                "declares {declared:#x} uncompressed bytes, more than this machine can address"
+            ),
         )
     })
 }
@@ -567,7 +657,12 @@ enum DecodeError {
     Trailing(usize),
 }
 
-fn decode_error(span: Span<'_>, header: &CompressedHeader, payload_len: usize, err: DecodeError) -> ReadError {
+fn decode_error(
+    span: Span<'_>,
+    header: &CompressedHeader,
+    payload_len: usize,
+    err: DecodeError,
+) -> ReadError {
     let method = header.method.name();
     let declared = header.uncompressed_size;
     let payload_at = header.header_len;
@@ -575,7 +670,9 @@ fn decode_error(span: Span<'_>, header: &CompressedHeader, payload_len: usize, e
         DecodeError::Codec(msg) => (payload_at, format!("the {method} stream is corrupt: {msg}")),
         DecodeError::Overrun => (
             header.uncompressed_size_at,
-            format!("sizes lie: the {method} stream produces more than the {declared:#x} bytes the header declares"),
+            format!(
+                "sizes lie: the {method} stream produces more than the {declared:#x} bytes the header declares"
+            ),
         ),
         DecodeError::Short(produced) => (
             header.uncompressed_size_at,
@@ -590,9 +687,10 @@ fn decode_error(span: Span<'_>, header: &CompressedHeader, payload_len: usize, e
                  after {produced:#x} of {declared:#x} output bytes"
             ),
         ),
-        DecodeError::Stuck(at) => {
-            (payload_at + at as u64, format!("the {method} decoder makes no progress at this byte"))
-        }
+        DecodeError::Stuck(at) => (
+            payload_at + at as u64,
+            format!("the {method} decoder makes no progress at this byte"),
+        ),
         DecodeError::Trailing(at) => (
             payload_at + at as u64,
             format!(
@@ -637,12 +735,18 @@ struct Output {
 
 impl Output {
     fn new(declared: usize) -> Output {
-        Output { buf: Vec::with_capacity(declared.min(INITIAL_OUTPUT_CAP)), declared }
+        Output {
+            buf: Vec::with_capacity(declared.min(INITIAL_OUTPUT_CAP)),
+            declared,
+        }
     }
 
     /// How many bytes the next step may write.
     fn window(&self) -> usize {
-        self.declared.saturating_sub(self.buf.len()).saturating_add(1).min(DECODE_CHUNK)
+        self.declared
+            .saturating_sub(self.buf.len())
+            .saturating_add(1)
+            .min(DECODE_CHUNK)
     }
 
     fn push(&mut self, bytes: &[u8]) -> Result<(), DecodeError> {
@@ -676,7 +780,11 @@ fn inflate(payload: &[u8], declared: usize) -> Result<(Vec<u8>, usize), DecodeEr
         let room = output.window();
         let (in_before, out_before) = (inflater.total_in(), inflater.total_out());
         let status = inflater
-            .decompress(&payload[consumed..], &mut window[..room], FlushDecompress::None)
+            .decompress(
+                &payload[consumed..],
+                &mut window[..room],
+                FlushDecompress::None,
+            )
             .map_err(|e| DecodeError::Codec(e.to_string()))?;
         // Both deltas are bounded by the slices just passed in.
         let read = (inflater.total_in() - in_before) as usize;
@@ -724,7 +832,11 @@ fn unzstd(payload: &[u8], declared: usize) -> Result<(Vec<u8>, usize), DecodeErr
 
 /// A decoder that neither reads nor writes: out of input, or stuck.
 fn stalled(consumed: usize, payload_len: usize, produced: usize) -> DecodeError {
-    if consumed >= payload_len { DecodeError::Truncated(produced) } else { DecodeError::Stuck(consumed) }
+    if consumed >= payload_len {
+        DecodeError::Truncated(produced)
+    } else {
+        DecodeError::Stuck(consumed)
+    }
 }
 
 /// True if `data` starts with a zstd frame or skippable frame magic.
@@ -770,15 +882,31 @@ pub fn parse_bundle_id(id: &str) -> BundleId<'_> {
     let (kind, rest) = id.split_once('-').unwrap_or((id, ""));
     // `rest` is `<arch>-<vendor>-<os>[-<env>[-<target id>]]`; find the dash after `<os>`.
     let Some((os_end, _)) = rest.match_indices('-').nth(2) else {
-        return BundleId { kind, triple: rest, target_id: None };
+        return BundleId {
+            kind,
+            triple: rest,
+            target_id: None,
+        };
     };
     let (arch_vendor_os, after_os) = (&rest[..os_end], &rest[os_end + 1..]);
     let (env, target) = after_os.split_once('-').unwrap_or((after_os, ""));
     if target.is_empty() && is_processor_name(env) {
-        return BundleId { kind, triple: arch_vendor_os, target_id: Some(env) };
+        return BundleId {
+            kind,
+            triple: arch_vendor_os,
+            target_id: Some(env),
+        };
     }
-    let triple = if env.is_empty() { arch_vendor_os } else { &rest[..os_end + 1 + env.len()] };
-    BundleId { kind, triple, target_id: (!target.is_empty()).then_some(target) }
+    let triple = if env.is_empty() {
+        arch_vendor_os
+    } else {
+        &rest[..os_end + 1 + env.len()]
+    };
+    BundleId {
+        kind,
+        triple,
+        target_id: (!target.is_empty()).then_some(target),
+    }
 }
 
 fn is_processor_name(s: &str) -> bool {
@@ -805,7 +933,9 @@ pub fn write_bundle_aligned(entries: &[(&str, &[u8])], align: u64) -> Vec<u8> {
     let overflow = "offload bundle exceeds the address space";
     let header_len = entries
         .iter()
-        .try_fold(PLAIN_HEADER_LEN as usize, |n, (id, _)| n.checked_add(ENTRY_HEADER_LEN as usize + id.len()))
+        .try_fold(PLAIN_HEADER_LEN as usize, |n, (id, _)| {
+            n.checked_add(ENTRY_HEADER_LEN as usize + id.len())
+        })
         .expect(overflow);
     let mut offsets = Vec::with_capacity(entries.len());
     let mut cursor = header_len;
@@ -849,7 +979,9 @@ pub fn write_compressed_bundle(version: u16, method: CompressionMethod, bundle: 
     let total = (header_len + payload.len()) as u64;
     let uncompressed = bundle.len() as u64;
     let narrow = |n: u64, what: &str| -> [u8; 4] {
-        u32::try_from(n).unwrap_or_else(|_| panic!("{what} {n:#x} exceeds the version {version} limit")).to_le_bytes()
+        u32::try_from(n)
+            .unwrap_or_else(|_| panic!("{what} {n:#x} exceeds the version {version} limit"))
+            .to_le_bytes()
     };
     let mut out = Vec::with_capacity(header_len + payload.len());
     out.extend_from_slice(COMPRESSED_BUNDLE_MAGIC);
@@ -874,8 +1006,11 @@ pub fn write_compressed_bundle(version: u16, method: CompressionMethod, bundle: 
 fn compress(method: CompressionMethod, data: &[u8]) -> Vec<u8> {
     match method {
         CompressionMethod::Zlib => {
-            let mut encoder = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::new(6));
-            encoder.write_all(data).expect("writing to a Vec cannot fail");
+            let mut encoder =
+                flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::new(6));
+            encoder
+                .write_all(data)
+                .expect("writing to a Vec cannot fail");
             encoder.finish().expect("writing to a Vec cannot fail")
         }
         CompressionMethod::Zstd => zstd::bulk::compress(data, 3).expect("zstd compression failed"),
@@ -919,14 +1054,16 @@ fn md5(data: &[u8]) -> [u8; 16] {
 fn md5_block(state: &mut [u32; 4], block: &[u8]) {
     const SHIFTS: [u32; 16] = [7, 12, 17, 22, 5, 9, 14, 20, 4, 11, 16, 23, 6, 10, 15, 21];
     const K: [u32; 64] = [
-        0xd76aa478, 0xe8c7b756, 0x242070db, 0xc1bdceee, 0xf57c0faf, 0x4787c62a, 0xa8304613, 0xfd469501,
-        0x698098d8, 0x8b44f7af, 0xffff5bb1, 0x895cd7be, 0x6b901122, 0xfd987193, 0xa679438e, 0x49b40821,
-        0xf61e2562, 0xc040b340, 0x265e5a51, 0xe9b6c7aa, 0xd62f105d, 0x02441453, 0xd8a1e681, 0xe7d3fbc8,
-        0x21e1cde6, 0xc33707d6, 0xf4d50d87, 0x455a14ed, 0xa9e3e905, 0xfcefa3f8, 0x676f02d9, 0x8d2a4c8a,
-        0xfffa3942, 0x8771f681, 0x6d9d6122, 0xfde5380c, 0xa4beea44, 0x4bdecfa9, 0xf6bb4b60, 0xbebfbc70,
-        0x289b7ec6, 0xeaa127fa, 0xd4ef3085, 0x04881d05, 0xd9d4d039, 0xe6db99e5, 0x1fa27cf8, 0xc4ac5665,
-        0xf4292244, 0x432aff97, 0xab9423a7, 0xfc93a039, 0x655b59c3, 0x8f0ccc92, 0xffeff47d, 0x85845dd1,
-        0x6fa87e4f, 0xfe2ce6e0, 0xa3014314, 0x4e0811a1, 0xf7537e82, 0xbd3af235, 0x2ad7d2bb, 0xeb86d391,
+        0xd76aa478, 0xe8c7b756, 0x242070db, 0xc1bdceee, 0xf57c0faf, 0x4787c62a, 0xa8304613,
+        0xfd469501, 0x698098d8, 0x8b44f7af, 0xffff5bb1, 0x895cd7be, 0x6b901122, 0xfd987193,
+        0xa679438e, 0x49b40821, 0xf61e2562, 0xc040b340, 0x265e5a51, 0xe9b6c7aa, 0xd62f105d,
+        0x02441453, 0xd8a1e681, 0xe7d3fbc8, 0x21e1cde6, 0xc33707d6, 0xf4d50d87, 0x455a14ed,
+        0xa9e3e905, 0xfcefa3f8, 0x676f02d9, 0x8d2a4c8a, 0xfffa3942, 0x8771f681, 0x6d9d6122,
+        0xfde5380c, 0xa4beea44, 0x4bdecfa9, 0xf6bb4b60, 0xbebfbc70, 0x289b7ec6, 0xeaa127fa,
+        0xd4ef3085, 0x04881d05, 0xd9d4d039, 0xe6db99e5, 0x1fa27cf8, 0xc4ac5665, 0xf4292244,
+        0x432aff97, 0xab9423a7, 0xfc93a039, 0x655b59c3, 0x8f0ccc92, 0xffeff47d, 0x85845dd1,
+        0x6fa87e4f, 0xfe2ce6e0, 0xa3014314, 0x4e0811a1, 0xf7537e82, 0xbd3af235, 0x2ad7d2bb,
+        0xeb86d391,
     ];
     let mut m = [0u32; 16];
     for (word, bytes) in m.iter_mut().zip(block.chunks_exact(4)) {
@@ -940,7 +1077,11 @@ fn md5_block(state: &mut [u32; 4], block: &[u8]) {
             2 => (b ^ c ^ d, (3 * i + 5) % 16),
             _ => (c ^ (b | !d), (7 * i) % 16),
         };
-        let rotated = a.wrapping_add(f).wrapping_add(K[i]).wrapping_add(m[g]).rotate_left(SHIFTS[(i / 16) * 4 + i % 4]);
+        let rotated = a
+            .wrapping_add(f)
+            .wrapping_add(K[i])
+            .wrapping_add(m[g])
+            .rotate_left(SHIFTS[(i / 16) * 4 + i % 4]);
         (a, d, c) = (d, c, b);
         b = b.wrapping_add(rotated);
     }
@@ -959,11 +1100,17 @@ mod tests {
 
     /// Code-object-like bytes: deterministic, mildly compressible, no long zero runs.
     fn payload(seed: u8, len: usize) -> Vec<u8> {
-        (0..len).map(|i| (i as u8).wrapping_mul(31).wrapping_add(seed) | 1).collect()
+        (0..len)
+            .map(|i| (i as u8).wrapping_mul(31).wrapping_add(seed) | 1)
+            .collect()
     }
 
     fn sample_entries() -> Vec<(&'static str, Vec<u8>)> {
-        vec![(HOST, Vec::new()), (GFX906, payload(1, 5000)), (GFX90A, payload(2, 300))]
+        vec![
+            (HOST, Vec::new()),
+            (GFX906, payload(1, 5000)),
+            (GFX90A, payload(2, 300)),
+        ]
     }
 
     fn sample_bundle() -> Vec<u8> {
@@ -1006,7 +1153,12 @@ mod tests {
         // share the first aligned offset.
         let offsets: Vec<u64> = bundle.entries.iter().map(|e| e.offset).collect();
         assert_eq!(offsets, [0x1000, 0x1000, 0x3000]);
-        assert!(bundle.entries.iter().all(|e| matches!(e.bytes, Cow::Borrowed(_))));
+        assert!(
+            bundle
+                .entries
+                .iter()
+                .all(|e| matches!(e.bytes, Cow::Borrowed(_)))
+        );
         assert!(matches!(bundle.entries[0].id, Cow::Borrowed(_)));
         let objects: Vec<&str> = bundle.code_objects().map(|e| e.id.as_ref()).collect();
         assert_eq!(objects, [GFX906, GFX90A]);
@@ -1052,7 +1204,13 @@ mod tests {
         let v2 = write_compressed_bundle(2, CompressionMethod::Zstd, &plain);
         let v1 = write_compressed_bundle(1, CompressionMethod::Zlib, &plain);
         let v3 = write_compressed_bundle(3, CompressionMethod::Zlib, &plain);
-        let (section, offsets) = fake_fatbin(&[plain.clone(), v2.clone(), plain.clone(), v1.clone(), v3.clone()]);
+        let (section, offsets) = fake_fatbin(&[
+            plain.clone(),
+            v2.clone(),
+            plain.clone(),
+            v1.clone(),
+            v3.clone(),
+        ]);
         let base = 0xc5_3000;
         let bundles = parse_bundles(&section, base, &DecompressLimits::default()).unwrap();
         assert_eq!(bundles.len(), 5);
@@ -1062,8 +1220,20 @@ mod tests {
             assert_eq!(bundle.len, len as u64);
             assert_sample(bundle);
         }
-        assert_eq!(bundles[1].format, BundleFormat::Compressed { version: 2, method: CompressionMethod::Zstd });
-        assert_eq!(bundles[3].format, BundleFormat::Compressed { version: 1, method: CompressionMethod::Zlib });
+        assert_eq!(
+            bundles[1].format,
+            BundleFormat::Compressed {
+                version: 2,
+                method: CompressionMethod::Zstd
+            }
+        );
+        assert_eq!(
+            bundles[3].format,
+            BundleFormat::Compressed {
+                version: 1,
+                method: CompressionMethod::Zlib
+            }
+        );
     }
 
     #[test]
@@ -1082,8 +1252,16 @@ mod tests {
 
     #[test]
     fn empty_or_all_zero_section_has_no_bundles() {
-        assert!(parse_bundles(&[], 0, &DecompressLimits::default()).unwrap().is_empty());
-        assert!(parse_bundles(&[0; 100], 0, &DecompressLimits::default()).unwrap().is_empty());
+        assert!(
+            parse_bundles(&[], 0, &DecompressLimits::default())
+                .unwrap()
+                .is_empty()
+        );
+        assert!(
+            parse_bundles(&[0; 100], 0, &DecompressLimits::default())
+                .unwrap()
+                .is_empty()
+        );
     }
 
     #[test]
@@ -1094,7 +1272,10 @@ mod tests {
         section[garbage_at] = 0xAB;
         let err = parse_bundles(&section, 0x1000, &DecompressLimits::default()).unwrap_err();
         let text = err_text(&err);
-        assert!(text.contains(&format!("{:#x}", 0x1000 + garbage_at)), "{text}");
+        assert!(
+            text.contains(&format!("{:#x}", 0x1000 + garbage_at)),
+            "{text}"
+        );
         assert!(text.contains("neither zero padding"), "{text}");
     }
 
@@ -1110,7 +1291,12 @@ mod tests {
                 assert_eq!(bundle.format, BundleFormat::Compressed { version, method });
                 assert_eq!(bundle.len, data.len() as u64, "v{version} {method:?}");
                 assert_sample(&bundle);
-                assert!(bundle.entries.iter().all(|e| matches!(e.bytes, Cow::Owned(_))));
+                assert!(
+                    bundle
+                        .entries
+                        .iter()
+                        .all(|e| matches!(e.bytes, Cow::Owned(_)))
+                );
                 // Entry offsets are within the decompressed bundle.
                 assert_eq!(bundle.entries[2].offset, 0x3000);
             }
@@ -1123,16 +1309,34 @@ mod tests {
         let v1 = write_compressed_bundle(1, CompressionMethod::Zstd, &plain);
         assert_eq!(u16::from_le_bytes([v1[4], v1[5]]), 1);
         assert_eq!(u16::from_le_bytes([v1[6], v1[7]]), 1);
-        assert_eq!(u32::from_le_bytes(v1[8..12].try_into().unwrap()), plain.len() as u32);
-        assert_eq!(u64::from_le_bytes(v1[12..20].try_into().unwrap()), md5_low64(&plain));
+        assert_eq!(
+            u32::from_le_bytes(v1[8..12].try_into().unwrap()),
+            plain.len() as u32
+        );
+        assert_eq!(
+            u64::from_le_bytes(v1[12..20].try_into().unwrap()),
+            md5_low64(&plain)
+        );
         let v2 = write_compressed_bundle(2, CompressionMethod::Zlib, &plain);
         assert_eq!(u16::from_le_bytes([v2[6], v2[7]]), 0);
-        assert_eq!(u32::from_le_bytes(v2[8..12].try_into().unwrap()), v2.len() as u32);
-        assert_eq!(u32::from_le_bytes(v2[12..16].try_into().unwrap()), plain.len() as u32);
+        assert_eq!(
+            u32::from_le_bytes(v2[8..12].try_into().unwrap()),
+            v2.len() as u32
+        );
+        assert_eq!(
+            u32::from_le_bytes(v2[12..16].try_into().unwrap()),
+            plain.len() as u32
+        );
         assert_eq!(v2[24], 0x78, "zlib header");
         let v3 = write_compressed_bundle(3, CompressionMethod::Zstd, &plain);
-        assert_eq!(u64::from_le_bytes(v3[8..16].try_into().unwrap()), v3.len() as u64);
-        assert_eq!(u64::from_le_bytes(v3[16..24].try_into().unwrap()), plain.len() as u64);
+        assert_eq!(
+            u64::from_le_bytes(v3[8..16].try_into().unwrap()),
+            v3.len() as u64
+        );
+        assert_eq!(
+            u64::from_le_bytes(v3[16..24].try_into().unwrap()),
+            plain.len() as u64
+        );
         assert_eq!(&v3[32..36], &[0x28, 0xb5, 0x2f, 0xfd], "zstd frame magic");
     }
 
@@ -1154,12 +1358,22 @@ mod tests {
 
     /// The position of the uncompressed size field in a header of `version`.
     fn uncompressed_size_at(version: u16) -> usize {
-        if version == 2 { 12 } else if version == 3 { 16 } else { 8 }
+        if version == 2 {
+            12
+        } else if version == 3 {
+            16
+        } else {
+            8
+        }
     }
 
     fn set_uncompressed_size(data: &mut [u8], version: u16, size: u64) {
         let at = uncompressed_size_at(version);
-        if version == 3 { put_u64(data, at, size) } else { put_u32(data, at, size as u32) }
+        if version == 3 {
+            put_u64(data, at, size)
+        } else {
+            put_u32(data, at, size as u32)
+        }
     }
 
     #[test]
@@ -1171,7 +1385,10 @@ mod tests {
                 set_uncompressed_size(&mut data, version, plain.len() as u64 - 1);
                 let err = parse_bundle(&data, &DecompressLimits::default()).unwrap_err();
                 let text = err_text(&err);
-                assert!(text.contains("sizes lie") && text.contains("more than"), "v{version} {method:?}: {text}");
+                assert!(
+                    text.contains("sizes lie") && text.contains("more than"),
+                    "v{version} {method:?}: {text}"
+                );
             }
         }
     }
@@ -1187,7 +1404,10 @@ mod tests {
                 data.extend_from_slice(&[0; 64]);
                 let err = parse_bundle(&data, &DecompressLimits::default()).unwrap_err();
                 let text = err_text(&err);
-                assert!(text.contains("sizes lie") && text.contains("ends after"), "v{version} {method:?}: {text}");
+                assert!(
+                    text.contains("sizes lie") && text.contains("ends after"),
+                    "v{version} {method:?}: {text}"
+                );
             }
         }
     }
@@ -1201,7 +1421,10 @@ mod tests {
         data[32..].fill(0xEE);
         let err = parse_bundle(&data, &DecompressLimits::default()).unwrap_err();
         let text = err_text(&err);
-        assert!(text.contains("max_output") && text.contains("0x10"), "{text}");
+        assert!(
+            text.contains("max_output") && text.contains("0x10"),
+            "{text}"
+        );
 
         // Within max_output but over the ratio.
         put_u64(&mut data, 16, 1 << 30);
@@ -1214,13 +1437,22 @@ mod tests {
         let zeros = vec![0u8; 8 << 20];
         let plain = write_bundle(&[(GFX906, &zeros)]);
         let data = write_compressed_bundle(2, CompressionMethod::Zstd, &plain);
-        assert!(data.len() * 1000 < plain.len(), "zstd of zeros should beat 1000:1");
+        assert!(
+            data.len() * 1000 < plain.len(),
+            "zstd of zeros should beat 1000:1"
+        );
         let err = parse_bundle(&data, &DecompressLimits::default()).unwrap_err();
         assert!(err_text(&err).contains("max_ratio"));
-        let generous = DecompressLimits { max_ratio: u64::MAX, ..Default::default() };
+        let generous = DecompressLimits {
+            max_ratio: u64::MAX,
+            ..Default::default()
+        };
         let bundle = parse_bundle(&data, &generous).unwrap();
         assert_eq!(bundle.entries[0].bytes.len(), zeros.len());
-        let tight = DecompressLimits { max_output: 1 << 20, max_ratio: u64::MAX };
+        let tight = DecompressLimits {
+            max_output: 1 << 20,
+            max_ratio: u64::MAX,
+        };
         assert!(err_text(&parse_bundle(&data, &tight).unwrap_err()).contains("max_output"));
     }
 
@@ -1243,17 +1475,26 @@ mod tests {
         let total = data.len() as u32;
         put_u32(&mut data, 8, total);
         let err = parse_bundle(&data, &DecompressLimits::default()).unwrap_err();
-        assert!(err_text(&err).contains("follow the end of the zstd stream"), "{err}");
+        assert!(
+            err_text(&err).contains("follow the end of the zstd stream"),
+            "{err}"
+        );
     }
 
     #[test]
     fn unknown_version_and_method_are_errors() {
         let mut data = write_compressed_bundle(2, CompressionMethod::Zstd, &sample_bundle());
         data[6] = 7;
-        assert!(err_text(&parse_bundle(&data, &DecompressLimits::default()).unwrap_err()).contains("method 7"));
+        assert!(
+            err_text(&parse_bundle(&data, &DecompressLimits::default()).unwrap_err())
+                .contains("method 7")
+        );
         data[6] = 1;
         data[4] = 9;
-        assert!(err_text(&parse_bundle(&data, &DecompressLimits::default()).unwrap_err()).contains("version 9"));
+        assert!(
+            err_text(&parse_bundle(&data, &DecompressLimits::default()).unwrap_err())
+                .contains("version 9")
+        );
     }
 
     #[test]
@@ -1264,7 +1505,10 @@ mod tests {
             let mut data = write_compressed_bundle(2, method, &sample_bundle());
             data[24] ^= 0x5A;
             let text = err_text(&parse_bundle(&data, &limits).unwrap_err());
-            assert!(text.contains("stream is corrupt") && text.contains("0x18"), "{method:?}: {text}");
+            assert!(
+                text.contains("stream is corrupt") && text.contains("0x18"),
+                "{method:?}: {text}"
+            );
         }
         // Damaged data inside a zlib stream fails its Adler-32. (LLVM's zstd frames carry no
         // checksum, and the MD5 in the header is not checked, so zstd data damage that keeps
@@ -1286,10 +1530,16 @@ mod tests {
         let err = parse_bundle(&data, &DecompressLimits::default()).unwrap_err();
         let text = err_text(&err);
         assert!(text.contains("points past the end"), "{text}");
-        assert!(text.contains("entry 2") && text.contains(&format!("{entry2:#x}")), "{text}");
+        assert!(
+            text.contains("entry 2") && text.contains(&format!("{entry2:#x}")),
+            "{text}"
+        );
         // Offset + size overflowing.
         put_u64(&mut data, entry2, u64::MAX);
-        assert!(err_text(&parse_bundle(&data, &DecompressLimits::default()).unwrap_err()).contains("overflows"));
+        assert!(
+            err_text(&parse_bundle(&data, &DecompressLimits::default()).unwrap_err())
+                .contains("overflows")
+        );
     }
 
     #[test]
@@ -1298,7 +1548,10 @@ mod tests {
         let entry1 = 32 + 24 + HOST.len();
         put_u64(&mut data, entry1, 8);
         let err = parse_bundle(&data, &DecompressLimits::default()).unwrap_err();
-        assert!(err_text(&err).contains("overlaps the bundle header"), "{err}");
+        assert!(
+            err_text(&err).contains("overlaps the bundle header"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -1308,7 +1561,10 @@ mod tests {
         data[id_at + 1] = 0xFF;
         let err = parse_bundle(&data, &DecompressLimits::default()).unwrap_err();
         let text = err_text(&err);
-        assert!(text.contains("not UTF-8") && text.contains(&format!("{id_at:#x}")), "{text}");
+        assert!(
+            text.contains("not UTF-8") && text.contains(&format!("{id_at:#x}")),
+            "{text}"
+        );
     }
 
     #[test]
@@ -1316,7 +1572,10 @@ mod tests {
         let mut data = sample_bundle();
         put_u64(&mut data, 24, u64::MAX);
         let err = parse_bundle(&data, &DecompressLimits::default()).unwrap_err();
-        assert!(err_text(&err).contains("declares 18446744073709551615 entries"), "{err}");
+        assert!(
+            err_text(&err).contains("declares 18446744073709551615 entries"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -1333,10 +1592,18 @@ mod tests {
             assert!(parse_bundle(input, &limits).is_ok());
             for cut in 0..input.len() {
                 let prefix = &input[..cut];
-                assert!(parse_bundle(prefix, &limits).is_err(), "prefix {cut} of {} parsed", input.len());
+                assert!(
+                    parse_bundle(prefix, &limits).is_err(),
+                    "prefix {cut} of {} parsed",
+                    input.len()
+                );
                 // As the last bundle of a section, a truncated bundle is an error as well
                 // (except the empty prefix, which is an empty section).
-                assert_eq!(parse_bundles(prefix, 0, &limits).is_err(), cut > 0, "prefix {cut}");
+                assert_eq!(
+                    parse_bundles(prefix, 0, &limits).is_err(),
+                    cut > 0,
+                    "prefix {cut}"
+                );
             }
         }
     }
@@ -1362,7 +1629,11 @@ mod tests {
             let mut data = seeds[(next() % 4) as usize].clone();
             // Mostly the headers, where the interesting fields are.
             for _ in 0..1 + next() % 4 {
-                let span = if next() % 4 == 0 { data.len() } else { 200.min(data.len()) };
+                let span = if next() % 4 == 0 {
+                    data.len()
+                } else {
+                    200.min(data.len())
+                };
                 let at = (next() as usize) % span;
                 data[at] = next() as u8;
             }
@@ -1373,21 +1644,52 @@ mod tests {
 
     #[test]
     fn bundle_ids() {
-        let id = |kind, triple, target| BundleId { kind, triple, target_id: target };
+        let id = |kind, triple, target| BundleId {
+            kind,
+            triple,
+            target_id: target,
+        };
         let cases = [
-            ("hipv4-amdgcn-amd-amdhsa--gfx90a:xnack-", id("hipv4", "amdgcn-amd-amdhsa", Some("gfx90a:xnack-"))),
-            ("hipv4-amdgcn-amd-amdhsa--gfx10-3-generic", id("hipv4", "amdgcn-amd-amdhsa", Some("gfx10-3-generic"))),
+            (
+                "hipv4-amdgcn-amd-amdhsa--gfx90a:xnack-",
+                id("hipv4", "amdgcn-amd-amdhsa", Some("gfx90a:xnack-")),
+            ),
+            (
+                "hipv4-amdgcn-amd-amdhsa--gfx10-3-generic",
+                id("hipv4", "amdgcn-amd-amdhsa", Some("gfx10-3-generic")),
+            ),
             (
                 "hipv4-amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-",
                 id("hipv4", "amdgcn-amd-amdhsa", Some("gfx90a:sramecc+:xnack-")),
             ),
-            ("host-x86_64-unknown-linux", id("host", "x86_64-unknown-linux", None)),
-            ("host-x86_64-unknown-linux-gnu", id("host", "x86_64-unknown-linux-gnu", None)),
-            ("host-x86_64-unknown-linux-", id("host", "x86_64-unknown-linux", None)),
-            ("hip-amdgcn-amd-amdhsa-gfx906", id("hip", "amdgcn-amd-amdhsa", Some("gfx906"))),
-            ("openmp-amdgcn-amd-amdhsa--gfx906", id("openmp", "amdgcn-amd-amdhsa", Some("gfx906"))),
-            ("hipv4-amdgcn-amd-amdhsa-unknown-gfx1100", id("hipv4", "amdgcn-amd-amdhsa-unknown", Some("gfx1100"))),
-            ("hipv4-spirv64-amd-amdhsa--amdgcnspirv", id("hipv4", "spirv64-amd-amdhsa", Some("amdgcnspirv"))),
+            (
+                "host-x86_64-unknown-linux",
+                id("host", "x86_64-unknown-linux", None),
+            ),
+            (
+                "host-x86_64-unknown-linux-gnu",
+                id("host", "x86_64-unknown-linux-gnu", None),
+            ),
+            (
+                "host-x86_64-unknown-linux-",
+                id("host", "x86_64-unknown-linux", None),
+            ),
+            (
+                "hip-amdgcn-amd-amdhsa-gfx906",
+                id("hip", "amdgcn-amd-amdhsa", Some("gfx906")),
+            ),
+            (
+                "openmp-amdgcn-amd-amdhsa--gfx906",
+                id("openmp", "amdgcn-amd-amdhsa", Some("gfx906")),
+            ),
+            (
+                "hipv4-amdgcn-amd-amdhsa-unknown-gfx1100",
+                id("hipv4", "amdgcn-amd-amdhsa-unknown", Some("gfx1100")),
+            ),
+            (
+                "hipv4-spirv64-amd-amdhsa--amdgcnspirv",
+                id("hipv4", "spirv64-amd-amdhsa", Some("amdgcnspirv")),
+            ),
             ("host", id("host", "", None)),
             ("", id("", "", None)),
             ("weird-a-b", id("weird", "a-b", None)),
@@ -1395,9 +1697,21 @@ mod tests {
         for (text, expected) in cases {
             assert_eq!(parse_bundle_id(text), expected, "{text}");
         }
-        assert_eq!(parse_bundle_id("hipv4-amdgcn-amd-amdhsa--gfx10-3-generic").processor(), Some("gfx10-3-generic"));
-        assert_eq!(parse_bundle_id("hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+").processor(), Some("gfx90a"));
-        assert_eq!(parse_bundle_id("hipv4-amdgcn-amd-amdhsa--gfx90a").arch(), "amdgcn");
-        assert_eq!(parse_bundle_id("hipv4-spirv64-amd-amdhsa--amdgcnspirv").arch(), "spirv64");
+        assert_eq!(
+            parse_bundle_id("hipv4-amdgcn-amd-amdhsa--gfx10-3-generic").processor(),
+            Some("gfx10-3-generic")
+        );
+        assert_eq!(
+            parse_bundle_id("hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+").processor(),
+            Some("gfx90a")
+        );
+        assert_eq!(
+            parse_bundle_id("hipv4-amdgcn-amd-amdhsa--gfx90a").arch(),
+            "amdgcn"
+        );
+        assert_eq!(
+            parse_bundle_id("hipv4-spirv64-amd-amdhsa--amdgcnspirv").arch(),
+            "spirv64"
+        );
     }
 }

@@ -67,11 +67,16 @@ impl KernelDescriptor {
 
     /// Byte offset, possibly negative, from the descriptor to the kernel's first instruction.
     pub fn kernel_code_entry_byte_offset(&self) -> i64 {
-        i64::from_le_bytes(self.raw[offset::KERNEL_CODE_ENTRY_BYTE_OFFSET..][..8].try_into().unwrap())
+        i64::from_le_bytes(
+            self.raw[offset::KERNEL_CODE_ENTRY_BYTE_OFFSET..][..8]
+                .try_into()
+                .unwrap(),
+        )
     }
 
     pub fn set_kernel_code_entry_byte_offset(&mut self, value: i64) {
-        self.raw[offset::KERNEL_CODE_ENTRY_BYTE_OFFSET..][..8].copy_from_slice(&value.to_le_bytes());
+        self.raw[offset::KERNEL_CODE_ENTRY_BYTE_OFFSET..][..8]
+            .copy_from_slice(&value.to_le_bytes());
     }
 
     pub fn compute_pgm_rsrc1(&self) -> u32 {
@@ -106,12 +111,17 @@ impl KernelDescriptor {
 
     /// True if any byte the layout reserves is non-zero.
     pub fn reserved_bytes_nonzero(&self) -> bool {
-        RESERVED.iter().any(|&(lo, hi)| self.raw[lo..hi].iter().any(|&b| b != 0))
+        RESERVED
+            .iter()
+            .any(|&(lo, hi)| self.raw[lo..hi].iter().any(|&b| b != 0))
     }
 
     /// True if the kernel runs in wave32 (`ENABLE_WAVEFRONT_SIZE32`, GFX10+).
     pub fn wave32(&self) -> bool {
-        field_value(self.kernel_code_properties() as u32, KERNEL_CODE_PROPERTIES_WAVE32)
+        field_value(
+            self.kernel_code_properties() as u32,
+            KERNEL_CODE_PROPERTIES_WAVE32,
+        )
     }
 
     /// Wavefront size the descriptor asks for on this generation.
@@ -135,23 +145,48 @@ impl KernelDescriptor {
         let accum_offset = generation
             .has_unified_agprs()
             .then(|| ((self.compute_pgm_rsrc3() & 0x3f) + 1) * 4);
-        DescriptorRegisters { wave_size, vgpr_blocks, vgpr_granule, vgprs, sgpr_blocks, sgprs, accum_offset }
+        DescriptorRegisters {
+            wave_size,
+            vgpr_blocks,
+            vgpr_granule,
+            vgprs,
+            sgpr_blocks,
+            sgprs,
+            accum_offset,
+        }
     }
 
     /// Every named field of this generation's layout, in layout order, with its value.
     pub fn fields(&self, generation: Generation) -> Vec<(&'static str, u64)> {
         let mut out = vec![
-            ("group_segment_fixed_size", self.group_segment_fixed_size() as u64),
-            ("private_segment_fixed_size", self.private_segment_fixed_size() as u64),
+            (
+                "group_segment_fixed_size",
+                self.group_segment_fixed_size() as u64,
+            ),
+            (
+                "private_segment_fixed_size",
+                self.private_segment_fixed_size() as u64,
+            ),
             ("kernarg_size", self.kernarg_size() as u64),
-            ("kernel_code_entry_byte_offset", self.kernel_code_entry_byte_offset() as u64),
+            (
+                "kernel_code_entry_byte_offset",
+                self.kernel_code_entry_byte_offset() as u64,
+            ),
         ];
         let registers: [(&str, u32, &[BitField]); 5] = [
             ("compute_pgm_rsrc3", self.compute_pgm_rsrc3(), RSRC3),
             ("compute_pgm_rsrc1", self.compute_pgm_rsrc1(), RSRC1),
             ("compute_pgm_rsrc2", self.compute_pgm_rsrc2(), RSRC2),
-            ("kernel_code_properties", self.kernel_code_properties() as u32, KERNEL_CODE_PROPERTIES),
-            ("kernarg_preload", self.kernarg_preload() as u32, KERNARG_PRELOAD),
+            (
+                "kernel_code_properties",
+                self.kernel_code_properties() as u32,
+                KERNEL_CODE_PROPERTIES,
+            ),
+            (
+                "kernarg_preload",
+                self.kernarg_preload() as u32,
+                KERNARG_PRELOAD,
+            ),
         ];
         for (_register, value, table) in registers {
             for field in table.iter().filter(|f| f.applies_to(generation)) {
@@ -214,15 +249,25 @@ fn field_value(value: u32, field: BitField) -> bool {
     field.extract(value) != 0
 }
 
-use Generation::{Gfx10_1, Gfx11, Gfx12, Gfx1250, Gfx6, Gfx9, Gfx90a, Gfx950};
 #[cfg(test)]
 use Generation::Gfx8;
+use Generation::{Gfx6, Gfx9, Gfx10_1, Gfx11, Gfx12, Gfx90a, Gfx950, Gfx1250};
 
 const ALL: (Generation, Generation) = (Gfx6, Gfx1250);
 const GFX10_PLUS: (Generation, Generation) = (Gfx10_1, Gfx1250);
 
-const fn bits(name: &'static str, lo: u8, width: u8, generations: (Generation, Generation)) -> BitField {
-    BitField { name, lo, width, generations }
+const fn bits(
+    name: &'static str,
+    lo: u8,
+    width: u8,
+    generations: (Generation, Generation),
+) -> BitField {
+    BitField {
+        name,
+        lo,
+        width,
+        generations,
+    }
 }
 
 /// compute_pgm_rsrc1 (AMDGPUUsage table "compute_pgm_rsrc1 for GFX6-GFX12").
@@ -325,7 +370,10 @@ mod tests {
         assert_eq!(d.registers(Gfx90a).vgprs, 32);
         assert_eq!(d.registers(Gfx10_1).vgprs, 16, "wave64: no wave32 bit");
         let w32 = descriptor(3, 0, 1 << 10);
-        assert_eq!((w32.registers(Gfx11).vgprs, w32.registers(Gfx11).wave_size), (32, 32));
+        assert_eq!(
+            (w32.registers(Gfx11).vgprs, w32.registers(Gfx11).wave_size),
+            (32, 32)
+        );
         assert_eq!(w32.registers(Gfx1250).vgprs, 64);
     }
 

@@ -5,15 +5,17 @@
 //! into them; nothing is copied but small typed values. Layout-changing rewrites (issue #5)
 //! need every one of these records, so they are all read up front and kept in file order.
 
-use object::elf;
-use object::read::elf::{Dyn as _, FileHeader, ProgramHeader as _, Rela as _, SectionHeader as _, Sym as _};
 use object::LittleEndian as LE;
+use object::elf;
+use object::read::elf::{
+    Dyn as _, FileHeader, ProgramHeader as _, Rela as _, SectionHeader as _, Sym as _,
+};
 
 use super::amdgpu::{EM_AMDGPU, KERNEL_DESCRIPTOR_SIZE, NOTE_OWNER_AMDGPU, NT_AMDGPU_METADATA};
 use super::descriptor::KernelDescriptor;
-use super::error::{slice, ReadError, Result};
+use super::error::{ReadError, Result, slice};
 use super::metadata::Metadata;
-use super::target_id::{code_object_version, CodeObjectVersion, TargetId};
+use super::target_id::{CodeObjectVersion, TargetId, code_object_version};
 
 type Header = elf::FileHeader64<LE>;
 
@@ -167,22 +169,41 @@ pub struct ElfFile<'data> {
 impl<'data> ElfFile<'data> {
     pub fn parse(data: &'data [u8]) -> Result<ElfFile<'data>> {
         if data.len() < 64 {
-            return Err(ReadError::Truncated { what: "ELF header", start: 0, end: 64, len: data.len() as u64 });
+            return Err(ReadError::Truncated {
+                what: "ELF header",
+                start: 0,
+                end: 64,
+                len: data.len() as u64,
+            });
         }
         match data[4] {
             elf::ELFCLASS64 => {}
-            elf::ELFCLASS32 => return Err(ReadError::Unsupported("32-bit ELF (AMDGPU code objects and their hosts are ELF64)".into())),
-            other => return Err(ReadError::malformed("ELF header", 4, format!("EI_CLASS {other}"))),
+            elf::ELFCLASS32 => {
+                return Err(ReadError::Unsupported(
+                    "32-bit ELF (AMDGPU code objects and their hosts are ELF64)".into(),
+                ));
+            }
+            other => {
+                return Err(ReadError::malformed(
+                    "ELF header",
+                    4,
+                    format!("EI_CLASS {other}"),
+                ));
+            }
         }
         if data[5] != elf::ELFDATA2LSB {
             return Err(ReadError::Unsupported("big-endian ELF".into()));
         }
         let header = Header::parse(data).map_err(|e| elf_error("ELF header", e))?;
         let endian = LE;
-        let table = header.sections(endian, data).map_err(|e| elf_error("section headers", e))?;
+        let table = header
+            .sections(endian, data)
+            .map_err(|e| elf_error("section headers", e))?;
         let mut sections = Vec::with_capacity(table.len());
         for (index, s) in table.enumerate() {
-            let raw_name = table.section_name(endian, s).map_err(|e| elf_error("section name", e))?;
+            let raw_name = table
+                .section_name(endian, s)
+                .map_err(|e| elf_error("section name", e))?;
             let name = std::str::from_utf8(raw_name).map_err(|_| {
                 ReadError::malformed("section name", u64::from(s.sh_name(endian)), "not UTF-8")
             })?;
@@ -200,11 +221,17 @@ impl<'data> ElfFile<'data> {
                 entsize: s.sh_entsize(endian),
             };
             if section.has_file_bytes() {
-                slice(data, section.offset, section.size, "section contents").map_err(|e| e.within(format!("section [{}] {}", index.0, name)))?;
+                slice(data, section.offset, section.size, "section contents")
+                    .map_err(|e| e.within(format!("section [{}] {}", index.0, name)))?;
             }
             sections.push(section);
         }
-        Ok(ElfFile { data, header, machine: header.e_machine(endian), sections })
+        Ok(ElfFile {
+            data,
+            header,
+            machine: header.e_machine(endian),
+            sections,
+        })
     }
 
     pub fn section_by_name(&self, name: &str) -> Option<&Section<'data>> {
@@ -222,7 +249,10 @@ impl<'data> ElfFile<'data> {
 }
 
 fn elf_error(what: &'static str, e: object::read::Error) -> ReadError {
-    ReadError::Elf { what, detail: e.to_string() }
+    ReadError::Elf {
+        what,
+        detail: e.to_string(),
+    }
 }
 
 impl<'data> CodeObject<'data> {
@@ -230,7 +260,10 @@ impl<'data> CodeObject<'data> {
     pub fn parse(data: &'data [u8]) -> Result<CodeObject<'data>> {
         let file = ElfFile::parse(data)?;
         if file.machine != EM_AMDGPU {
-            return Err(ReadError::NotAmdgpu { machine: file.machine, name: machine_name(file.machine) });
+            return Err(ReadError::NotAmdgpu {
+                machine: file.machine,
+                name: machine_name(file.machine),
+            });
         }
         let endian = LE;
         let header = file.header;
@@ -260,7 +293,9 @@ impl<'data> CodeObject<'data> {
             })
             .collect();
 
-        let table = header.sections(endian, data).map_err(|e| elf_error("section headers", e))?;
+        let table = header
+            .sections(endian, data)
+            .map_err(|e| elf_error("section headers", e))?;
         let symbols = read_symbols(&table, data)?;
         let mut dynamic = Vec::new();
         let mut relocations = Vec::new();
@@ -268,10 +303,19 @@ impl<'data> CodeObject<'data> {
         let mut metadata_range = None;
         for (index, s) in table.enumerate() {
             let context = || format!("section [{}] {}", index.0, file.sections[index.0].name);
-            if let Some((entries, _)) = s.dynamic(endian, data).map_err(|e| elf_error("dynamic section", e).within(context()))? {
-                dynamic.extend(entries.iter().map(|d| DynamicEntry { tag: d.d_tag(endian) as i64, value: d.d_val(endian) }));
+            if let Some((entries, _)) = s
+                .dynamic(endian, data)
+                .map_err(|e| elf_error("dynamic section", e).within(context()))?
+            {
+                dynamic.extend(entries.iter().map(|d| DynamicEntry {
+                    tag: d.d_tag(endian) as i64,
+                    value: d.d_val(endian),
+                }));
             }
-            if let Some((entries, _)) = s.rela(endian, data).map_err(|e| elf_error("relocations", e).within(context()))? {
+            if let Some((entries, _)) = s
+                .rela(endian, data)
+                .map_err(|e| elf_error("relocations", e).within(context()))?
+            {
                 relocations.extend(entries.iter().map(|r| Relocation {
                     section_index: index.0,
                     offset: r.r_offset(endian),
@@ -280,9 +324,16 @@ impl<'data> CodeObject<'data> {
                     addend: r.r_addend(endian),
                 }));
             }
-            if let Some(mut notes) = s.notes(endian, data).map_err(|e| elf_error("notes", e).within(context()))? {
-                while let Some(note) = notes.next().map_err(|e| elf_error("note", e).within(context()))? {
-                    if note.name() == NOTE_OWNER_AMDGPU && note.n_type(endian) == NT_AMDGPU_METADATA {
+            if let Some(mut notes) = s
+                .notes(endian, data)
+                .map_err(|e| elf_error("notes", e).within(context()))?
+            {
+                while let Some(note) = notes
+                    .next()
+                    .map_err(|e| elf_error("note", e).within(context()))?
+                {
+                    if note.name() == NOTE_OWNER_AMDGPU && note.n_type(endian) == NT_AMDGPU_METADATA
+                    {
                         let desc = note.desc();
                         let offset = desc.as_ptr() as u64 - data.as_ptr() as u64;
                         metadata = Some(Metadata::parse(desc, offset)?);
@@ -320,31 +371,54 @@ impl<'data> CodeObject<'data> {
 
     /// The section holding `address` (ET_DYN: virtual addresses are unique across sections).
     pub fn section_containing(&self, address: u64) -> Option<&Section<'data>> {
-        self.sections
-            .iter()
-            .find(|s| s.flags & u64::from(elf::SHF_ALLOC) != 0 && address >= s.address && address - s.address < s.size)
+        self.sections.iter().find(|s| {
+            s.flags & u64::from(elf::SHF_ALLOC) != 0
+                && address >= s.address
+                && address - s.address < s.size
+        })
     }
 
     fn find_kernels(&self) -> Result<Vec<Kernel<'data>>> {
         let mut kernels = Vec::new();
-        for kd in self.symbols.iter().filter(|s| s.kind == SymbolKind::KernelDescriptor) {
+        for kd in self
+            .symbols
+            .iter()
+            .filter(|s| s.kind == SymbolKind::KernelDescriptor)
+        {
             let name = &kd.name[..kd.name.len() - ".kd".len()];
             let context = || format!("kernel descriptor {}", kd.name);
             let offset = self
-                .file_offset(kd.section_index as usize, kd.value, KERNEL_DESCRIPTOR_SIZE as u64)
+                .file_offset(
+                    kd.section_index as usize,
+                    kd.value,
+                    KERNEL_DESCRIPTOR_SIZE as u64,
+                )
                 .ok_or_else(|| {
-                    ReadError::malformed("kernel descriptor symbol", kd.value, "does not lie within the file bytes of its section")
-                        .within(context())
+                    ReadError::malformed(
+                        "kernel descriptor symbol",
+                        kd.value,
+                        "does not lie within the file bytes of its section",
+                    )
+                    .within(context())
                 })?;
-            let raw: [u8; KERNEL_DESCRIPTOR_SIZE] =
-                slice(self.data, offset, KERNEL_DESCRIPTOR_SIZE as u64, "kernel descriptor")?.try_into().unwrap();
+            let raw: [u8; KERNEL_DESCRIPTOR_SIZE] = slice(
+                self.data,
+                offset,
+                KERNEL_DESCRIPTOR_SIZE as u64,
+                "kernel descriptor",
+            )?
+            .try_into()
+            .unwrap();
             let descriptor = KernelDescriptor::from_bytes(raw);
-            let code_symbol = self
-                .symbols
-                .iter()
-                .position(|s| s.kind == SymbolKind::Kernel && s.name == name && s.dynamic == kd.dynamic);
-            let entry_address = kd.value.wrapping_add_signed(descriptor.kernel_code_entry_byte_offset());
-            let entry_offset = self.section_containing(entry_address).map(|s| s.offset + (entry_address - s.address));
+            let code_symbol = self.symbols.iter().position(|s| {
+                s.kind == SymbolKind::Kernel && s.name == name && s.dynamic == kd.dynamic
+            });
+            let entry_address = kd
+                .value
+                .wrapping_add_signed(descriptor.kernel_code_entry_byte_offset());
+            let entry_offset = self
+                .section_containing(entry_address)
+                .map(|s| s.offset + (entry_address - s.address));
             kernels.push(Kernel {
                 name,
                 descriptor_symbol: kd.index,
@@ -362,12 +436,16 @@ impl<'data> CodeObject<'data> {
 
     /// Device functions: `STT_FUNC` symbols that are not kernel entries.
     pub fn functions(&self) -> impl Iterator<Item = &Symbol<'data>> {
-        self.symbols.iter().filter(|s| s.kind == SymbolKind::Function)
+        self.symbols
+            .iter()
+            .filter(|s| s.kind == SymbolKind::Function)
     }
 
     /// The sections holding instructions.
     pub fn text_sections(&self) -> impl Iterator<Item = &Section<'data>> {
-        self.sections.iter().filter(|s| s.is_executable() && s.has_file_bytes())
+        self.sections
+            .iter()
+            .filter(|s| s.is_executable() && s.has_file_bytes())
     }
 
     /// Total bytes of executable sections.
@@ -377,17 +455,35 @@ impl<'data> CodeObject<'data> {
 }
 
 /// Reads `.symtab`, or `.dynsym` if the object was stripped, and classifies every symbol.
-fn read_symbols<'data>(table: &object::read::elf::SectionTable<'data, Header>, data: &'data [u8]) -> Result<Vec<Symbol<'data>>> {
+fn read_symbols<'data>(
+    table: &object::read::elf::SectionTable<'data, Header>,
+    data: &'data [u8],
+) -> Result<Vec<Symbol<'data>>> {
     let endian = LE;
-    let (symtab, dynamic) = match table.symbols(endian, data, elf::SHT_SYMTAB).map_err(|e| elf_error("symbol table", e))? {
+    let (symtab, dynamic) = match table
+        .symbols(endian, data, elf::SHT_SYMTAB)
+        .map_err(|e| elf_error("symbol table", e))?
+    {
         t if !t.is_empty() => (t, false),
-        _ => (table.symbols(endian, data, elf::SHT_DYNSYM).map_err(|e| elf_error("dynamic symbol table", e))?, true),
+        _ => (
+            table
+                .symbols(endian, data, elf::SHT_DYNSYM)
+                .map_err(|e| elf_error("dynamic symbol table", e))?,
+            true,
+        ),
     };
     let mut symbols = Vec::with_capacity(symtab.len());
     for (index, sym) in symtab.enumerate() {
-        let raw = symtab.symbol_name(endian, sym).map_err(|e| elf_error("symbol name", e))?;
-        let name = std::str::from_utf8(raw)
-            .map_err(|_| ReadError::malformed("symbol name", u64::from(sym.st_name(endian)), format!("symbol {} is not UTF-8", index.0)))?;
+        let raw = symtab
+            .symbol_name(endian, sym)
+            .map_err(|e| elf_error("symbol name", e))?;
+        let name = std::str::from_utf8(raw).map_err(|_| {
+            ReadError::malformed(
+                "symbol name",
+                u64::from(sym.st_name(endian)),
+                format!("symbol {} is not UTF-8", index.0),
+            )
+        })?;
         let kind = match sym.st_type() {
             elf::STT_FUNC => SymbolKind::Function,
             elf::STT_OBJECT if name.ends_with(".kd") => SymbolKind::KernelDescriptor,

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use super::amdgpu::{COMPRESSED_BUNDLE_MAGIC, EM_AMDGPU, HIP_FATBIN_SECTION, OFFLOAD_BUNDLE_MAGIC};
 use super::bundle::{self, Bundle, DecompressLimits};
-use super::elf::{machine_name, ElfFile};
+use super::elf::{ElfFile, machine_name};
 use super::error::{ReadError, Result};
 
 /// The kind of file, as reported by `gfxpatch info` (`"elf"`, `"bundle"`, `"host"`).
@@ -73,10 +73,18 @@ impl<'data> Input<'data> {
         }
         if data.starts_with(OFFLOAD_BUNDLE_MAGIC) || data.starts_with(COMPRESSED_BUNDLE_MAGIC) {
             let bundle = bundle::parse_bundle(data, limits)?;
-            return Ok(Input { kind: InputKind::Bundle, host: None, objects: objects_of(bundle, 0) });
+            return Ok(Input {
+                kind: InputKind::Bundle,
+                host: None,
+                objects: objects_of(bundle, 0),
+            });
         }
         let shown: String = data.iter().take(8).map(|b| format!("{b:02x} ")).collect();
-        Err(ReadError::UnknownFormat(if data.is_empty() { "the file is empty".into() } else { shown.trim_end().to_owned() }))
+        Err(ReadError::UnknownFormat(if data.is_empty() {
+            "the file is empty".into()
+        } else {
+            shown.trim_end().to_owned()
+        }))
     }
 
     fn parse_elf(data: &'data [u8], limits: &DecompressLimits) -> Result<Input<'data>> {
@@ -90,17 +98,41 @@ impl<'data> Input<'data> {
                 compressed: false,
                 bytes: Cow::Borrowed(data),
             };
-            return Ok(Input { kind: InputKind::Elf, host: None, objects: vec![object] });
+            return Ok(Input {
+                kind: InputKind::Elf,
+                host: None,
+                objects: vec![object],
+            });
         }
         let Some(fatbin) = file.section_by_name(HIP_FATBIN_SECTION) else {
-            return Err(ReadError::NotAmdgpu { machine: file.machine, name: machine_name(file.machine) });
+            return Err(ReadError::NotAmdgpu {
+                machine: file.machine,
+                name: machine_name(file.machine),
+            });
         };
         let bytes = file.section_data(fatbin);
-        let bundles = bundle::parse_bundles(bytes, fatbin.offset, limits)
-            .map_err(|e| e.within(format!("section {HIP_FATBIN_SECTION} at {:#x}", fatbin.offset)))?;
-        let host = HostInfo { machine: file.machine, fatbin_offset: fatbin.offset, fatbin_size: fatbin.size, bundles: bundles.len() };
-        let objects = bundles.into_iter().enumerate().flat_map(|(i, b)| objects_of(b, i)).collect();
-        Ok(Input { kind: InputKind::Host, host: Some(host), objects })
+        let bundles = bundle::parse_bundles(bytes, fatbin.offset, limits).map_err(|e| {
+            e.within(format!(
+                "section {HIP_FATBIN_SECTION} at {:#x}",
+                fatbin.offset
+            ))
+        })?;
+        let host = HostInfo {
+            machine: file.machine,
+            fatbin_offset: fatbin.offset,
+            fatbin_size: fatbin.size,
+            bundles: bundles.len(),
+        };
+        let objects = bundles
+            .into_iter()
+            .enumerate()
+            .flat_map(|(i, b)| objects_of(b, i))
+            .collect();
+        Ok(Input {
+            kind: InputKind::Host,
+            host: Some(host),
+            objects,
+        })
     }
 }
 
@@ -115,7 +147,11 @@ fn objects_of(bundle: Bundle<'_>, bundle_index: usize) -> Vec<EmbeddedObject<'_>
         .map(|e| EmbeddedObject {
             bundle_id: Some(e.id.to_string()),
             bundle_index,
-            offset: if compressed { bundle_offset } else { bundle_offset + e.offset },
+            offset: if compressed {
+                bundle_offset
+            } else {
+                bundle_offset + e.offset
+            },
             size: e.size,
             compressed,
             bytes: e.bytes,

@@ -59,15 +59,18 @@ impl Metadata {
     /// Decodes the descriptor bytes of an `NT_AMDGPU_METADATA` note found at `offset`.
     pub fn parse(desc: &[u8], offset: u64) -> Result<Metadata> {
         let mut reader = desc;
-        let document = rmpv::decode::read_value(&mut reader)
-            .map_err(|e| ReadError::malformed("NT_AMDGPU_METADATA msgpack", offset, e.to_string()))?;
-        let root = document
-            .as_map()
-            .ok_or_else(|| ReadError::malformed("NT_AMDGPU_METADATA", offset, "the document is not a map"))?;
-        let version = get(root, "amdhsa.version").and_then(Value::as_array).and_then(|v| match v.as_slice() {
-            [major, minor] => Some((major.as_u64()?, minor.as_u64()?)),
-            _ => None,
-        });
+        let document = rmpv::decode::read_value(&mut reader).map_err(|e| {
+            ReadError::malformed("NT_AMDGPU_METADATA msgpack", offset, e.to_string())
+        })?;
+        let root = document.as_map().ok_or_else(|| {
+            ReadError::malformed("NT_AMDGPU_METADATA", offset, "the document is not a map")
+        })?;
+        let version = get(root, "amdhsa.version")
+            .and_then(Value::as_array)
+            .and_then(|v| match v.as_slice() {
+                [major, minor] => Some((major.as_u64()?, minor.as_u64()?)),
+                _ => None,
+            });
         let target = get_str(root, "amdhsa.target");
         let kernels = match get(root, "amdhsa.kernels") {
             None => Vec::new(),
@@ -76,9 +79,20 @@ impl Metadata {
                 .enumerate()
                 .map(|(i, k)| KernelMetadata::from_value(k, i, offset))
                 .collect::<Result<_>>()?,
-            Some(_) => return Err(ReadError::malformed("NT_AMDGPU_METADATA", offset, "amdhsa.kernels is not an array")),
+            Some(_) => {
+                return Err(ReadError::malformed(
+                    "NT_AMDGPU_METADATA",
+                    offset,
+                    "amdhsa.kernels is not an array",
+                ));
+            }
         };
-        Ok(Metadata { version, target, kernels, document })
+        Ok(Metadata {
+            version,
+            target,
+            kernels,
+            document,
+        })
     }
 
     /// The document encoded as msgpack again.
@@ -96,11 +110,19 @@ impl Metadata {
 impl KernelMetadata {
     fn from_value(value: &Value, index: usize, offset: u64) -> Result<KernelMetadata> {
         let map = value.as_map().ok_or_else(|| {
-            ReadError::malformed("NT_AMDGPU_METADATA", offset, format!("amdhsa.kernels[{index}] is not a map"))
+            ReadError::malformed(
+                "NT_AMDGPU_METADATA",
+                offset,
+                format!("amdhsa.kernels[{index}] is not a map"),
+            )
         })?;
         let u = |key| get(map, key).and_then(Value::as_u64);
         let args = match get(map, ".args") {
-            Some(Value::Array(args)) => args.iter().filter_map(Value::as_map).map(|a| KernelArg::from_map(a)).collect(),
+            Some(Value::Array(args)) => args
+                .iter()
+                .filter_map(Value::as_map)
+                .map(|a| KernelArg::from_map(a))
+                .collect(),
             _ => Vec::new(),
         };
         Ok(KernelMetadata {
@@ -138,7 +160,9 @@ impl KernelArg {
 }
 
 fn get<'v>(map: &'v [(Value, Value)], key: &str) -> Option<&'v Value> {
-    map.iter().find(|(k, _)| k.as_str() == Some(key)).map(|(_, v)| v)
+    map.iter()
+        .find(|(k, _)| k.as_str() == Some(key))
+        .map(|(_, v)| v)
 }
 
 fn get_str(map: &[(Value, Value)], key: &str) -> Option<String> {
@@ -156,14 +180,20 @@ mod tests {
             (".vgpr_count".into(), 12.into()),
             (".sgpr_count".into(), 20.into()),
             (".vendor_specific_future_key".into(), Value::Boolean(true)),
-            (".args".into(), Value::Array(vec![Value::Map(vec![
-                (".size".into(), 8.into()),
-                (".offset".into(), 0.into()),
-                (".value_kind".into(), "global_buffer".into()),
-            ])])),
+            (
+                ".args".into(),
+                Value::Array(vec![Value::Map(vec![
+                    (".size".into(), 8.into()),
+                    (".offset".into(), 0.into()),
+                    (".value_kind".into(), "global_buffer".into()),
+                ])]),
+            ),
         ]);
         let root = Value::Map(vec![
-            ("amdhsa.version".into(), Value::Array(vec![1.into(), 2.into()])),
+            (
+                "amdhsa.version".into(),
+                Value::Array(vec![1.into(), 2.into()]),
+            ),
             ("amdhsa.kernels".into(), Value::Array(vec![kernel])),
         ]);
         let mut out = Vec::new();
@@ -177,9 +207,16 @@ mod tests {
         let m = Metadata::parse(&bytes, 0).unwrap();
         assert_eq!(m.version, Some((1, 2)));
         let k = m.kernel("k").unwrap();
-        assert_eq!((k.vgpr_count, k.sgpr_count, k.agpr_count), (Some(12), Some(20), None));
+        assert_eq!(
+            (k.vgpr_count, k.sgpr_count, k.agpr_count),
+            (Some(12), Some(20), None)
+        );
         assert_eq!(k.args[0].value_kind.as_deref(), Some("global_buffer"));
-        assert_eq!(m.to_msgpack(), bytes, "unknown key .vendor_specific_future_key must be written back");
+        assert_eq!(
+            m.to_msgpack(),
+            bytes,
+            "unknown key .vendor_specific_future_key must be written back"
+        );
     }
 
     #[test]

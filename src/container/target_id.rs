@@ -69,8 +69,10 @@ impl TargetId {
     /// Decodes `e_flags` of an HSA code object of the given version.
     pub fn from_e_flags(e_flags: u32, version: CodeObjectVersion) -> Result<TargetId> {
         let mach = e_flags & EF_AMDGPU_MACH;
-        let processor = Processor::by_mach(mach as u8)
-            .ok_or(ReadError::UnknownMach { mach, flags: e_flags })?;
+        let processor = Processor::by_mach(mach as u8).ok_or(ReadError::UnknownMach {
+            mach,
+            flags: e_flags,
+        })?;
         let (xnack, sramecc) = match version {
             // v3 has one bit each: on, or "not on" (which v3 cannot tell apart from any).
             CodeObjectVersion::V3 => {
@@ -80,8 +82,14 @@ impl TargetId {
                     (true, false) => FeatureSetting::Any,
                 };
                 (
-                    bit(e_flags & EF_AMDGPU_FEATURE_XNACK_V3 != 0, processor.supports_xnack),
-                    bit(e_flags & EF_AMDGPU_FEATURE_SRAMECC_V3 != 0, processor.supports_sramecc),
+                    bit(
+                        e_flags & EF_AMDGPU_FEATURE_XNACK_V3 != 0,
+                        processor.supports_xnack,
+                    ),
+                    bit(
+                        e_flags & EF_AMDGPU_FEATURE_SRAMECC_V3 != 0,
+                        processor.supports_sramecc,
+                    ),
                 )
             }
             _ => (
@@ -104,7 +112,12 @@ impl TargetId {
         } else {
             0
         };
-        Ok(TargetId { processor, xnack, sramecc, generic_version })
+        Ok(TargetId {
+            processor,
+            xnack,
+            sramecc,
+            generic_version,
+        })
     }
 }
 
@@ -130,7 +143,9 @@ pub fn code_object_version(os_abi: u8, abi_version: u8) -> Result<CodeObjectVers
             ELFOSABI_AMDGPU_MESA3D => "a Mesa3D code object",
             _ => "an AMDGPU ELF with an unknown EI_OSABI",
         };
-        return Err(ReadError::Unsupported(format!("{what} (EI_OSABI {os_abi}); only HSA code objects are read for now")));
+        return Err(ReadError::Unsupported(format!(
+            "{what} (EI_OSABI {os_abi}); only HSA code objects are read for now"
+        )));
     }
     match abi_version {
         ELFABIVERSION_AMDGPU_HSA_V2 => Err(ReadError::Unsupported(
@@ -149,21 +164,36 @@ mod tests {
     use super::*;
 
     fn target(e_flags: u32, version: CodeObjectVersion) -> String {
-        TargetId::from_e_flags(e_flags, version).unwrap().to_string()
+        TargetId::from_e_flags(e_flags, version)
+            .unwrap()
+            .to_string()
     }
 
     #[test]
     fn v4_feature_settings_spell_like_llvm() {
         use CodeObjectVersion::V4;
-        assert_eq!(target(0x3f | EF_AMDGPU_FEATURE_XNACK_OFF_V4 | EF_AMDGPU_FEATURE_SRAMECC_ANY_V4, V4), "gfx90a:xnack-");
-        assert_eq!(target(0x3f | EF_AMDGPU_FEATURE_XNACK_ON_V4 | EF_AMDGPU_FEATURE_SRAMECC_ON_V4, V4), "gfx90a:sramecc+:xnack+");
+        assert_eq!(
+            target(
+                0x3f | EF_AMDGPU_FEATURE_XNACK_OFF_V4 | EF_AMDGPU_FEATURE_SRAMECC_ANY_V4,
+                V4
+            ),
+            "gfx90a:xnack-"
+        );
+        assert_eq!(
+            target(
+                0x3f | EF_AMDGPU_FEATURE_XNACK_ON_V4 | EF_AMDGPU_FEATURE_SRAMECC_ON_V4,
+                V4
+            ),
+            "gfx90a:sramecc+:xnack+"
+        );
         assert_eq!(target(0x2a, V4), "gfx803");
         assert_eq!(target(0x2c | EF_AMDGPU_FEATURE_XNACK_ANY_V4, V4), "gfx900");
     }
 
     #[test]
     fn v3_has_only_on_bits() {
-        let t = TargetId::from_e_flags(0x2c | EF_AMDGPU_FEATURE_XNACK_V3, CodeObjectVersion::V3).unwrap();
+        let t = TargetId::from_e_flags(0x2c | EF_AMDGPU_FEATURE_XNACK_V3, CodeObjectVersion::V3)
+            .unwrap();
         assert_eq!(t.xnack, FeatureSetting::On);
         assert_eq!(t.sramecc, FeatureSetting::Unsupported);
     }
@@ -171,15 +201,26 @@ mod tests {
     #[test]
     fn v6_generic_version_is_the_top_byte() {
         let t = TargetId::from_e_flags(0x0100_0053, CodeObjectVersion::V6).unwrap();
-        assert_eq!((t.processor.name, t.generic_version), ("gfx10-3-generic", 1));
+        assert_eq!(
+            (t.processor.name, t.generic_version),
+            ("gfx10-3-generic", 1)
+        );
         // Before v6 the top byte is not a generic version.
-        assert_eq!(TargetId::from_e_flags(0x0100_0053, CodeObjectVersion::V5).unwrap().generic_version, 0);
+        assert_eq!(
+            TargetId::from_e_flags(0x0100_0053, CodeObjectVersion::V5)
+                .unwrap()
+                .generic_version,
+            0
+        );
     }
 
     #[test]
     fn unknown_mach_names_the_value() {
         let e = TargetId::from_e_flags(0x27, CodeObjectVersion::V5).unwrap_err();
-        assert_eq!(e.to_string(), "unknown processor: EF_AMDGPU_MACH 0x27 in e_flags 0x00000027");
+        assert_eq!(
+            e.to_string(),
+            "unknown processor: EF_AMDGPU_MACH 0x27 in e_flags 0x00000027"
+        );
     }
 
     #[test]
@@ -187,6 +228,11 @@ mod tests {
         assert_eq!(code_object_version(64, 2).unwrap(), CodeObjectVersion::V4);
         assert_eq!(code_object_version(64, 4).unwrap(), CodeObjectVersion::V6);
         assert!(code_object_version(64, 0).is_err());
-        assert!(code_object_version(65, 0).unwrap_err().to_string().contains("PAL"));
+        assert!(
+            code_object_version(65, 0)
+                .unwrap_err()
+                .to_string()
+                .contains("PAL")
+        );
     }
 }

@@ -34,11 +34,11 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde::Serialize;
 
-use super::decode::{plan, Attempt};
+use super::decode::{Attempt, plan};
 use super::predicates::{self, PredContext};
 use super::processor::{Generation, PROCESSORS, Processor};
 use super::semantics::{self, Arch, Pseudocode, Semantics};
-use super::table::{encodings, flag, Dir, Encoding, OperandName, Variant};
+use super::table::{Dir, Encoding, OperandName, Variant, encodings, flag};
 use super::target::Target;
 
 /// The generations `gfxpatch isa` reports, each with the processor that stands for it.
@@ -131,7 +131,10 @@ impl Family {
 
     /// VOP3-style: source modifiers spread over shared NEG/ABS/OPSEL fields.
     fn is_vop3_like(self) -> bool {
-        matches!(self, Family::Vop3 | Family::Vop3sd | Family::Vop3p | Family::Vinterp)
+        matches!(
+            self,
+            Family::Vop3 | Family::Vop3sd | Family::Vop3p | Family::Vinterp
+        )
     }
 }
 
@@ -171,7 +174,11 @@ pub fn classify(e: &Encoding) -> Option<(Family, Form)> {
         Form::Native
     };
     let family = if name.starts_with("V_DUAL_") {
-        if f.has(flag::VOPD3) { Family::Vopd3 } else { Family::Vopd }
+        if f.has(flag::VOPD3) {
+            Family::Vopd3
+        } else {
+            Family::Vopd
+        }
     } else if f.has(flag::VOPD3) {
         Family::Vopd3
     } else if f.has(flag::VINTERP) {
@@ -183,8 +190,14 @@ pub fn classify(e: &Encoding) -> Option<(Family, Form)> {
     } else if f.has(flag::VOP3P) || (f.has(flag::VOP3) && is_vop3p_word(e, word0)) {
         Family::Vop3p
     } else if f.has(flag::VOP3) {
-        let sdst_at_8 = e.operand_index(OperandName::sdst).is_some_and(|i| e.fields[i].iter().any(|r| r.0 == 8));
-        if sdst_at_8 { Family::Vop3sd } else { Family::Vop3 }
+        let sdst_at_8 = e
+            .operand_index(OperandName::sdst)
+            .is_some_and(|i| e.fields[i].iter().any(|r| r.0 == 8));
+        if sdst_at_8 {
+            Family::Vop3sd
+        } else {
+            Family::Vop3
+        }
     } else if f.has(flag::VOPC) {
         Family::Vopc
     } else if f.has(flag::VOP1) {
@@ -246,7 +259,8 @@ pub fn classify(e: &Encoding) -> Option<(Family, Form)> {
 /// CDNA (bits 31:23 `110100111`) and the packed-math records of GFX10+ (bits 31:24 `0xCC`).
 fn is_vop3p_word(e: &Encoding, word0: u32) -> bool {
     let fixed = |mask: u32| e.mask as u32 & mask == mask;
-    (fixed(0xff80_0000) && word0 >> 23 == 0b1_1010_0111) || (fixed(0xff00_0000) && word0 >> 24 == 0xcc)
+    (fixed(0xff80_0000) && word0 >> 23 == 0b1_1010_0111)
+        || (fixed(0xff00_0000) && word0 >> 24 == 0xcc)
 }
 
 /// One named opcode field: runs of `(inst_lo, inst_hi, opcode_lo)`, like [`Encoding::fields`].
@@ -303,8 +317,16 @@ pub fn opcode_fields(family: Family, generation: Generation) -> &'static [Opcode
         Family::Mimg => f!(18..=25 @ 0),
         Family::Vimage | Family::Vsample => f!(14..=21 @ 0),
         Family::Vopd => {
-            const F: &[OpcodeField] =
-                &[OpcodeField { name: "OPX", runs: &[(22, 25, 0)] }, OpcodeField { name: "OPY", runs: &[(17, 21, 0)] }];
+            const F: &[OpcodeField] = &[
+                OpcodeField {
+                    name: "OPX",
+                    runs: &[(22, 25, 0)],
+                },
+                OpcodeField {
+                    name: "OPY",
+                    runs: &[(17, 21, 0)],
+                },
+            ];
             F
         }
         Family::Exp | Family::Vopd3 => &[],
@@ -332,16 +354,26 @@ fn processor(name: &str) -> &'static Processor {
 
 /// Whether the decoder for `target` can select `e`: LLVM version, a table it tries, predicates.
 pub fn decodes_on(e: &Encoding, target: &Target, attempts: &[Attempt]) -> bool {
-    let ctx = PredContext { processor: target.processor, wave64: target.wave64, real_true16: target.real_true16 };
+    let ctx = PredContext {
+        processor: target.processor,
+        wave64: target.wave64,
+        real_true16: target.real_true16,
+    };
     e.llvm == target.llvm_version()
         && !e.flags.has(flag::ISASMPARSERONLY)
-        && attempts.iter().any(|a| a.namespace == e.ns && a.bits == e.bits)
-        && e.preds.iter().all(|&p| !predicates::checked_by_decoder(p) || predicates::holds(p, &ctx))
+        && attempts
+            .iter()
+            .any(|a| a.namespace == e.ns && a.bits == e.bits)
+        && e.preds
+            .iter()
+            .all(|&p| !predicates::checked_by_decoder(p) || predicates::holds(p, &ctx))
 }
 
 /// Indices of every record the default-mode decoder of `processor` can select.
 pub fn decodable(processor: &'static Processor) -> Vec<u16> {
-    let Ok(target) = Target::from_name(processor.name, "") else { return Vec::new() };
+    let Ok(target) = Target::from_name(processor.name, "") else {
+        return Vec::new();
+    };
     let attempts = plan(&target);
     encodings()
         .iter()
@@ -360,7 +392,15 @@ pub fn mnemonic(e: &Encoding) -> String {
 /// A user's spelling or an LLVM/AMD name reduced to the form [`mnemonic`] gives.
 pub fn normalize(name: &str) -> String {
     let mut s = name.trim().to_ascii_lowercase();
-    for suffix in ["_e64_dpp8", "_e64_dpp", "_dpp8", "_dpp", "_sdwa", "_e32", "_e64"] {
+    for suffix in [
+        "_e64_dpp8",
+        "_e64_dpp",
+        "_dpp8",
+        "_dpp",
+        "_sdwa",
+        "_e32",
+        "_e64",
+    ] {
         if let Some(stripped) = s.strip_suffix(suffix) {
             s = stripped.to_owned();
             break;
@@ -374,7 +414,12 @@ pub fn normalize(name: &str) -> String {
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Content {
     /// Bits `field_hi..=field_lo` of an operand; `whole` when that is all of its encoded bits.
-    Operand { operand: &'static str, field_hi: u8, field_lo: u8, whole: bool },
+    Operand {
+        operand: &'static str,
+        field_hi: u8,
+        field_lo: u8,
+        whole: bool,
+    },
     /// (Part of) the opcode field; `value` is the whole opcode.
     Opcode { value: u32 },
     /// The family's encoding identifier, as binary digits MSB first.
@@ -404,11 +449,22 @@ impl LayoutRow {
 }
 
 fn bit_range(hi: u8, lo: u8) -> String {
-    if hi == lo { hi.to_string() } else { format!("{hi}:{lo}") }
+    if hi == lo {
+        hi.to_string()
+    } else {
+        format!("{hi}:{lo}")
+    }
 }
 
 /// AMD-style name of bit `field_bit` of operand `operand` in a record of `family`.
-fn field_name(family: Family, generation: Generation, e: &Encoding, operand: usize, field_bit: u8, inst_bit: u8) -> String {
+fn field_name(
+    family: Family,
+    generation: Generation,
+    e: &Encoding,
+    operand: usize,
+    field_bit: u8,
+    inst_bit: u8,
+) -> String {
     let op = &e.operands[operand];
     let name = op.name.name();
     if let Some(source) = name.strip_suffix("_modifiers") {
@@ -463,14 +519,23 @@ fn field_name(family: Family, generation: Generation, e: &Encoding, operand: usi
 fn record_bits(e: &Encoding, family: Family, generation: Generation) -> Vec<(Option<String>, Bit)> {
     let bits = e.bits as usize;
     let mut out: Vec<(Option<String>, Bit)> = (0..bits)
-        .map(|b| if e.mask >> b & 1 == 1 { (None, Bit::Fixed((e.value >> b & 1) as u8)) } else { (None, Bit::Unused) })
+        .map(|b| {
+            if e.mask >> b & 1 == 1 {
+                (None, Bit::Fixed((e.value >> b & 1) as u8))
+            } else {
+                (None, Bit::Unused)
+            }
+        })
         .collect();
     for (i, runs) in e.fields.iter().enumerate() {
         for &(lo, hi, at) in runs.iter() {
             for b in lo..=hi {
                 if (b as usize) < bits {
                     let field_bit = at + (b - lo);
-                    out[b as usize] = (Some(field_name(family, generation, e, i, field_bit, b)), Bit::Operand(i, field_bit));
+                    out[b as usize] = (
+                        Some(field_name(family, generation, e, i, field_bit, b)),
+                        Bit::Operand(i, field_bit),
+                    );
                 }
             }
         }
@@ -530,7 +595,13 @@ impl FamilyLayout {
 
 /// The layout of `family`/`form` records of `bits` bits among `records` (indices into
 /// [`encodings`], all decodable on one processor of `generation`).
-pub fn family_layout(records: &[u16], generation: Generation, family: Family, form: Form, bits: u8) -> FamilyLayout {
+pub fn family_layout(
+    records: &[u16],
+    generation: Generation,
+    family: Family,
+    form: Form,
+    bits: u8,
+) -> FamilyLayout {
     let members: Vec<&Encoding> = records
         .iter()
         .map(|&i| &encodings()[i as usize])
@@ -546,18 +617,26 @@ pub fn family_layout(records: &[u16], generation: Generation, family: Family, fo
     }
     let names = votes
         .into_iter()
-        .map(|v| v.into_iter().max_by(|a, b| a.1.cmp(&b.1).then_with(|| b.0.cmp(&a.0))).map(|(n, _)| n))
+        .map(|v| {
+            v.into_iter()
+                .max_by(|a, b| a.1.cmp(&b.1).then_with(|| b.0.cmp(&a.0)))
+                .map(|(n, _)| n)
+        })
         .collect();
     let op_bits: u128 = opcode_fields(family, generation)
         .iter()
         .flat_map(|f| f.runs.iter())
-        .fold(0, |m, &(lo, hi, _)| m | (((1u128 << (hi - lo + 1)) - 1) << lo));
+        .fold(0, |m, &(lo, hi, _)| {
+            m | (((1u128 << (hi - lo + 1)) - 1) << lo)
+        });
     let mut encoding: Option<(u8, u8, u32)> = None;
     if let Some(first) = members.first() {
         let mut b = 31u8;
         loop {
             let fixed_same = op_bits >> b & 1 == 0
-                && members.iter().all(|e| e.mask >> b & 1 == 1 && (e.value >> b & 1) == (first.value >> b & 1));
+                && members
+                    .iter()
+                    .all(|e| e.mask >> b & 1 == 1 && (e.value >> b & 1) == (first.value >> b & 1));
             if !fixed_same {
                 break;
             }
@@ -569,14 +648,27 @@ pub fn family_layout(records: &[u16], generation: Generation, family: Family, fo
             b -= 1;
         }
     }
-    FamilyLayout { bits, names, encoding }
+    FamilyLayout {
+        bits,
+        names,
+        encoding,
+    }
 }
 
 /// The rows of one record's layout, MSB first, named by the family layout.
-pub fn record_layout(e: &Encoding, family: Family, generation: Generation, layout: &FamilyLayout) -> Vec<LayoutRow> {
+pub fn record_layout(
+    e: &Encoding,
+    family: Family,
+    generation: Generation,
+    layout: &FamilyLayout,
+) -> Vec<LayoutRow> {
     let own = record_bits(e, family, generation);
     let opcode_value = |name: &str| {
-        opcode_fields(family, generation).iter().find(|f| f.name == name).and_then(|f| field_value(e, f.runs)).unwrap_or(0)
+        opcode_fields(family, generation)
+            .iter()
+            .find(|f| f.name == name)
+            .and_then(|f| field_value(e, f.runs))
+            .unwrap_or(0)
     };
     let mut rows: Vec<LayoutRow> = Vec::new();
     for b in (0..e.bits).rev() {
@@ -589,16 +681,33 @@ pub fn record_layout(e: &Encoding, family: Family, generation: Generation, layou
         let field = match bit {
             Bit::Encoding(_) => "ENCODING".to_owned(),
             Bit::Opcode(name) => name.to_owned(),
-            _ => layout.names.get(b as usize).cloned().flatten().or(own_name).unwrap_or_default(),
+            _ => layout
+                .names
+                .get(b as usize)
+                .cloned()
+                .flatten()
+                .or(own_name)
+                .unwrap_or_default(),
         };
         let content = match bit {
             Bit::Operand(i, fb) => {
                 let width: u8 = e.fields[i].iter().map(|&(lo, hi, _)| hi - lo + 1).sum();
-                Content::Operand { operand: e.operands[i].name.name(), field_hi: fb, field_lo: fb, whole: width == 1 }
+                Content::Operand {
+                    operand: e.operands[i].name.name(),
+                    field_hi: fb,
+                    field_lo: fb,
+                    whole: width == 1,
+                }
             }
-            Bit::Opcode(name) => Content::Opcode { value: opcode_value(name) },
-            Bit::Encoding(v) => Content::Encoding { value: v.to_string() },
-            Bit::Fixed(v) => Content::Fixed { value: v.to_string() },
+            Bit::Opcode(name) => Content::Opcode {
+                value: opcode_value(name),
+            },
+            Bit::Encoding(v) => Content::Encoding {
+                value: v.to_string(),
+            },
+            Bit::Fixed(v) => Content::Fixed {
+                value: v.to_string(),
+            },
             Bit::Unused => Content::Unused,
         };
         let joined = rows.last_mut().is_some_and(|last| {
@@ -606,17 +715,33 @@ pub fn record_layout(e: &Encoding, family: Family, generation: Generation, layou
                 return false;
             }
             match (&mut last.content, &content) {
-                (Content::Operand { operand: a, field_hi, field_lo, whole }, Content::Operand { operand: o, field_hi: fb, .. })
-                    if a == o && *field_lo == fb + 1 =>
-                {
+                (
+                    Content::Operand {
+                        operand: a,
+                        field_hi,
+                        field_lo,
+                        whole,
+                    },
+                    Content::Operand {
+                        operand: o,
+                        field_hi: fb,
+                        ..
+                    },
+                ) if a == o && *field_lo == fb + 1 => {
                     *field_lo = *fb;
-                    let i = e.operands.iter().position(|op| op.name.name() == *a).unwrap_or(0);
+                    let i = e
+                        .operands
+                        .iter()
+                        .position(|op| op.name.name() == *a)
+                        .unwrap_or(0);
                     let width: u8 = e.fields[i].iter().map(|&(lo, hi, _)| hi - lo + 1).sum();
                     *whole = *fb == 0 && *field_hi + 1 == width;
                     true
                 }
-                (Content::Opcode { .. }, Content::Opcode { .. }) | (Content::Unused, Content::Unused) => true,
-                (Content::Encoding { value: v }, Content::Encoding { value: d }) | (Content::Fixed { value: v }, Content::Fixed { value: d }) => {
+                (Content::Opcode { .. }, Content::Opcode { .. })
+                | (Content::Unused, Content::Unused) => true,
+                (Content::Encoding { value: v }, Content::Encoding { value: d })
+                | (Content::Fixed { value: v }, Content::Fixed { value: d }) => {
                     v.push_str(d);
                     true
                 }
@@ -626,7 +751,12 @@ pub fn record_layout(e: &Encoding, family: Family, generation: Generation, layou
         if joined {
             rows.last_mut().unwrap().lo = b;
         } else {
-            rows.push(LayoutRow { field, hi: b, lo: b, content });
+            rows.push(LayoutRow {
+                field,
+                hi: b,
+                lo: b,
+                content,
+            });
         }
     }
     rows
@@ -660,7 +790,11 @@ fn operands(e: &Encoding) -> Vec<OperandInfo> {
                 .iter()
                 .map(|&(lo, hi, at)| {
                     let range = bit_range(hi, lo);
-                    if runs.len() == 1 && at == 0 { range } else { format!("{range}=[{}]", bit_range(at + (hi - lo), at)) }
+                    if runs.len() == 1 && at == 0 {
+                        range
+                    } else {
+                        format!("{range}=[{}]", bit_range(at + (hi - lo), at))
+                    }
                 })
                 .collect();
             OperandInfo {
@@ -783,7 +917,11 @@ pub enum LookupError {
 }
 
 fn suggestions(nearest: &[String]) -> String {
-    if nearest.is_empty() { String::new() } else { format!("; nearest known: {}", nearest.join(", ")) }
+    if nearest.is_empty() {
+        String::new()
+    } else {
+        format!("; nearest known: {}", nearest.join(", "))
+    }
 }
 
 /// Every mnemonic of the tables (normalized), with the records of each.
@@ -821,11 +959,22 @@ pub fn nearest(query: &str, limit: usize) -> Vec<String> {
         .keys()
         .map(|m| {
             let d = edit_distance(&q, m);
-            (if m.contains(&q) || q.contains(m.as_str()) { d.min(m.len().abs_diff(q.len())) } else { d }, m)
+            (
+                if m.contains(&q) || q.contains(m.as_str()) {
+                    d.min(m.len().abs_diff(q.len()))
+                } else {
+                    d
+                },
+                m,
+            )
         })
         .collect();
     scored.sort();
-    scored.into_iter().take(limit).map(|(_, m)| m.clone()).collect()
+    scored
+        .into_iter()
+        .take(limit)
+        .map(|(_, m)| m.clone())
+        .collect()
 }
 
 fn edit_distance(a: &str, b: &str) -> usize {
@@ -849,22 +998,36 @@ pub fn resolve(query: &str) -> Result<String, LookupError> {
     if index().contains_key(&q) {
         return Ok(q);
     }
-    let unknown = || LookupError::Unknown { query: query.to_owned(), nearest: nearest(query, 5) };
+    let unknown = || LookupError::Unknown {
+        query: query.to_owned(),
+        nearest: nearest(query, 5),
+    };
     // An AMD name: find the LLVM records with its encoding and opcode on its generations.
     let upper = semantics::base_name(&query.trim().to_ascii_uppercase()).to_owned();
     let s = Semantics::get();
     for &(generation, proc_name) in GENERATIONS.iter().rev() {
-        let Some((arch, _)) = Arch::for_generation(generation) else { continue };
+        let Some((arch, _)) = Arch::for_generation(generation) else {
+            continue;
+        };
         let entries: Vec<_> = s.entries_named(arch, &upper).collect();
         if entries.is_empty() {
             continue;
         }
         for &i in decodable_cached(processor(proc_name)).iter() {
             let e = &encodings()[i as usize];
-            let Some((family, Form::Native)) = classify(e) else { continue };
-            let [field] = opcode_fields(family, generation) else { continue };
-            let Some(opcode) = field_value(e, field.runs) else { continue };
-            if entries.iter().any(|a| a.opcode == opcode && amd_encodings(family, generation).contains(&a.encoding.as_str())) {
+            let Some((family, Form::Native)) = classify(e) else {
+                continue;
+            };
+            let [field] = opcode_fields(family, generation) else {
+                continue;
+            };
+            let Some(opcode) = field_value(e, field.runs) else {
+                continue;
+            };
+            if entries.iter().any(|a| {
+                a.opcode == opcode
+                    && amd_encodings(family, generation).contains(&a.encoding.as_str())
+            }) {
                 return Ok(mnemonic(e));
             }
         }
@@ -883,13 +1046,26 @@ fn amd_encodings(family: Family, generation: Generation) -> Vec<&'static str> {
 }
 
 /// AMD's entry for opcode field `field` (value `opcode`) of a record of `family`.
-fn amd_info(family: Family, generation: Generation, field: &'static str, opcode: u32, mnemonic: &str, asm: &str) -> Option<AmdInfo> {
+fn amd_info(
+    family: Family,
+    generation: Generation,
+    field: &'static str,
+    opcode: u32,
+    mnemonic: &str,
+    asm: &str,
+) -> Option<AmdInfo> {
     let (arch, exact) = Arch::for_generation(generation)?;
     let s = Semantics::get();
-    let entry = amd_encodings(family, generation).into_iter().find_map(|enc| s.entry(arch, enc, opcode))?;
+    let entry = amd_encodings(family, generation)
+        .into_iter()
+        .find_map(|enc| s.entry(arch, enc, opcode))?;
     let base = entry.base_name().to_ascii_lowercase();
     // A VOPD record is two instructions: AMD's component names appear in LLVM's AsmString.
-    let same_name = if family == Family::Vopd { asm.contains(&base) } else { base == mnemonic };
+    let same_name = if family == Family::Vopd {
+        asm.contains(&base)
+    } else {
+        base == mnemonic
+    };
     let mut info = AmdInfo {
         field,
         arch: arch.name(),
@@ -904,13 +1080,22 @@ fn amd_info(family: Family, generation: Generation, field: &'static str, opcode:
         note: None,
     };
     match s.pseudocode(arch, entry) {
-        Pseudocode::Text { arch: from, text, attribution } => {
+        Pseudocode::Text {
+            arch: from,
+            text,
+            attribution,
+        } => {
             info.pseudocode = Some(text);
             info.pseudocode_arch = Some(from.name());
             info.attribution = Some(attribution.name());
         }
         Pseudocode::Ambiguous { shared_with } => {
-            let mut names = shared_with.iter().take(4).cloned().collect::<Vec<_>>().join(", ");
+            let mut names = shared_with
+                .iter()
+                .take(4)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", ");
             if shared_with.len() > 4 {
                 names.push_str(", ...");
             }
@@ -921,20 +1106,39 @@ fn amd_info(family: Family, generation: Generation, field: &'static str, opcode:
                 entry.base_name()
             ));
         }
-        Pseudocode::Missing => info.note = Some(format!("{} has no pseudocode for {}", arch.name(), entry.name)),
+        Pseudocode::Missing => {
+            info.note = Some(format!(
+                "{} has no pseudocode for {}",
+                arch.name(),
+                entry.name
+            ))
+        }
     }
     Some(info)
 }
 
 fn implicit_names(regs: super::table::ImplicitRegs) -> Vec<&'static str> {
-    super::table::implicit::NAMES.iter().enumerate().filter(|(i, _)| regs.has(1 << i)).map(|(_, n)| *n).collect()
+    super::table::implicit::NAMES
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| regs.has(1 << i))
+        .map(|(_, n)| *n)
+        .collect()
 }
 
 /// Everything about one encoding on one generation.
-fn encoding_info(index: u16, records: &[u16], generation: Generation, mnemonic: &str, layouts: &mut HashMap<(Family, Form, u8), FamilyLayout>) -> Option<EncodingInfo> {
+fn encoding_info(
+    index: u16,
+    records: &[u16],
+    generation: Generation,
+    mnemonic: &str,
+    layouts: &mut HashMap<(Family, Form, u8), FamilyLayout>,
+) -> Option<EncodingInfo> {
     let e = &encodings()[index as usize];
     let (family, form) = classify(e)?;
-    let layout = layouts.entry((family, form, e.bits)).or_insert_with(|| family_layout(records, generation, family, form, e.bits));
+    let layout = layouts
+        .entry((family, form, e.bits))
+        .or_insert_with(|| family_layout(records, generation, family, form, e.bits));
     let fields = opcode_fields(family, generation);
     let opcode_fields: Vec<OpcodeInfo> = fields
         .iter()
@@ -942,8 +1146,16 @@ fn encoding_info(index: u16, records: &[u16], generation: Generation, mnemonic: 
             let value = field_value(e, f.runs)?;
             let mut runs: Vec<&(u8, u8, u8)> = f.runs.iter().collect();
             runs.sort_by_key(|r| std::cmp::Reverse(r.2));
-            let bits = runs.iter().map(|&&(lo, hi, _)| bit_range(hi, lo)).collect::<Vec<_>>().join(",");
-            Some(OpcodeInfo { field: f.name, bits, value })
+            let bits = runs
+                .iter()
+                .map(|&&(lo, hi, _)| bit_range(hi, lo))
+                .collect::<Vec<_>>()
+                .join(",");
+            Some(OpcodeInfo {
+                field: f.name,
+                bits,
+                value,
+            })
         })
         .collect();
     let opcode = match &opcode_fields[..] {
@@ -981,7 +1193,10 @@ fn order_key(e: &Encoding) -> (Form, u8, String) {
 
 /// What the tables say about `query` on every generation of [`GENERATIONS`] (or only
 /// `only`'s generation, with `only` as its processor).
-pub fn describe(query: &str, only: Option<&'static Processor>) -> Result<InstructionInfo, LookupError> {
+pub fn describe(
+    query: &str,
+    only: Option<&'static Processor>,
+) -> Result<InstructionInfo, LookupError> {
     let mnemonic = resolve(query)?;
     let records = &index()[&mnemonic];
     let mut generations = Vec::new();
@@ -995,11 +1210,17 @@ pub fn describe(query: &str, only: Option<&'static Processor>) -> Result<Instruc
         };
         let decodable = decodable_cached(representative);
         let set: BTreeSet<u16> = decodable.iter().copied().collect();
-        let mut mine: Vec<u16> = records.iter().copied().filter(|i| set.contains(i)).collect();
+        let mut mine: Vec<u16> = records
+            .iter()
+            .copied()
+            .filter(|i| set.contains(i))
+            .collect();
         mine.sort_by_key(|&i| order_key(&encodings()[i as usize]));
         let mut layouts = HashMap::new();
-        let encodings_here: Vec<EncodingInfo> =
-            mine.iter().filter_map(|&i| encoding_info(i, &decodable, generation, &mnemonic, &mut layouts)).collect();
+        let encodings_here: Vec<EncodingInfo> = mine
+            .iter()
+            .filter_map(|&i| encoding_info(i, &decodable, generation, &mnemonic, &mut layouts))
+            .collect();
         for info in &encodings_here {
             for amd in info.amd.iter().filter(|a| !a.same_name) {
                 amd_names.insert(amd.name.clone());
@@ -1007,8 +1228,12 @@ pub fn describe(query: &str, only: Option<&'static Processor>) -> Result<Instruc
         }
         // The same instruction on the generation's other processors.
         let mut elsewhere: BTreeMap<u16, Vec<&'static str>> = BTreeMap::new();
-        for p in PROCESSORS.iter().filter(|p| p.generation == generation && p.name != representative.name && !p.is_generic()) {
-            let Ok(target) = Target::from_name(p.name, "") else { continue };
+        for p in PROCESSORS.iter().filter(|p| {
+            p.generation == generation && p.name != representative.name && !p.is_generic()
+        }) {
+            let Ok(target) = Target::from_name(p.name, "") else {
+                continue;
+            };
             let attempts = plan(&target);
             for &i in records {
                 if !set.contains(&i) && decodes_on(&encodings()[i as usize], &target, &attempts) {
@@ -1020,14 +1245,22 @@ pub fn describe(query: &str, only: Option<&'static Processor>) -> Result<Instruc
             .into_iter()
             .filter_map(|(i, processors)| {
                 let e = &encodings()[i as usize];
-                Some(Elsewhere { record: e.record_name(), family: classify(e)?.0.name(generation), processors })
+                Some(Elsewhere {
+                    record: e.record_name(),
+                    family: classify(e)?.0.name(generation),
+                    processors,
+                })
             })
             .collect();
         if encodings_here.is_empty() && elsewhere.is_empty() {
             absent.push(generation.name());
             continue;
         }
-        let mode = if !generation.is_gfx10_plus() { "wave64" } else { "wave32, fake16" };
+        let mode = if !generation.is_gfx10_plus() {
+            "wave64"
+        } else {
+            "wave32, fake16"
+        };
         generations.push(GenerationInfo {
             generation: generation.name(),
             processor: representative.name,
@@ -1036,7 +1269,12 @@ pub fn describe(query: &str, only: Option<&'static Processor>) -> Result<Instruc
             elsewhere,
         });
     }
-    Ok(InstructionInfo { mnemonic, amd_names: amd_names.into_iter().collect(), generations, absent })
+    Ok(InstructionInfo {
+        mnemonic,
+        amd_names: amd_names.into_iter().collect(),
+        generations,
+        absent,
+    })
 }
 
 #[cfg(test)]

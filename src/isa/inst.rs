@@ -7,7 +7,7 @@
 
 use std::fmt;
 
-use super::table::{encodings, Encoding};
+use super::table::{Encoding, encodings};
 
 /// The longest AMDGPU instruction: a 64-bit MIMG with three NSA address dwords is 20 bytes;
 /// a 96-bit VOP3 DPP with no literal is 12; GFX950's and GFX1250's 128-bit encodings are 16.
@@ -38,7 +38,12 @@ impl Inst {
         for (w, chunk) in words.iter_mut().zip(bytes.chunks_exact(4)) {
             *w = u32::from_le_bytes(chunk.try_into().unwrap());
         }
-        Inst { encoding: index, len: bytes.len() as u8, tail_at: tail_at as u8, words }
+        Inst {
+            encoding: index,
+            len: bytes.len() as u8,
+            tail_at: tail_at as u8,
+            words,
+        }
     }
 
     /// Byte offset at which the instruction's literal or NSA dwords start.
@@ -50,7 +55,12 @@ impl Inst {
     pub fn raw(word: u32) -> Inst {
         let mut words = [0u32; MAX_INST_BYTES / 4];
         words[0] = word;
-        Inst { encoding: RAW, len: 4, tail_at: 4, words }
+        Inst {
+            encoding: RAW,
+            len: 4,
+            tail_at: 4,
+            words,
+        }
     }
 
     /// The encoding, or `None` for a raw word.
@@ -88,7 +98,10 @@ impl Inst {
     /// The encoded bits without trailing literal or NSA dwords, as one little-endian integer.
     pub fn encoded_bits(&self) -> u128 {
         let base = self.encoding().map_or(32, |e| e.bits as usize) / 32;
-        self.words[..base].iter().rev().fold(0u128, |acc, &w| (acc << 32) | w as u128)
+        self.words[..base]
+            .iter()
+            .rev()
+            .fold(0u128, |acc, &w| (acc << 32) | w as u128)
     }
 
     /// The dwords after the encoded bits: a literal constant, or MIMG NSA addresses. (For a
@@ -102,7 +115,9 @@ impl Inst {
 
 impl fmt::Debug for Inst {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let name = self.encoding().map_or_else(|| "<raw>".to_owned(), |e| e.record_name());
+        let name = self
+            .encoding()
+            .map_or_else(|| "<raw>".to_owned(), |e| e.record_name());
         write!(f, "Inst({name}")?;
         for w in self.words() {
             write!(f, " {w:08x}")?;

@@ -44,15 +44,24 @@ pub struct Block<'data, L = Line> {
 
 /// The symbols objdump prints for `section`: sorted by (address, name), and of several at one
 /// address only the last.
-fn block_symbols<'data>(object: &CodeObject<'data>, section: &Section<'data>) -> Vec<(u64, &'data str)> {
+fn block_symbols<'data>(
+    object: &CodeObject<'data>,
+    section: &Section<'data>,
+) -> Vec<(u64, &'data str)> {
     let mut symbols: Vec<(u64, &str)> = object
         .symbols
         .iter()
-        .filter(|s| s.section_index as usize == section.index && !matches!(s.kind, SymbolKind::Section | SymbolKind::File))
+        .filter(|s| {
+            s.section_index as usize == section.index
+                && !matches!(s.kind, SymbolKind::Section | SymbolKind::File)
+        })
         .filter(|s| !s.name.is_empty())
         .map(|s| (s.value, s.name))
         .collect();
-    symbols.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.as_bytes().cmp(b.1.as_bytes())));
+    symbols.sort_by(|a, b| {
+        a.0.cmp(&b.0)
+            .then_with(|| a.1.as_bytes().cmp(b.1.as_bytes()))
+    });
     let mut out: Vec<(u64, &str)> = Vec::new();
     for s in symbols {
         match out.last_mut() {
@@ -76,18 +85,31 @@ pub fn blocks<'data>(object: &CodeObject<'data>, decoder: &Decoder) -> Vec<Block
 
 /// [`blocks`] with another disassembler: `decode(bytes, address)` gives a line and its length
 /// in bytes (at least 4 for progress, as objdump skips 4 bytes it cannot decode).
-pub fn blocks_with<'data, L>(object: &CodeObject<'data>, mut decode: impl FnMut(&[u8], u64) -> (L, usize)) -> Vec<Block<'data, L>> {
+pub fn blocks_with<'data, L>(
+    object: &CodeObject<'data>,
+    mut decode: impl FnMut(&[u8], u64) -> (L, usize),
+) -> Vec<Block<'data, L>> {
     let mut out = Vec::new();
     for section in object.text_sections() {
         let bytes = &object.data[section.offset as usize..(section.offset + section.size) as usize];
         let symbols = block_symbols(object, section);
         for (i, &(address, name)) in symbols.iter().enumerate() {
-            let end = symbols.get(i + 1).map_or(section.address + section.size, |s| s.0);
-            let mut block = Block { name, address, lines: Vec::new(), skipped: Vec::new() };
+            let end = symbols
+                .get(i + 1)
+                .map_or(section.address + section.size, |s| s.0);
+            let mut block = Block {
+                name,
+                address,
+                lines: Vec::new(),
+                skipped: Vec::new(),
+            };
             let mut at = address;
             while at < end {
                 let offset = (at - section.address) as usize;
-                let zeros = bytes[offset..(end - section.address) as usize].iter().take_while(|&&b| b == 0).count();
+                let zeros = bytes[offset..(end - section.address) as usize]
+                    .iter()
+                    .take_while(|&&b| b == 0)
+                    .count();
                 if zeros >= 8 {
                     let skip = (zeros & !3) as u64;
                     block.skipped.push((at, skip));
@@ -106,11 +128,16 @@ pub fn blocks_with<'data, L>(object: &CodeObject<'data>, mut decode: impl FnMut(
 
 /// The objdump-style text of `blocks` (symbol headers, instruction lines; no file header).
 pub fn render(blocks: &[Block<'_>], decoder: &Decoder) -> String {
-    render_with(blocks, |out, line, symbols| render_line(out, line, decoder, symbols))
+    render_with(blocks, |out, line, symbols| {
+        render_line(out, line, decoder, symbols)
+    })
 }
 
 /// [`render`] for lines of any disassembler: `line(out, line, symbols)` writes one line.
-pub fn render_with<L: At>(blocks: &[Block<'_, L>], mut line: impl FnMut(&mut String, &L, &[(u64, &str)])) -> String {
+pub fn render_with<L: At>(
+    blocks: &[Block<'_, L>],
+    mut line: impl FnMut(&mut String, &L, &[(u64, &str)]),
+) -> String {
     let mut out = String::new();
     let symbols: Vec<(u64, &str)> = blocks.iter().map(|b| (b.address, b.name)).collect();
     for block in blocks {
@@ -144,7 +171,14 @@ pub fn render_line(out: &mut String, line: &Line, decoder: &Decoder, symbols: &[
 
 /// The rest of an instruction line whose tab and text start at `out[start..]`: the padding, the
 /// address and words comment and the branch target's symbol.
-pub fn finish_line(out: &mut String, start: usize, address: u64, words: &[u32], branch: Option<u64>, symbols: &[(u64, &str)]) {
+pub fn finish_line(
+    out: &mut String,
+    start: usize,
+    address: u64,
+    words: &[u32],
+    branch: Option<u64>,
+    symbols: &[(u64, &str)],
+) {
     let width = out.len() - start;
     if width < 60 {
         out.extend(std::iter::repeat_n(' ', 60 - width));
@@ -162,5 +196,9 @@ pub fn finish_line(out: &mut String, start: usize, address: u64, words: &[u32], 
 /// `name` or `name+0x10`: the last symbol at or before `target`, as objdump names a branch target.
 pub fn symbolize(target: u64, symbols: &[(u64, &str)]) -> Option<String> {
     let &(at, name) = symbols.iter().rev().find(|s| s.0 <= target)?;
-    Some(if target == at { name.to_owned() } else { format!("{name}+0x{:x}", target - at) })
+    Some(if target == at {
+        name.to_owned()
+    } else {
+        format!("{name}+0x{:x}", target - at)
+    })
 }

@@ -7,6 +7,7 @@ pub mod info;
 pub mod inst;
 pub mod listing;
 pub mod operand;
+pub mod parse;
 pub mod predicates;
 pub mod print;
 pub mod processor;

@@ -7,7 +7,7 @@
 
 use super::processor::Generation;
 use super::reg::{self, Reg, Special};
-use super::table::{extract, flag, Encoding, OperandClass, OperandName};
+use super::table::{Encoding, OperandClass, OperandName, extract, flag};
 use super::target::Target;
 
 /// What one operand holds.
@@ -56,8 +56,17 @@ pub struct Operands {
 impl Operands {
     /// An empty list.
     pub fn new() -> Operands {
-        let blank = Op { name: OperandName::ALL[0], class: OperandClass::ALL[0], value: Value::None };
-        Operands { ops: [blank; MAX_OPERANDS], len: 0, extra_bytes: 0, converted: None }
+        let blank = Op {
+            name: OperandName::ALL[0],
+            class: OperandClass::ALL[0],
+            value: Value::None,
+        };
+        Operands {
+            ops: [blank; MAX_OPERANDS],
+            len: 0,
+            extra_bytes: 0,
+            converted: None,
+        }
     }
 
     pub fn as_slice(&self) -> &[Op] {
@@ -126,10 +135,20 @@ pub fn has_64bit_literals(target: &Target) -> bool {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Method {
     /// `decodeSrcRegOrImm9` and friends: a 9-bit scalar/vector source, maybe a constant.
-    Src { dwords: u8, imm_bits: u8, literal: bool, deferred: bool, agpr: bool },
+    Src {
+        dwords: u8,
+        imm_bits: u8,
+        literal: bool,
+        deferred: bool,
+        agpr: bool,
+    },
     /// A 10-bit source whose bit 9 selects AGPRs (`decodeSrcAV10`, `decodeAV10`, AVLdSt).
     /// `ld_st` (`decodeAVLdSt`): the acc bit counts on GFX90A+ only, where it may also be implied.
-    AccVector { dwords: u8, force_vector: bool, ld_st: bool },
+    AccVector {
+        dwords: u8,
+        force_vector: bool,
+        ld_st: bool,
+    },
     /// An 8-bit direct VGPR (or AGPR) index (`Decode<VReg_*>RegisterClass`).
     Vector { dwords: u8, agpr: bool },
     /// A 7-bit scalar register through the source table (`Decode<SReg_*>RegisterClass`).
@@ -168,13 +187,21 @@ fn class_bits(reg_class: &str) -> Option<u32> {
 
 /// OPW template argument (`AMDGPUDisassembler::OPW64` or a bare `64`) in bits.
 fn opw_bits(arg: &str) -> u32 {
-    arg.trim().trim_start_matches("AMDGPUDisassembler::OPW").parse().unwrap_or(32)
+    arg.trim()
+        .trim_start_matches("AMDGPUDisassembler::OPW")
+        .parse()
+        .unwrap_or(32)
 }
 
 /// The decoding method of `class`, parsed once per class.
 pub(crate) fn method_of(class: OperandClass) -> Method {
     static METHODS: std::sync::OnceLock<Vec<Method>> = std::sync::OnceLock::new();
-    METHODS.get_or_init(|| OperandClass::ALL.iter().map(|&c| compute_method(c)).collect())[class as usize]
+    METHODS.get_or_init(|| {
+        OperandClass::ALL
+            .iter()
+            .map(|&c| compute_method(c))
+            .collect()
+    })[class as usize]
 }
 
 fn compute_method(class: OperandClass) -> Method {
@@ -187,19 +214,54 @@ fn compute_method(class: OperandClass) -> Method {
     let name = dm.split('<').next().unwrap_or("");
     let first_bits = args.first().map_or(32, |a| opw_bits(a));
     match name {
-        "decodeSrcRegOrImm9" | "decodeSrcRegOrImmA9" | "decodeSrcRegOrImmDeferred9" => Method::Src {
-            dwords: dwords_of(first_bits),
-            imm_bits: args.get(1).and_then(|a| a.trim().parse().ok()).unwrap_or(32),
+        "decodeSrcRegOrImm9" | "decodeSrcRegOrImmA9" | "decodeSrcRegOrImmDeferred9" => {
+            Method::Src {
+                dwords: dwords_of(first_bits),
+                imm_bits: args
+                    .get(1)
+                    .and_then(|a| a.trim().parse().ok())
+                    .unwrap_or(32),
+                literal: true,
+                deferred: name.contains("Deferred"),
+                agpr: name.contains("A9"),
+            }
+        }
+        "decodeOperand_VSrc_f64" => Method::Src {
+            dwords: 2,
+            imm_bits: 64,
             literal: true,
-            deferred: name.contains("Deferred"),
-            agpr: name.contains("A9"),
+            deferred: false,
+            agpr: false,
         },
-        "decodeOperand_VSrc_f64" => Method::Src { dwords: 2, imm_bits: 64, literal: true, deferred: false, agpr: false },
-        "decodeSrcReg9" => Method::Src { dwords: dwords_of(first_bits), imm_bits: 0, literal: true, deferred: false, agpr: false },
-        "decodeSrcA9" => Method::Src { dwords: dwords_of(first_bits), imm_bits: 0, literal: true, deferred: false, agpr: true },
-        "decodeSrcAV10" => Method::AccVector { dwords: dwords_of(first_bits), force_vector: false, ld_st: false },
-        "decodeAV10" => Method::AccVector { dwords: dwords_of(first_bits), force_vector: true, ld_st: false },
-        "decodeAVLdSt" => Method::AccVector { dwords: dwords_of(first_bits), force_vector: true, ld_st: true },
+        "decodeSrcReg9" => Method::Src {
+            dwords: dwords_of(first_bits),
+            imm_bits: 0,
+            literal: true,
+            deferred: false,
+            agpr: false,
+        },
+        "decodeSrcA9" => Method::Src {
+            dwords: dwords_of(first_bits),
+            imm_bits: 0,
+            literal: true,
+            deferred: false,
+            agpr: true,
+        },
+        "decodeSrcAV10" => Method::AccVector {
+            dwords: dwords_of(first_bits),
+            force_vector: false,
+            ld_st: false,
+        },
+        "decodeAV10" => Method::AccVector {
+            dwords: dwords_of(first_bits),
+            force_vector: true,
+            ld_st: false,
+        },
+        "decodeAVLdSt" => Method::AccVector {
+            dwords: dwords_of(first_bits),
+            force_vector: true,
+            ld_st: true,
+        },
         "decodeBoolReg" => Method::Bool,
         "decodeOperand_KImmFP" => Method::KImm { bits64: false },
         "decodeOperand_KImmFP64" => Method::KImm { bits64: true },
@@ -207,26 +269,65 @@ fn compute_method(class: OperandClass) -> Method {
         "decodeSDWASrc16" | "decodeSDWASrc32" => Method::SdwaSrc,
         "decodeSDWAVopcDst" => Method::SdwaVopcDst,
         "decodeDpp8FI" => Method::Dpp8Fi,
-        "decodeOperand_VSrcT16" => Method::T16 { lo128: false, src: true },
-        "decodeOperand_VSrcT16_Lo128" => Method::T16 { lo128: true, src: true },
+        "decodeOperand_VSrcT16" => Method::T16 {
+            lo128: false,
+            src: true,
+        },
+        "decodeOperand_VSrcT16_Lo128" => Method::T16 {
+            lo128: true,
+            src: true,
+        },
         // LLVM 22: a 10-bit VGPR_16 field (bit 8 is IS_VGPR, bit 9 the high half).
-        "decodeOperand_VGPR_16" => Method::T16 { lo128: false, src: false },
-        "DecodeVGPR_16RegisterClass" => Method::T16 { lo128: false, src: false },
-        "DecodeVGPR_16_Lo128RegisterClass" => Method::T16 { lo128: true, src: false },
+        "decodeOperand_VGPR_16" => Method::T16 {
+            lo128: false,
+            src: false,
+        },
+        "DecodeVGPR_16RegisterClass" => Method::T16 {
+            lo128: false,
+            src: false,
+        },
+        "DecodeVGPR_16_Lo128RegisterClass" => Method::T16 {
+            lo128: true,
+            src: false,
+        },
         "decodeOperandVOPDDstY" => Method::VopdDstY,
-        "decodeSplitBarrier" => Method::Src { dwords: 1, imm_bits: 0, literal: false, deferred: false, agpr: false },
+        "decodeSplitBarrier" => Method::Src {
+            dwords: 1,
+            imm_bits: 0,
+            literal: false,
+            deferred: false,
+            agpr: false,
+        },
         _ => {
             // Register classes decode directly; the class name (or its RegClass) says which.
-            let rc = if info.reg_class.is_empty() { class.name() } else { info.reg_class };
+            let rc = if info.reg_class.is_empty() {
+                class.name()
+            } else {
+                info.reg_class
+            };
             let bits = class_bits(rc).unwrap_or(32);
             if rc.starts_with("VGPR") || rc.starts_with("VReg") {
-                Method::Vector { dwords: dwords_of(bits), agpr: false }
+                Method::Vector {
+                    dwords: dwords_of(bits),
+                    agpr: false,
+                }
             } else if rc.starts_with("AGPR") || rc.starts_with("AReg") {
-                Method::Vector { dwords: dwords_of(bits), agpr: true }
+                Method::Vector {
+                    dwords: dwords_of(bits),
+                    agpr: true,
+                }
             } else if rc.starts_with("SReg") || rc.starts_with("SGPR") || rc.starts_with("TTMP") {
-                Method::Scalar { dwords: dwords_of(bits) }
+                Method::Scalar {
+                    dwords: dwords_of(bits),
+                }
             } else if rc.starts_with("VS_") || rc.starts_with("AV_") {
-                Method::Src { dwords: dwords_of(bits), imm_bits: 0, literal: false, deferred: false, agpr: false }
+                Method::Src {
+                    dwords: dwords_of(bits),
+                    imm_bits: 0,
+                    literal: false,
+                    deferred: false,
+                    agpr: false,
+                }
             } else {
                 Method::Imm
             }
@@ -288,7 +389,13 @@ impl Ctx<'_> {
     }
 
     /// LLVM's `decodeSrcOp`: a 9-bit source (plus an AGPR bit at 9) of `dwords` width.
-    fn src(&mut self, value: u16, dwords: u8, imm_bits: u8, literal_ok: bool) -> Result<Value, DecodeFail> {
+    fn src(
+        &mut self,
+        value: u16,
+        dwords: u8,
+        imm_bits: u8,
+        literal_ok: bool,
+    ) -> Result<Value, DecodeFail> {
         let generation = self.generation();
         let code = value & 0x1ff;
         if code >= 256 {
@@ -297,9 +404,15 @@ impl Ctx<'_> {
                 return Err(DecodeFail::BadRegister(value));
             }
             return Ok(Value::Reg(if value & 0x200 != 0 {
-                Reg::Agpr { index, count: dwords }
+                Reg::Agpr {
+                    index,
+                    count: dwords,
+                }
             } else {
-                Reg::Vgpr { index, count: dwords }
+                Reg::Vgpr {
+                    index,
+                    count: dwords,
+                }
             }));
         }
         if let Some(v) = reg::inline_integer(code) {
@@ -309,10 +422,18 @@ impl Ctx<'_> {
             return Ok(Value::InlineFloat(code));
         }
         if code == 255 {
-            return if literal_ok { Ok(Value::Literal(self.literal()?)) } else { Err(DecodeFail::BadRegister(code)) };
+            return if literal_ok {
+                Ok(Value::Literal(self.literal()?))
+            } else {
+                Err(DecodeFail::BadRegister(code))
+            };
         }
         if code == 254 && has_64bit_literals(self.target) {
-            return if literal_ok { Ok(Value::Literal64(self.literal64()?)) } else { Err(DecodeFail::BadRegister(code)) };
+            return if literal_ok {
+                Ok(Value::Literal64(self.literal64()?))
+            } else {
+                Err(DecodeFail::BadRegister(code))
+            };
         }
         let _ = imm_bits;
         scalar(code, dwords, generation).map(Value::Reg)
@@ -338,15 +459,25 @@ fn scalar(code: u16, dwords: u8, generation: Generation) -> Result<Reg, DecodeFa
         if u32::from(index) + u32::from(dwords) > u32::from(sgpr_max) + 1 {
             return Err(DecodeFail::BadRegister(code));
         }
-        return Ok(Reg::Sgpr { index, count: dwords });
+        return Ok(Reg::Sgpr {
+            index,
+            count: dwords,
+        });
     }
-    let ttmp_base = if generation >= Generation::Gfx9 { 108 } else { 112 };
+    let ttmp_base = if generation >= Generation::Gfx9 {
+        108
+    } else {
+        112
+    };
     if (ttmp_base..=123).contains(&code) {
         let index = align(code - ttmp_base);
         if index + u16::from(dwords) > 124 - ttmp_base {
             return Err(DecodeFail::BadRegister(code));
         }
-        return Ok(Reg::Ttmp { index, count: dwords });
+        return Ok(Reg::Ttmp {
+            index,
+            count: dwords,
+        });
     }
     let gfx11 = generation >= Generation::Gfx11;
     let wide = dwords >= 2;
@@ -366,8 +497,20 @@ fn scalar(code: u16, dwords: u8, generation: Generation) -> Result<Reg, DecodeFa
         (110, true) if generation == Generation::Gfx8 => Special::Tma,
         (107, false) => Special::VccHi,
         (106, true) => Special::Vcc,
-        (124, false) => if gfx11 { Special::Null } else { Special::M0 },
-        (125, false) => if gfx11 { Special::M0 } else { Special::Null },
+        (124, false) => {
+            if gfx11 {
+                Special::Null
+            } else {
+                Special::M0
+            }
+        }
+        (125, false) => {
+            if gfx11 {
+                Special::M0
+            } else {
+                Special::Null
+            }
+        }
         (124, true) if gfx11 => Special::Null,
         (125, true) if !gfx11 => Special::Null,
         (126, false) => Special::ExecLo,
@@ -392,7 +535,12 @@ fn scalar(code: u16, dwords: u8, generation: Generation) -> Result<Reg, DecodeFa
 
 /// Decodes every operand of `e` from the encoded bits `word`; `tail` holds the bytes after them
 /// (up to the instruction limit), from which a literal may be read.
-pub fn decode_operands(e: &Encoding, word: u128, tail: &[u8], target: &Target) -> Result<Operands, DecodeFail> {
+pub fn decode_operands(
+    e: &Encoding,
+    word: u128,
+    tail: &[u8],
+    target: &Target,
+) -> Result<Operands, DecodeFail> {
     let mut out = Operands::new();
     decode_operands_into(e, word, tail, target, &mut out)?;
     Ok(out)
@@ -400,11 +548,24 @@ pub fn decode_operands(e: &Encoding, word: u128, tail: &[u8], target: &Target) -
 
 /// [`decode_operands`] into a caller's buffer, which is reset first (the decoder reuses one
 /// across its table attempts instead of building and moving a fresh list each time).
-pub fn decode_operands_into(e: &Encoding, word: u128, tail: &[u8], target: &Target, out: &mut Operands) -> Result<(), DecodeFail> {
+pub fn decode_operands_into(
+    e: &Encoding,
+    word: u128,
+    tail: &[u8],
+    target: &Target,
+    out: &mut Operands,
+) -> Result<(), DecodeFail> {
     out.len = 0;
     out.extra_bytes = 0;
     out.converted = None;
-    let mut ctx = Ctx { target, tail, literal: None, literal64: None, read: 0, k32: false };
+    let mut ctx = Ctx {
+        target,
+        tail,
+        literal: None,
+        literal64: None,
+        read: 0,
+        k32: false,
+    };
     let generation = target.generation();
     // LLVM 22 decodes a K constant as a literal its sources share (`decodeMandatoryLiteral*`),
     // whatever the operand order: a source selecting the literal takes the K value.
@@ -424,7 +585,13 @@ pub fn decode_operands_into(e: &Encoding, word: u128, tail: &[u8], target: &Targ
     for (operand, bits) in e.operands.iter().zip(e.fields) {
         // MIMG atomics tie `$vdst = $vdata` with only vdata encoded: vdst decodes from its bits.
         let bits = match e.operand_index(OperandName::vdata) {
-            Some(i) if bits.is_empty() && operand.name == OperandName::vdst && e.flags.has(flag::MIMG | flag::VIMAGE) => &e.fields[i],
+            Some(i)
+                if bits.is_empty()
+                    && operand.name == OperandName::vdst
+                    && e.flags.has(flag::MIMG | flag::VIMAGE) =>
+            {
+                &e.fields[i]
+            }
             _ => bits,
         };
         let value = if bits.is_empty() {
@@ -436,19 +603,38 @@ pub fn decode_operands_into(e: &Encoding, word: u128, tail: &[u8], target: &Targ
         } else {
             let field = extract(bits, word) as u16;
             match method_of(operand.class) {
-                Method::Src { dwords, imm_bits, literal, deferred, agpr } => {
+                Method::Src {
+                    dwords,
+                    imm_bits,
+                    literal,
+                    deferred,
+                    agpr,
+                } => {
                     if deferred && field & 0x1ff == 255 {
                         Value::Literal(0) // filled in from the K constant below
                     } else {
-                        ctx.src(if agpr { field | 0x200 } else { field }, dwords, imm_bits, literal)?
+                        ctx.src(
+                            if agpr { field | 0x200 } else { field },
+                            dwords,
+                            imm_bits,
+                            literal,
+                        )?
                     }
                 }
-                Method::AccVector { dwords, force_vector, ld_st } => {
+                Method::AccVector {
+                    dwords,
+                    force_vector,
+                    ld_st,
+                } => {
                     let field = if force_vector { field | 0x100 } else { field };
                     let field = if ld_st {
                         // decodeAVLdSt: before GFX90A the acc bit is dropped; from GFX90A a data
                         // operand after an AGPR vdst (DS data1 after an AGPR data0) is an AGPR.
-                        if generation.has_unified_agprs() { field | ld_st_implied_acc(e, operand.name, out) } else { field & !0x200 }
+                        if generation.has_unified_agprs() {
+                            field | ld_st_implied_acc(e, operand.name, out)
+                        } else {
+                            field & !0x200
+                        }
                     } else if generation.has_unified_agprs() || generation == Generation::Gfx9 {
                         field
                     } else {
@@ -464,10 +650,23 @@ pub fn decode_operands_into(e: &Encoding, word: u128, tail: &[u8], target: &Targ
                     // TableGen's own Decode<VGPR_32_Lo128>RegisterClass (classes with no decoder
                     // method, e.g. the fake16 VOP1/VOP2/DPP vdst) knows only v0..v127.
                     let info = operand.class.info();
-                    if index >= 128 && info.decoder_method.is_empty() && info.reg_class.ends_with("_Lo128") {
+                    if index >= 128
+                        && info.decoder_method.is_empty()
+                        && info.reg_class.ends_with("_Lo128")
+                    {
                         return Err(DecodeFail::BadRegister(field));
                     }
-                    Value::Reg(if agpr { Reg::Agpr { index, count: dwords } } else { Reg::Vgpr { index, count: dwords } })
+                    Value::Reg(if agpr {
+                        Reg::Agpr {
+                            index,
+                            count: dwords,
+                        }
+                    } else {
+                        Reg::Vgpr {
+                            index,
+                            count: dwords,
+                        }
+                    })
                 }
                 Method::Scalar { dwords } => Value::Reg(scalar(field, dwords, generation)?),
                 Method::Bool => {
@@ -477,7 +676,11 @@ pub fn decode_operands_into(e: &Encoding, word: u128, tail: &[u8], target: &Targ
                 Method::KImm { bits64 } => {
                     let k = extract(bits, word);
                     ctx.literal = Some(k as u32);
-                    if bits64 { Value::Literal64(k) } else { Value::Literal(k as u32) }
+                    if bits64 {
+                        Value::Literal64(k)
+                    } else {
+                        Value::Literal(k as u32)
+                    }
                 }
                 Method::SmemOffset => {
                     let raw = extract(bits, word) as i64;
@@ -490,9 +693,17 @@ pub fn decode_operands_into(e: &Encoding, word: u128, tail: &[u8], target: &Targ
                 Method::SdwaSrc => sdwa_src(field, generation)?,
                 Method::SdwaVopcDst => {
                     if field & 0x80 == 0 {
-                        Value::Reg(Reg::Special(if target.wave64 { Special::Vcc } else { Special::VccLo }))
+                        Value::Reg(Reg::Special(if target.wave64 {
+                            Special::Vcc
+                        } else {
+                            Special::VccLo
+                        }))
                     } else {
-                        Value::Reg(scalar(field & 0x7f, if target.wave64 { 2 } else { 1 }, generation)?)
+                        Value::Reg(scalar(
+                            field & 0x7f,
+                            if target.wave64 { 2 } else { 1 },
+                            generation,
+                        )?)
                     }
                 }
                 Method::Dpp8Fi => match field & 0x1ff {
@@ -523,7 +734,11 @@ pub fn decode_operands_into(e: &Encoding, word: u128, tail: &[u8], target: &Targ
                 Method::Imm => Value::Imm(extract(bits, word) as i64),
             }
         };
-        out.push(Op { name: operand.name, class: operand.class, value })?;
+        out.push(Op {
+            name: operand.name,
+            class: operand.class,
+            value,
+        })?;
     }
     // Returning MUBUF/FLAT/SMRD atomics: LLVM ORs GLC into a decoded cache policy too.
     if e.flags.has(flag::ISATOMICRET) && e.flags.has(flag::MUBUF | flag::FLAT | flag::SMRD) {
@@ -545,7 +760,9 @@ pub fn decode_operands_into(e: &Encoding, word: u128, tail: &[u8], target: &Targ
                 }
                 // The X half's K of a VOPD with two K forms has no bits: LLVM inserts the K
                 // (`immDeferred` in LLVM 19's records, `immX` in LLVM 22's).
-                if matches!(op.name, OperandName::immDeferred | OperandName::immX) && op.value == Value::Imm(0) {
+                if matches!(op.name, OperandName::immDeferred | OperandName::immX)
+                    && op.value == Value::Imm(0)
+                {
                     op.value = Value::Literal(k);
                 }
             }
@@ -560,7 +777,8 @@ pub fn decode_operands_into(e: &Encoding, word: u128, tail: &[u8], target: &Targ
             }
         }
     }
-    let is_buffer = e.flags.has(flag::MUBUF | flag::MTBUF) || (e.flags.has(flag::SMRD) && e.opcode.name().starts_with("S_BUFFER_"));
+    let is_buffer = e.flags.has(flag::MUBUF | flag::MTBUF)
+        || (e.flags.has(flag::SMRD) && e.opcode.name().starts_with("S_BUFFER_"));
     if e.llvm == 22 && generation >= Generation::Gfx12 && is_buffer {
         if let Some(Value::Imm(offset)) = out.value(OperandName::offset)
             && (offset << 40) >> 40 < 0
@@ -568,11 +786,18 @@ pub fn decode_operands_into(e: &Encoding, word: u128, tail: &[u8], target: &Targ
             return Err(DecodeFail::NegativeBufferOffset);
         }
     }
-    let has_k = e.operands.iter().any(|o| matches!(method_of(o.class), Method::KImm { .. }));
+    let has_k = e
+        .operands
+        .iter()
+        .any(|o| matches!(method_of(o.class), Method::KImm { .. }));
     if ctx.read > 0 && !has_k {
         out.extra_bytes = ctx.read;
     }
-    if e.llvm == 22 || (e.flags.has(flag::DPP) && e.flags.has(flag::VOP3) && !e.flags.has(flag::VOP3P | flag::VOPC)) {
+    if e.llvm == 22
+        || (e.flags.has(flag::DPP)
+            && e.flags.has(flag::VOP3)
+            && !e.flags.has(flag::VOP3P | flag::VOPC))
+    {
         convert_true16_op_sel(e, out);
     }
     if e.llvm == 22 {
@@ -594,8 +819,12 @@ fn convert_true16_op_sel(e: &Encoding, out: &mut Operands) {
         (OperandName::vdst, OperandName::src0_modifiers, DST_OP_SEL),
     ];
     for (name, mods_name, mask) in pairs {
-        let (Some(i), Some(m)) = (e.operand_index(name), e.operand_index(mods_name)) else { continue };
-        let Value::Imm(mods) = out.ops[m].value else { continue };
+        let (Some(i), Some(m)) = (e.operand_index(name), e.operand_index(mods_name)) else {
+            continue;
+        };
+        let Value::Imm(mods) = out.ops[m].value else {
+            continue;
+        };
         if let Value::Reg(Reg::Vgpr16 { index, .. }) = out.ops[i].value
             && mods & mask != 0
         {
@@ -610,14 +839,19 @@ fn convert_true16_op_sel(e: &Encoding, out: &mut Operands) {
 /// 4 registers for MFMA; 16, 12 and 8 for WMMA), keeping the first register.
 fn convert_f8f6f4(e: &Encoding, out: &mut Operands) {
     let name = e.opcode.name();
-    let Some(at) = name.find("_F8F6F4_f8_f8") else { return };
+    let Some(at) = name.find("_F8F6F4_f8_f8") else {
+        return;
+    };
     let imm = |n: OperandName| match e.operand_index(n).map(|i| out.ops[i].value) {
         Some(Value::Imm(v)) => Some(v),
         _ => None,
     };
     let (fa, fb, wmma) = match (imm(OperandName::cbsz), imm(OperandName::blgp)) {
         (Some(a), Some(b)) => (a, b, false),
-        _ => match (imm(OperandName::matrix_a_fmt), imm(OperandName::matrix_b_fmt)) {
+        _ => match (
+            imm(OperandName::matrix_a_fmt),
+            imm(OperandName::matrix_b_fmt),
+        ) {
             (Some(a), Some(b)) => (a, b, true),
             _ => return,
         },
@@ -630,22 +864,47 @@ fn convert_f8f6f4(e: &Encoding, out: &mut Operands) {
         _ => "f8",
     };
     let start = at + "_F8F6F4_".len();
-    let sibling_name = format!("{}{}_{}{}{}", &name[..start], kind(fa), kind(fb), &name[start + "f8_f8".len()..], e.suffix);
-    let Some(sibling) = super::table::find_record(e.llvm, &sibling_name) else { return };
+    let sibling_name = format!(
+        "{}{}_{}{}{}",
+        &name[..start],
+        kind(fa),
+        kind(fb),
+        &name[start + "f8_f8".len()..],
+        e.suffix
+    );
+    let Some(sibling) = super::table::find_record(e.llvm, &sibling_name) else {
+        return;
+    };
     if std::ptr::eq(sibling, e) {
         return;
     }
     for (op, operand) in out.ops[..out.len as usize].iter_mut().zip(sibling.operands) {
         op.class = operand.class;
         let dwords = match method_of(operand.class) {
-            Method::Src { dwords, .. } | Method::Vector { dwords, .. } | Method::AccVector { dwords, .. } => dwords,
+            Method::Src { dwords, .. }
+            | Method::Vector { dwords, .. }
+            | Method::AccVector { dwords, .. } => dwords,
             _ => continue,
         };
         op.value = match op.value {
-            Value::Reg(Reg::Vgpr { index, .. }) => Value::Reg(Reg::Vgpr { index, count: dwords }),
-            Value::Reg(Reg::Agpr { index, .. }) if !(wmma && dwords == 12) => Value::Reg(Reg::Agpr { index, count: dwords }),
-            Value::Reg(Reg::Sgpr { index, .. }) if dwords != 12 => Value::Reg(Reg::Sgpr { index, count: dwords }),
-            Value::Reg(Reg::Ttmp { index, .. }) if dwords != 12 => Value::Reg(Reg::Ttmp { index, count: dwords }),
+            Value::Reg(Reg::Vgpr { index, .. }) => Value::Reg(Reg::Vgpr {
+                index,
+                count: dwords,
+            }),
+            Value::Reg(Reg::Agpr { index, .. }) if !(wmma && dwords == 12) => {
+                Value::Reg(Reg::Agpr {
+                    index,
+                    count: dwords,
+                })
+            }
+            Value::Reg(Reg::Sgpr { index, .. }) if dwords != 12 => Value::Reg(Reg::Sgpr {
+                index,
+                count: dwords,
+            }),
+            Value::Reg(Reg::Ttmp { index, .. }) if dwords != 12 => Value::Reg(Reg::Ttmp {
+                index,
+                count: dwords,
+            }),
             other => other,
         };
     }
@@ -658,7 +917,12 @@ fn convert_f8f6f4(e: &Encoding, out: &mut Operands) {
 /// GFX10, whose address width follows dim/a16, with vdata (and a partial-NSA or non-NSA
 /// address) widened from the same first register. No sibling, or a widened register past the
 /// file, keeps the record as decoded.
-fn convert_mimg(e: &Encoding, out: &mut Operands, tail: &[u8], target: &Target) -> Result<(), DecodeFail> {
+fn convert_mimg(
+    e: &Encoding,
+    out: &mut Operands,
+    tail: &[u8],
+    target: &Target,
+) -> Result<(), DecodeFail> {
     let generation = target.generation();
     let index = |name: OperandName| e.operand_index(name);
     let vaddr0 = index(OperandName::vaddr0);
@@ -675,7 +939,10 @@ fn convert_mimg(e: &Encoding, out: &mut Operands, tail: &[u8], target: &Target) 
                 if first + u16::from(count) > 256 {
                     return Err(DecodeFail::BadRegister(first));
                 }
-                op.value = Value::Reg(Reg::Vgpr { index: first, count });
+                op.value = Value::Reg(Reg::Vgpr {
+                    index: first,
+                    count,
+                });
             }
             out.extra_bytes = (4 * words) as u8;
         }
@@ -690,7 +957,9 @@ fn convert_mimg(e: &Encoding, out: &mut Operands, tail: &[u8], target: &Target) 
         }
         return Ok(());
     }
-    let Some((base, _, _, rest)) = mimg_name_parts(name) else { return Ok(()) };
+    let Some((base, _, _, rest)) = mimg_name_parts(name) else {
+        return Ok(());
+    };
     let (data_dwords, addr_dwords) = mimg_widths(e);
     let nsa = rest.split('_').any(|t| t == "nsa") || generation >= Generation::Gfx12;
     let mut addr_size = addr_dwords;
@@ -716,9 +985,19 @@ fn convert_mimg(e: &Encoding, out: &mut Operands, tail: &[u8], target: &Target) 
         }
     }
     let dmask = (out.imm(OperandName::dmask) & 0xf) as u32;
-    let mut data_size = if e.flags.has(flag::GATHER4) { 4 } else { dmask.count_ones().max(1) };
-    let ctx = super::predicates::PredContext { processor: target.processor, wave64: target.wave64, real_true16: target.real_true16 };
-    if out.imm(OperandName::d16) != 0 && super::predicates::holds(super::table::Pred::HasPackedD16VMem, &ctx) {
+    let mut data_size = if e.flags.has(flag::GATHER4) {
+        4
+    } else {
+        dmask.count_ones().max(1)
+    };
+    let ctx = super::predicates::PredContext {
+        processor: target.processor,
+        wave64: target.wave64,
+        real_true16: target.real_true16,
+    };
+    if out.imm(OperandName::d16) != 0
+        && super::predicates::holds(super::table::Pred::HasPackedD16VMem, &ctx)
+    {
         data_size = data_size.div_ceil(2);
     }
     if out.imm(OperandName::tfe) != 0 {
@@ -727,33 +1006,54 @@ fn convert_mimg(e: &Encoding, out: &mut Operands, tail: &[u8], target: &Target) 
     if data_size == data_dwords && addr_size == addr_dwords {
         return Ok(());
     }
-    let Some(sibling) = mimg_sibling(e, base, rest, data_size, addr_size) else { return Ok(()) };
+    let Some(sibling) = mimg_sibling(e, base, rest, data_size, addr_size) else {
+        return Ok(());
+    };
     let mut old = *out;
     let widen = |ops: &Operands, name: OperandName| -> Option<Value> {
         let i = sibling.operand_index(name)?;
         let count = vector_dwords(sibling.operands[i].class)?;
-        let align2 = sibling.operands[i].class.info().reg_class.contains("Align2");
+        let align2 = sibling.operands[i]
+            .class
+            .info()
+            .reg_class
+            .contains("Align2");
         match ops.value(name)? {
-            Value::Reg(Reg::Vgpr { index, .. }) if index + u16::from(count) <= 256 && !(align2 && index % 2 == 1) => {
+            Value::Reg(Reg::Vgpr { index, .. })
+                if index + u16::from(count) <= 256 && !(align2 && index % 2 == 1) =>
+            {
                 Some(Value::Reg(Reg::Vgpr { index, count }))
             }
-            Value::Reg(Reg::Agpr { index, .. }) if index + u16::from(count) <= 256 && !(align2 && index % 2 == 1) => {
+            Value::Reg(Reg::Agpr { index, .. })
+                if index + u16::from(count) <= 256 && !(align2 && index % 2 == 1) =>
+            {
                 Some(Value::Reg(Reg::Agpr { index, count }))
             }
             _ => None,
         }
     };
     let data = if data_size != data_dwords {
-        let Some(data) = widen(&old, OperandName::vdata) else { return Ok(()) };
+        let Some(data) = widen(&old, OperandName::vdata) else {
+            return Ok(());
+        };
         Some(data)
     } else {
         None
     };
-    let addr_operand = if partial_nsa { rsrc.and_then(|i| i.checked_sub(1)).map(|i| e.operands[i].name) } else { Some(OperandName::vaddr0) };
+    let addr_operand = if partial_nsa {
+        rsrc.and_then(|i| i.checked_sub(1))
+            .map(|i| e.operands[i].name)
+    } else {
+        Some(OperandName::vaddr0)
+    };
     let mut addr = None;
     if generation.is_gfx10_plus() && (!nsa || partial_nsa) && addr_size != addr_dwords {
-        let Some(name) = addr_operand else { return Ok(()) };
-        let Some(value) = widen(&old, name) else { return Ok(()) };
+        let Some(name) = addr_operand else {
+            return Ok(());
+        };
+        let Some(value) = widen(&old, name) else {
+            return Ok(());
+        };
         addr = Some((name, value));
     }
     for op in &mut old.ops[..old.len as usize] {
@@ -764,11 +1064,24 @@ fn convert_mimg(e: &Encoding, out: &mut Operands, tail: &[u8], target: &Target) 
         }
     }
     // The sibling's operands, by name: NSA forms with fewer addresses drop the extra ones.
-    let blank = Op { name: OperandName::ALL[0], class: OperandClass::ALL[0], value: Value::None };
-    let mut new = Operands { ops: [blank; MAX_OPERANDS], len: 0, extra_bytes: old.extra_bytes, converted: Some(sibling) };
+    let blank = Op {
+        name: OperandName::ALL[0],
+        class: OperandClass::ALL[0],
+        value: Value::None,
+    };
+    let mut new = Operands {
+        ops: [blank; MAX_OPERANDS],
+        len: 0,
+        extra_bytes: old.extra_bytes,
+        converted: Some(sibling),
+    };
     for operand in sibling.operands {
         let value = old.value(operand.name).unwrap_or(Value::Imm(0));
-        new.push(Op { name: operand.name, class: operand.class, value })?;
+        new.push(Op {
+            name: operand.name,
+            class: operand.class,
+            value,
+        })?;
     }
     *out = new;
     Ok(())
@@ -785,12 +1098,24 @@ fn vector_dwords(class: OperandClass) -> Option<u8> {
 /// `IMAGE_SAMPLE_C_V4_V3_nsa` → (`IMAGE_SAMPLE_C`, 4, 3, `_nsa`): the base opcode, vdata and
 /// vaddr dwords, and what follows.
 fn mimg_name_parts(name: &str) -> Option<(&str, u32, u32, &str)> {
-    let dwords = |t: &str| t.strip_prefix('V').filter(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))?.parse().ok();
+    let dwords = |t: &str| {
+        t.strip_prefix('V')
+            .filter(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))?
+            .parse()
+            .ok()
+    };
     let tokens: Vec<&str> = name.split('_').collect();
-    let at = (0..tokens.len().saturating_sub(1)).rev().find(|&i| dwords(tokens[i]).is_some() && dwords(tokens[i + 1]).is_some())?;
+    let at = (0..tokens.len().saturating_sub(1))
+        .rev()
+        .find(|&i| dwords(tokens[i]).is_some() && dwords(tokens[i + 1]).is_some())?;
     let base_len = tokens[..at].iter().map(|t| t.len() + 1).sum::<usize>() - 1;
     let rest_start = tokens[..at + 2].iter().map(|t| t.len() + 1).sum::<usize>() - 1;
-    Some((&name[..base_len], dwords(tokens[at])?, dwords(tokens[at + 1])?, &name[rest_start..]))
+    Some((
+        &name[..base_len],
+        dwords(tokens[at])?,
+        dwords(tokens[at + 1])?,
+        &name[rest_start..],
+    ))
 }
 
 /// An image record's (VDataDwords, VAddrDwords), from its operand classes. Atomics differ: in
@@ -801,20 +1126,37 @@ fn mimg_widths(e: &Encoding) -> (u32, u32) {
     let dwords = |o: &super::table::Operand| u32::from(vector_dwords(o.class).unwrap_or(1));
     let name = e.opcode.name();
     let data = match mimg_name_parts(name) {
-        Some((_, n, _, _)) if name.starts_with("IMAGE_ATOMIC_") => match (n, name.contains("CMPSWAP")) {
-            (1 | 2 | 4, false) => n,
-            (1 | 2, true) => 2 * n,
-            _ => 0,
-        },
-        _ => e.operands.iter().find(|o| o.name == OperandName::vdata).map_or(0, dwords),
+        Some((_, n, _, _)) if name.starts_with("IMAGE_ATOMIC_") => {
+            match (n, name.contains("CMPSWAP")) {
+                (1 | 2 | 4, false) => n,
+                (1 | 2, true) => 2 * n,
+                _ => 0,
+            }
+        }
+        _ => e
+            .operands
+            .iter()
+            .find(|o| o.name == OperandName::vdata)
+            .map_or(0, dwords),
     };
-    let addr = e.operands.iter().filter(|o| o.name.name().starts_with("vaddr")).map(dwords).sum();
+    let addr = e
+        .operands
+        .iter()
+        .filter(|o| o.name.name().starts_with("vaddr"))
+        .map(dwords)
+        .sum();
     (data, addr)
 }
 
 /// LLVM's `getMIMGOpcode`: the record of the same base opcode and encoding family (LLVM
 /// version, `_nsa`, generation suffix) with the given data and address dwords.
-fn mimg_sibling(e: &Encoding, base: &str, rest: &str, data: u32, addr: u32) -> Option<&'static Encoding> {
+fn mimg_sibling(
+    e: &Encoding,
+    base: &str,
+    rest: &str,
+    data: u32,
+    addr: u32,
+) -> Option<&'static Encoding> {
     use std::collections::HashMap;
     /// (LLVM version, base opcode, `_nsa` + generation suffix) → (data, address, record index).
     type Families = HashMap<(u8, String, String), Vec<(u32, u32, usize)>>;
@@ -822,15 +1164,26 @@ fn mimg_sibling(e: &Encoding, base: &str, rest: &str, data: u32, addr: u32) -> O
     let index = INDEX.get_or_init(|| {
         let mut index = Families::new();
         for (i, r) in super::table::encodings().iter().enumerate() {
-            if let Some((base, _, _, rest)) = r.opcode.name().strip_prefix("IMAGE_").and(mimg_name_parts(r.opcode.name())) {
+            if let Some((base, _, _, rest)) = r
+                .opcode
+                .name()
+                .strip_prefix("IMAGE_")
+                .and(mimg_name_parts(r.opcode.name()))
+            {
                 let (d, a) = mimg_widths(r);
-                index.entry((r.llvm, base.to_owned(), format!("{rest}{}", r.suffix))).or_default().push((d, a, i));
+                index
+                    .entry((r.llvm, base.to_owned(), format!("{rest}{}", r.suffix)))
+                    .or_default()
+                    .push((d, a, i));
             }
         }
         index
     });
     let family = index.get(&(e.llvm, base.to_owned(), format!("{rest}{}", e.suffix)))?;
-    family.iter().find(|&&(d, a, _)| d == data && a == addr).map(|&(_, _, i)| &super::table::encodings()[i])
+    family
+        .iter()
+        .find(|&&(d, a, _)| d == data && a == addr)
+        .map(|&(_, _, i)| &super::table::encodings()[i])
 }
 
 /// LLVM's `getAddrSizeMIMGOp`: address dwords of an image op from its base opcode (read from
@@ -838,11 +1191,24 @@ fn mimg_sibling(e: &Encoding, base: &str, rest: &str, data: u32, addr: u32) -> O
 /// unknown base.
 fn mimg_addr_size(base: &str, dim: i64, a16: bool, g16_supported: bool) -> Option<u32> {
     // (coordinates, gradients) by dim encoding.
-    const DIMS: [(u32, u32); 8] = [(1, 2), (2, 4), (3, 6), (3, 4), (2, 2), (3, 4), (3, 4), (4, 4)];
+    const DIMS: [(u32, u32); 8] = [
+        (1, 2),
+        (2, 4),
+        (3, 6),
+        (3, 4),
+        (2, 2),
+        (3, 4),
+        (3, 4),
+        (4, 4),
+    ];
     let (coords, grads) = *DIMS.get(usize::try_from(dim).ok()?)?;
     let op = base.strip_prefix("IMAGE_")?;
-    let (mut extra, mut coordinates, mut lod, mut gradients, mut g16) = (0u32, true, false, false, false);
-    let variant = op.strip_prefix("SAMPLE").or_else(|| op.strip_prefix("GATHER4H")).or_else(|| op.strip_prefix("GATHER4"));
+    let (mut extra, mut coordinates, mut lod, mut gradients, mut g16) =
+        (0u32, true, false, false, false);
+    let variant = op
+        .strip_prefix("SAMPLE")
+        .or_else(|| op.strip_prefix("GATHER4H"))
+        .or_else(|| op.strip_prefix("GATHER4"));
     if let Some(variant) = variant {
         for token in variant.split('_').filter(|t| !t.is_empty()) {
             match token {
@@ -857,16 +1223,28 @@ fn mimg_addr_size(base: &str, dim: i64, a16: bool, g16_supported: bool) -> Optio
     } else {
         match op {
             "GET_RESINFO" => (coordinates, lod) = (false, true),
-            "LOAD_MIP" | "LOAD_MIP_PCK" | "LOAD_MIP_PCK_SGN" | "STORE_MIP" | "STORE_MIP_PCK" => lod = true,
-            "GET_LOD" | "LOAD" | "LOAD_PCK" | "LOAD_PCK_SGN" | "STORE" | "STORE_PCK" | "MSAA_LOAD" | "MSAA_LOAD_X" => {}
+            "LOAD_MIP" | "LOAD_MIP_PCK" | "LOAD_MIP_PCK_SGN" | "STORE_MIP" | "STORE_MIP_PCK" => {
+                lod = true
+            }
+            "GET_LOD" | "LOAD" | "LOAD_PCK" | "LOAD_PCK_SGN" | "STORE" | "STORE_PCK"
+            | "MSAA_LOAD" | "MSAA_LOAD_X" => {}
             _ if op.starts_with("ATOMIC_") => {}
             _ => return None,
         }
     }
     let components = if coordinates { coords } else { 0 } + u32::from(lod);
-    let mut words = extra + if a16 { components.div_ceil(2) } else { components };
+    let mut words = extra
+        + if a16 {
+            components.div_ceil(2)
+        } else {
+            components
+        };
     if gradients {
-        words += if (a16 && !g16_supported) || g16 { (grads / 2).next_multiple_of(2) } else { grads };
+        words += if (a16 && !g16_supported) || g16 {
+            (grads / 2).next_multiple_of(2)
+        } else {
+            grads
+        };
     }
     Some(words)
 }
@@ -876,8 +1254,14 @@ fn mimg_addr_size(base: &str, dim: i64, a16: bool, g16_supported: bool) -> Optio
 fn ld_st_implied_acc(e: &Encoding, name: OperandName, decoded: &Operands) -> u16 {
     let is_agpr = |n: OperandName| matches!(decoded.value(n), Some(Value::Reg(Reg::Agpr { .. })));
     let ds = e.flags.has(flag::DS);
-    let data = if ds { OperandName::data0 } else { OperandName::vdata };
-    if (name == data && is_agpr(OperandName::vdst)) || (ds && name == OperandName::data1 && is_agpr(OperandName::data0)) {
+    let data = if ds {
+        OperandName::data0
+    } else {
+        OperandName::vdata
+    };
+    if (name == data && is_agpr(OperandName::vdst))
+        || (ds && name == OperandName::data1 && is_agpr(OperandName::data0))
+    {
         0x200
     } else {
         0
@@ -900,10 +1284,16 @@ fn default_value(e: &Encoding, name: OperandName) -> Value {
 /// LLVM's `decodeSDWASrc`: VGPRs, SGPRs, TTMPs or constants; VI knows only VGPRs.
 fn sdwa_src(field: u16, generation: Generation) -> Result<Value, DecodeFail> {
     if generation == Generation::Gfx8 {
-        return Ok(Value::Reg(Reg::Vgpr { index: field & 0xff, count: 1 }));
+        return Ok(Value::Reg(Reg::Vgpr {
+            index: field & 0xff,
+            count: 1,
+        }));
     }
     if field < 256 {
-        return Ok(Value::Reg(Reg::Vgpr { index: field, count: 1 }));
+        return Ok(Value::Reg(Reg::Vgpr {
+            index: field,
+            count: 1,
+        }));
     }
     let code = field - 256;
     if let Some(v) = reg::inline_integer(code) {
@@ -925,9 +1315,14 @@ mod tests {
     fn true16_dpp_op_sel_selects_high_halves() {
         let target = Target::from_name("gfx1100", "+real-true16").unwrap();
         let decoder = crate::isa::Decoder::new(target);
-        let bytes = [0x05, 0x48, 0xdc, 0xd5, 0xfa, 0x00, 0x00, 0x08, 0x01, 0x5f, 0x01, 0x01];
+        let bytes = [
+            0x05, 0x48, 0xdc, 0xd5, 0xfa, 0x00, 0x00, 0x08, 0x01, 0x5f, 0x01, 0x01,
+        ];
         let text = crate::isa::print::print(&decoder.decode(&bytes), &target, 0);
-        assert_eq!(text, "v_ceil_f16_e64_dpp v5.h, v1.h op_sel:[1,1] mul:2 row_share:15 row_mask:0x0 bank_mask:0x1");
+        assert_eq!(
+            text,
+            "v_ceil_f16_e64_dpp v5.h, v1.h op_sel:[1,1] mul:2 row_share:15 row_mask:0x0 bank_mask:0x1"
+        );
     }
 
     /// Regression (fuzz `decode_never_panics`, gfx1250): a VOPD K form whose src0X selects the
@@ -937,13 +1332,21 @@ mod tests {
     fn vopd_k_form_literal_source_is_the_k() {
         let target = Target::from_name("gfx1250", "").unwrap();
         let decoder = crate::isa::Decoder::new(target);
-        let bytes = [0xff, 0xfe, 0xa1, 0xc8, 0x7c, 0xfe, 0x07, 0xff, 0x56, 0x34, 0x12, 0xaf];
-        for stream in [&bytes[..], &[&bytes[..], &[0xde, 0xad, 0xbe, 0xef]].concat()] {
+        let bytes = [
+            0xff, 0xfe, 0xa1, 0xc8, 0x7c, 0xfe, 0x07, 0xff, 0x56, 0x34, 0x12, 0xaf,
+        ];
+        for stream in [
+            &bytes[..],
+            &[&bytes[..], &[0xde, 0xad, 0xbe, 0xef]].concat(),
+        ] {
             let inst = decoder.decode_uncached(stream);
             assert_eq!(inst.len(), 12, "{inst:?}");
             let e = inst.encoding().unwrap();
             let ops = decode_operands(e, inst.encoded_bits(), &[], &target).unwrap();
-            assert_eq!(ops.value(OperandName::src0X), Some(Value::Literal(0xaf12_3456)));
+            assert_eq!(
+                ops.value(OperandName::src0X),
+                Some(Value::Literal(0xaf12_3456))
+            );
             assert_eq!(ops.extra_bytes, 0);
             assert_eq!(
                 crate::isa::print::print(&inst, &target, 0),
@@ -964,11 +1367,26 @@ mod tests {
 
     #[test]
     fn scalar_registers_by_generation() {
-        assert_eq!(scalar(124, 1, Generation::Gfx9), Ok(Reg::Special(Special::M0)));
-        assert_eq!(scalar(125, 1, Generation::Gfx9), Ok(Reg::Special(Special::Null)));
-        assert_eq!(scalar(110, 1, Generation::Gfx9), Ok(Reg::Ttmp { index: 2, count: 1 }));
-        assert_eq!(scalar(5, 2, Generation::Gfx9), Ok(Reg::Sgpr { index: 4, count: 2 }));
+        assert_eq!(
+            scalar(124, 1, Generation::Gfx9),
+            Ok(Reg::Special(Special::M0))
+        );
+        assert_eq!(
+            scalar(125, 1, Generation::Gfx9),
+            Ok(Reg::Special(Special::Null))
+        );
+        assert_eq!(
+            scalar(110, 1, Generation::Gfx9),
+            Ok(Reg::Ttmp { index: 2, count: 1 })
+        );
+        assert_eq!(
+            scalar(5, 2, Generation::Gfx9),
+            Ok(Reg::Sgpr { index: 4, count: 2 })
+        );
         assert!(scalar(254, 2, Generation::Gfx9).is_err());
-        assert!(scalar(100, 8, Generation::Gfx9).is_err(), "s[100:107] passes s101");
+        assert!(
+            scalar(100, 8, Generation::Gfx9).is_err(),
+            "s[100:107] passes s101"
+        );
     }
 }

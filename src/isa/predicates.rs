@@ -65,7 +65,11 @@ impl PredContext {
     /// The mode LLVM disassembles `-mcpu=<processor>` in when given no `-mattr`: wave32 from
     /// GFX10 on (wave64 before), fake16.
     pub fn new(processor: &'static Processor) -> PredContext {
-        PredContext { processor, wave64: !processor.generation.is_gfx10_plus(), real_true16: false }
+        PredContext {
+            processor,
+            wave64: !processor.generation.is_gfx10_plus(),
+            real_true16: false,
+        }
     }
 }
 
@@ -279,7 +283,10 @@ impl Features {
     }
 }
 
-const _: () = assert!(Feature::ALL.len() <= 256, "Features no longer fits its bit mask");
+const _: () = assert!(
+    Feature::ALL.len() <= 256,
+    "Features no longer fits its bit mask"
+);
 
 /// One processor's feature list, as LLVM gives it for `-mcpu=<name>`.
 struct ProcessorFeatures {
@@ -824,7 +831,11 @@ pub fn features(processor: &Processor) -> &'static [Feature] {
 fn context_features(ctx: &PredContext) -> Features {
     let mut f = entry(ctx.processor).set;
     if ctx.processor.generation.is_gfx10_plus() {
-        f = f.with(if ctx.wave64 { Feature::WavefrontSize64 } else { Feature::WavefrontSize32 });
+        f = f.with(if ctx.wave64 {
+            Feature::WavefrontSize64
+        } else {
+            Feature::WavefrontSize32
+        });
     }
     if ctx.real_true16 {
         f = f.with(Feature::RealTrue16Insts);
@@ -854,8 +865,12 @@ pub fn holds(pred: Pred, ctx: &PredContext) -> bool {
         Pred::isGFX8Only => has(F::VolcanicIslands),
         Pred::isGFX8Plus => has(F::GFX8Insts),
         Pred::isGFX8GFX9 => has(F::GFX8Insts) && has(F::GCN3Encoding),
-        Pred::isGFX8GFX9NotGFX90A => has(F::GFX8Insts) && has(F::GCN3Encoding) && !has(F::GFX90AInsts),
-        Pred::isGFX8GFX9NotGFX940 => has(F::GFX8Insts) && has(F::GCN3Encoding) && !has(F::GFX940Insts),
+        Pred::isGFX8GFX9NotGFX90A => {
+            has(F::GFX8Insts) && has(F::GCN3Encoding) && !has(F::GFX90AInsts)
+        }
+        Pred::isGFX8GFX9NotGFX940 => {
+            has(F::GFX8Insts) && has(F::GCN3Encoding) && !has(F::GFX940Insts)
+        }
         Pred::isGFX8GFX9GFX10GFX11 => has(F::GFX8Insts) && !has(F::GFX12Insts),
         Pred::isGCN3ExcludingGFX90A => has(F::GCN3Encoding) && !has(F::GFX90AInsts),
         Pred::isGFX9Only => has(F::GCN3Encoding) && has(F::GFX9Insts),
@@ -879,7 +894,9 @@ pub fn holds(pred: Pred, ctx: &PredContext) -> bool {
         Pred::isNotGFX1250Plus => !has(F::GFX1250Insts),
         Pred::isGFX9GFX10GFX11 => has(F::GFX9Insts) && !has(F::GFX12Insts),
         Pred::isNotGFX940Plus => !has(F::GFX940Insts),
-        Pred::isGFX12Not12_50 | Pred::isGFX12PlusNot12_50 => has(F::GFX12Insts) && !has(F::GFX1250Insts),
+        Pred::isGFX12Not12_50 | Pred::isGFX12PlusNot12_50 => {
+            has(F::GFX12Insts) && !has(F::GFX1250Insts)
+        }
 
         // Wave size and true16 mode.
         Pred::isWave32 => has(F::WavefrontSize32),
@@ -1294,7 +1311,10 @@ mod tests {
     /// Every `Pred` variant: each appears in some encoding record, since the generator derives
     /// the enum from the records' predicate lists.
     fn all_preds() -> Vec<Pred> {
-        let mut preds: Vec<Pred> = encodings().iter().flat_map(|e| e.preds.iter().copied()).collect();
+        let mut preds: Vec<Pred> = encodings()
+            .iter()
+            .flat_map(|e| e.preds.iter().copied())
+            .collect();
         preds.sort();
         preds.dedup();
         preds
@@ -1347,8 +1367,18 @@ mod tests {
         ("gfx942", Mode::Default, Pred::isGFX940Plus, true),
         ("gfx90a", Mode::Default, Pred::isGFX940Plus, false),
         // IMAGE_GET_RESINFO_V1_V1 000038f0_00000000: that record on gfx908, the _gfx90a one on gfx90a.
-        ("gfx908", Mode::Default, Pred::isGFX6GFX7GFX8GFX9NotGFX90A, true),
-        ("gfx90a", Mode::Default, Pred::isGFX6GFX7GFX8GFX9NotGFX90A, false),
+        (
+            "gfx908",
+            Mode::Default,
+            Pred::isGFX6GFX7GFX8GFX9NotGFX90A,
+            true,
+        ),
+        (
+            "gfx90a",
+            Mode::Default,
+            Pred::isGFX6GFX7GFX8GFX9NotGFX90A,
+            false,
+        ),
         // SCRATCH_STORE_SHORT_vi 004068dc_00007f00: scratch_store_short v0, v0, off on gfx90a;
         // gfx942 reads the same bytes as SCRATCH_STORE_SHORT_ST_gfx940 (off, v0, off).
         ("gfx90a", Mode::Default, Pred::isGFX8GFX9NotGFX940, true),
@@ -1394,8 +1424,18 @@ mod tests {
         ("gfx90a", Mode::Default, Pred::HasFmacF64Inst, true),
         ("gfx908", Mode::Default, Pred::HasFmacF64Inst, false),
         // GLOBAL_ATOMIC_PK_ADD_F16_vi 008038dd_00007f00: decodes on gfx908, rejected on gfx906.
-        ("gfx908", Mode::Default, Pred::HasAtomicBufferGlobalPkAddF16NoRtnInsts, true),
-        ("gfx906", Mode::Default, Pred::HasAtomicBufferGlobalPkAddF16NoRtnInsts, false),
+        (
+            "gfx908",
+            Mode::Default,
+            Pred::HasAtomicBufferGlobalPkAddF16NoRtnInsts,
+            true,
+        ),
+        (
+            "gfx906",
+            Mode::Default,
+            Pred::HasAtomicBufferGlobalPkAddF16NoRtnInsts,
+            false,
+        ),
         // GLOBAL_ATOMIC_ADD_F32_SADDR_RTN_vi 008035dd_00000000: decodes on gfx90a, rejected on gfx908.
         ("gfx90a", Mode::Default, Pred::HasAtomicFaddRtnInsts, true),
         ("gfx908", Mode::Default, Pred::HasAtomicFaddRtnInsts, false),
@@ -1431,8 +1471,18 @@ mod tests {
         ("gfx1151", Mode::Default, Pred::HasSALUFloatInsts, true),
         ("gfx1100", Mode::Default, Pred::HasSALUFloatInsts, false),
         // S_SINGLEUSE_VDST_gfx11 000093bf: s_singleuse_vdst on gfx1151, rejected on gfx1100.
-        ("gfx1151", Mode::Default, Pred::HasVGPRSingleUseHintInsts, true),
-        ("gfx1100", Mode::Default, Pred::HasVGPRSingleUseHintInsts, false),
+        (
+            "gfx1151",
+            Mode::Default,
+            Pred::HasVGPRSingleUseHintInsts,
+            true,
+        ),
+        (
+            "gfx1100",
+            Mode::Default,
+            Pred::HasVGPRSingleUseHintInsts,
+            false,
+        ),
         // V_DUAL_SUB_F32_e32_X_SUB_F32_e32_gfx11 00004ac9_00000000: v_dual_sub_f32 in the
         // default (wave32) mode, rejected with +wavefrontsize64.
         ("gfx1100", Mode::Default, Pred::isWave32, true),
@@ -1516,8 +1566,18 @@ mod tests {
         ("gfx950", Mode::Default, Pred::HasMinimum3Maximum3F32, true),
         ("gfx942", Mode::Default, Pred::HasMinimum3Maximum3F32, false),
         // LLVM 22: V_CVT_SCALEF32_F32_FP8_vi 00003bd2_00000000 on gfx950, rejected on gfx942.
-        ("gfx950", Mode::Default, Pred::HasFP8ConversionScaleInsts, true),
-        ("gfx942", Mode::Default, Pred::HasFP8ConversionScaleInsts, false),
+        (
+            "gfx950",
+            Mode::Default,
+            Pred::HasFP8ConversionScaleInsts,
+            true,
+        ),
+        (
+            "gfx942",
+            Mode::Default,
+            Pred::HasFP8ConversionScaleInsts,
+            false,
+        ),
         // LLVM 22: V_DOT2_F32_BF16_vi 00009ad3_00000000 on gfx950, rejected on gfx942.
         ("gfx950", Mode::Default, Pred::HasDot12Insts, true),
         ("gfx942", Mode::Default, Pred::HasDot12Insts, false),
@@ -1549,7 +1609,12 @@ mod tests {
         ("gfx1250", Mode::Default, Pred::HasAddPC64Inst, true),
         ("gfx1201", Mode::Default, Pred::HasAddPC64Inst, false),
         // LLVM 22: V_MAXIMUM_F32_e64_gfx12 000066d7_00000000 on gfx1200 and gfx1250.
-        ("gfx1250", Mode::Default, Pred::HasIEEEMinimumMaximumInsts, true),
+        (
+            "gfx1250",
+            Mode::Default,
+            Pred::HasIEEEMinimumMaximumInsts,
+            true,
+        ),
         // LLVM 22: V_DOT2_F32_BF16_gfx11 00001acc_00000000 on gfx1200 and gfx1100, rejected on gfx1250.
         ("gfx1250", Mode::Default, Pred::HasDot12Insts, false),
         ("gfx1100", Mode::Default, Pred::HasDot12Insts, true),
@@ -1561,7 +1626,10 @@ mod tests {
         let mut wrong = Vec::new();
         for &(name, mode, pred, expected) in FACTS {
             if holds(pred, &ctx(name, mode)) != expected {
-                wrong.push(format!("{name} {mode:?} {}: expected {expected}", pred.name()));
+                wrong.push(format!(
+                    "{name} {mode:?} {}: expected {expected}",
+                    pred.name()
+                ));
             }
         }
         assert!(wrong.is_empty(), "{wrong:#?}");
@@ -1570,10 +1638,20 @@ mod tests {
     #[test]
     fn every_pred_is_evaluated_everywhere() {
         let preds = all_preds();
-        assert_eq!(preds.len(), Pred::COUNT, "some Pred appears in no encoding record");
+        assert_eq!(
+            preds.len(),
+            Pred::COUNT,
+            "some Pred appears in no encoding record"
+        );
         for p in PROCESSORS {
-            for (wave64, real_true16) in [(false, false), (true, false), (false, true), (true, true)] {
-                let c = PredContext { processor: p, wave64, real_true16 };
+            for (wave64, real_true16) in
+                [(false, false), (true, false), (false, true), (true, true)]
+            {
+                let c = PredContext {
+                    processor: p,
+                    wave64,
+                    real_true16,
+                };
                 for &pred in &preds {
                     let v = holds(pred, &c);
                     if p.generation == Generation::R600 {
@@ -1582,7 +1660,11 @@ mod tests {
                 }
             }
         }
-        let unchecked: Vec<&str> = preds.iter().filter(|&&p| !checked_by_decoder(p)).map(|p| p.name()).collect();
+        let unchecked: Vec<&str> = preds
+            .iter()
+            .filter(|&&p| !checked_by_decoder(p))
+            .map(|p| p.name())
+            .collect();
         assert_eq!(
             unchecked,
             [
@@ -1600,16 +1682,28 @@ mod tests {
     #[test]
     fn every_processor_has_its_own_feature_list() {
         for p in PROCESSORS {
-            assert!(PROCESSOR_FEATURES.iter().any(|e| e.name == p.name), "{} has no feature list", p.name);
+            assert!(
+                PROCESSOR_FEATURES.iter().any(|e| e.name == p.name),
+                "{} has no feature list",
+                p.name
+            );
             assert_eq!(entry(p).name, p.name);
         }
         assert_eq!(PROCESSOR_FEATURES.len(), PROCESSORS.len());
         for (i, a) in PROCESSOR_FEATURES.iter().enumerate() {
-            assert!(PROCESSOR_FEATURES[i + 1..].iter().all(|b| b.name != a.name), "{} listed twice", a.name);
+            assert!(
+                PROCESSOR_FEATURES[i + 1..].iter().all(|b| b.name != a.name),
+                "{} listed twice",
+                a.name
+            );
             assert_eq!(a.set, Features::of(a.list));
         }
         // A processor this module does not know falls back to its family.
-        let unknown = Processor { name: "gfx9999", mach: 0xff, ..*processor("gfx1201") };
+        let unknown = Processor {
+            name: "gfx9999",
+            mach: 0xff,
+            ..*processor("gfx1201")
+        };
         assert_eq!(features(&unknown), features(processor("gfx12-generic")));
     }
 
@@ -1622,18 +1716,39 @@ mod tests {
         assert!(!has("gfx942", Feature::DsSrc2Insts) && !has("gfx1030", Feature::DsSrc2Insts));
         // mad-mix on gfx900/902/909/90c, fma-mix from gfx904/906 on.
         for name in ["gfx900", "gfx902", "gfx909", "gfx90c"] {
-            assert!(has(name, Feature::MadMixInsts) && !has(name, Feature::FmaMixInsts), "{name}");
+            assert!(
+                has(name, Feature::MadMixInsts) && !has(name, Feature::FmaMixInsts),
+                "{name}"
+            );
         }
         // gfx9-generic must run on both kinds, so LLVM gives it neither.
-        assert!(!has("gfx9-generic", Feature::MadMixInsts) && !has("gfx9-generic", Feature::FmaMixInsts));
-        for name in ["gfx904", "gfx906", "gfx908", "gfx90a", "gfx942", "gfx950", "gfx1030", "gfx1100", "gfx1201"] {
-            assert!(!has(name, Feature::MadMixInsts) && has(name, Feature::FmaMixInsts), "{name}");
+        assert!(
+            !has("gfx9-generic", Feature::MadMixInsts)
+                && !has("gfx9-generic", Feature::FmaMixInsts)
+        );
+        for name in [
+            "gfx904", "gfx906", "gfx908", "gfx90a", "gfx942", "gfx950", "gfx1030", "gfx1100",
+            "gfx1201",
+        ] {
+            assert!(
+                !has(name, Feature::MadMixInsts) && has(name, Feature::FmaMixInsts),
+                "{name}"
+            );
         }
         assert!(has("gfx810", Feature::LDSBankCount16) && !has("gfx810", Feature::LDSBankCount32));
-        assert!(has("gfx803", Feature::UnpackedD16VMem) && !has("gfx810", Feature::UnpackedD16VMem));
-        assert!(has("gfx942", Feature::FP8ConversionInsts) && !has("gfx9-4-generic", Feature::FP8ConversionInsts));
-        assert!(has("gfx1100", Feature::MADIntraFwdBug) && !has("gfx1151", Feature::MADIntraFwdBug));
-        assert!(has("gfx1250", Feature::WavefrontSize32) && !has("gfx1201", Feature::WavefrontSize32));
+        assert!(
+            has("gfx803", Feature::UnpackedD16VMem) && !has("gfx810", Feature::UnpackedD16VMem)
+        );
+        assert!(
+            has("gfx942", Feature::FP8ConversionInsts)
+                && !has("gfx9-4-generic", Feature::FP8ConversionInsts)
+        );
+        assert!(
+            has("gfx1100", Feature::MADIntraFwdBug) && !has("gfx1151", Feature::MADIntraFwdBug)
+        );
+        assert!(
+            has("gfx1250", Feature::WavefrontSize32) && !has("gfx1201", Feature::WavefrontSize32)
+        );
         assert!(has("gfx1251", Feature::DPALU_DPP) && !has("gfx1250", Feature::DPALU_DPP));
         assert!(!has("gfx1250", Feature::ImageInsts) && has("gfx1201", Feature::ImageInsts));
         assert!(features(processor("r600")).is_empty());
@@ -1650,7 +1765,9 @@ mod tests {
         let c = PredContext { wave64: false, ..c };
         assert!(holds(Pred::isWave64, &c) && !holds(Pred::isWave32, &c));
         let c = PredContext::new(processor("gfx1030"));
-        assert!(!c.wave64 && !c.real_true16 && holds(Pred::isWave32, &c) && !holds(Pred::isWave64, &c));
+        assert!(
+            !c.wave64 && !c.real_true16 && holds(Pred::isWave32, &c) && !holds(Pred::isWave64, &c)
+        );
         assert_eq!(llvm_version(processor("gfx942")), 19);
         assert_eq!(llvm_version(processor("gfx950")), 22);
         assert_eq!(llvm_version(processor("gfx1251")), 22);
@@ -1673,15 +1790,29 @@ mod tests {
         ];
         for p in PROCESSORS {
             for wave64 in [false, true] {
-                let c = PredContext { processor: p, wave64, real_true16: false };
+                let c = PredContext {
+                    processor: p,
+                    wave64,
+                    real_true16: false,
+                };
                 // LLVM 19's `HasSDWA` is LLVM 22's `HasSDWA8`.
-                let pairs = pairs.iter().copied().chain((llvm_version(p) == 19).then_some((Pred::HasSDWA, Pred::HasSDWA9)));
+                let pairs = pairs
+                    .iter()
+                    .copied()
+                    .chain((llvm_version(p) == 19).then_some((Pred::HasSDWA, Pred::HasSDWA9)));
                 for (a, b) in pairs {
-                    assert!(!(holds(a, &c) && holds(b, &c)), "{} and {} both hold on {}", a.name(), b.name(), p.name);
+                    assert!(
+                        !(holds(a, &c) && holds(b, &c)),
+                        "{} and {} both hold on {}",
+                        a.name(),
+                        b.name(),
+                        p.name
+                    );
                 }
                 if p.generation >= Generation::Gfx10_1 {
                     assert!(
-                        holds(Pred::isWave32, &c) != holds(Pred::isWave64, &c) || p.generation == Generation::Gfx1250
+                        holds(Pred::isWave32, &c) != holds(Pred::isWave64, &c)
+                            || p.generation == Generation::Gfx1250
                     );
                 }
             }

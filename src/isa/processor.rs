@@ -72,7 +72,10 @@ impl Generation {
 
     /// CDNA2 and later CDNA: unified VGPR/AGPR file, `accum_offset` in `compute_pgm_rsrc3`.
     pub fn has_unified_agprs(self) -> bool {
-        matches!(self, Generation::Gfx90a | Generation::Gfx940 | Generation::Gfx950)
+        matches!(
+            self,
+            Generation::Gfx90a | Generation::Gfx940 | Generation::Gfx950
+        )
     }
 
     /// Default wavefront size when nothing in the code object says otherwise.
@@ -219,7 +222,11 @@ mod tests {
     fn mach_values_and_names_are_unique() {
         for (i, a) in PROCESSORS.iter().enumerate() {
             for b in &PROCESSORS[i + 1..] {
-                assert_ne!(a.mach, b.mach, "{} and {} share a mach value", a.name, b.name);
+                assert_ne!(
+                    a.mach, b.mach,
+                    "{} and {} share a mach value",
+                    a.name, b.name
+                );
                 assert_ne!(a.name, b.name);
             }
         }
@@ -229,9 +236,15 @@ mod tests {
     fn processor_table_matches_amdgpu_usage() {
         // Spot checks against AMDGPUUsage's EF_AMDGPU_MACH table and processor table.
         let p = Processor::by_mach(0x3f).unwrap();
-        assert_eq!((p.name, p.generation, p.supports_xnack, p.supports_sramecc), ("gfx90a", Generation::Gfx90a, true, true));
+        assert_eq!(
+            (p.name, p.generation, p.supports_xnack, p.supports_sramecc),
+            ("gfx90a", Generation::Gfx90a, true, true)
+        );
         let p = Processor::by_name("gfx1030").unwrap();
-        assert_eq!((p.mach, p.supports_xnack, p.supports_sramecc), (0x36, false, false));
+        assert_eq!(
+            (p.mach, p.supports_xnack, p.supports_sramecc),
+            (0x36, false, false)
+        );
         assert_eq!(Processor::by_name("gfx803").unwrap().mach, 0x2a);
         assert_eq!(Processor::by_name("gfx1201").unwrap().mach, 0x4e);
         assert!(Processor::by_name("gfx9-4-generic").unwrap().is_generic());

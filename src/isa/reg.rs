@@ -48,13 +48,28 @@ pub enum Special {
 /// A register operand: a run of `count` dwords starting at `index` of one file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Reg {
-    Sgpr { index: u16, count: u8 },
-    Vgpr { index: u16, count: u8 },
-    Agpr { index: u16, count: u8 },
+    Sgpr {
+        index: u16,
+        count: u8,
+    },
+    Vgpr {
+        index: u16,
+        count: u8,
+    },
+    Agpr {
+        index: u16,
+        count: u8,
+    },
     /// Trap-handler temporaries (`ttmp0..ttmp15`).
-    Ttmp { index: u16, count: u8 },
+    Ttmp {
+        index: u16,
+        count: u8,
+    },
     /// A 16-bit half of a VGPR (true16 forms): `v1.l`, `v1.h`.
-    Vgpr16 { index: u16, hi: bool },
+    Vgpr16 {
+        index: u16,
+        hi: bool,
+    },
     Special(Special),
 }
 
@@ -62,9 +77,19 @@ impl Reg {
     /// The number of dwords.
     pub fn count(&self) -> u8 {
         match *self {
-            Reg::Sgpr { count, .. } | Reg::Vgpr { count, .. } | Reg::Agpr { count, .. } | Reg::Ttmp { count, .. } => count,
+            Reg::Sgpr { count, .. }
+            | Reg::Vgpr { count, .. }
+            | Reg::Agpr { count, .. }
+            | Reg::Ttmp { count, .. } => count,
             Reg::Vgpr16 { .. } => 1,
-            Reg::Special(Special::Vcc | Special::Exec | Special::FlatScratch | Special::XnackMask | Special::Tba | Special::Tma) => 2,
+            Reg::Special(
+                Special::Vcc
+                | Special::Exec
+                | Special::FlatScratch
+                | Special::XnackMask
+                | Special::Tba
+                | Special::Tma,
+            ) => 2,
             Reg::Special(_) => 1,
         }
     }
@@ -141,8 +166,14 @@ pub fn src_register(encoding: u16, dwords: u8, generation: Generation) -> Option
     let wide = dwords >= 2;
     let special = |lo: Special, pair: Special| Some(Reg::Special(if wide { pair } else { lo }));
     match encoding {
-        256..=511 => Some(Reg::Vgpr { index: encoding - 256, count: dwords }),
-        e if e <= sgpr_max(generation) => Some(Reg::Sgpr { index: e, count: dwords }),
+        256..=511 => Some(Reg::Vgpr {
+            index: encoding - 256,
+            count: dwords,
+        }),
+        e if e <= sgpr_max(generation) => Some(Reg::Sgpr {
+            index: e,
+            count: dwords,
+        }),
         102 if !gfx10 => special(Special::FlatScratchLo, Special::FlatScratch),
         103 if !gfx10 => Some(Reg::Special(Special::FlatScratchHi)),
         104 if !gfx10 => special(Special::XnackMaskLo, Special::XnackMask),
@@ -150,8 +181,14 @@ pub fn src_register(encoding: u16, dwords: u8, generation: Generation) -> Option
         106 => special(Special::VccLo, Special::Vcc),
         107 => Some(Reg::Special(Special::VccHi)),
         // Trap temporaries: 108..=123 from GFX9, 112..=123 on GFX8.
-        108..=123 if generation >= Generation::Gfx9 => Some(Reg::Ttmp { index: encoding - 108, count: dwords }),
-        112..=123 => Some(Reg::Ttmp { index: encoding - 112, count: dwords }),
+        108..=123 if generation >= Generation::Gfx9 => Some(Reg::Ttmp {
+            index: encoding - 108,
+            count: dwords,
+        }),
+        112..=123 => Some(Reg::Ttmp {
+            index: encoding - 112,
+            count: dwords,
+        }),
         124 if gfx11 => Some(Reg::Special(Special::Null)),
         124 => Some(Reg::Special(Special::M0)),
         125 if gfx11 => Some(Reg::Special(Special::M0)),
@@ -195,7 +232,10 @@ mod tests {
         assert_eq!(src_register(106, 2, Gfx9).unwrap().to_string(), "vcc");
         assert_eq!(src_register(106, 1, Gfx11).unwrap().to_string(), "vcc_lo");
         assert_eq!(src_register(104, 1, Gfx10_3).unwrap().to_string(), "s104");
-        assert_eq!(src_register(102, 2, Gfx9).unwrap().to_string(), "flat_scratch");
+        assert_eq!(
+            src_register(102, 2, Gfx9).unwrap().to_string(),
+            "flat_scratch"
+        );
     }
 
     #[test]

@@ -117,7 +117,9 @@ impl Entry {
 
 /// `V_CMP_LE_I64_E32` -> `V_CMP_LE_I64`.
 pub fn base_name(name: &str) -> &str {
-    name.strip_suffix("_E32").or_else(|| name.strip_suffix("_E64")).unwrap_or(name)
+    name.strip_suffix("_E32")
+        .or_else(|| name.strip_suffix("_E64"))
+        .unwrap_or(name)
 }
 
 #[derive(Deserialize)]
@@ -171,7 +173,11 @@ pub struct Semantics {
 pub enum Pseudocode {
     /// A text that is the instruction's own, from `arch` (the one asked, or a fallback when the
     /// asked table's text is not attributable).
-    Text { arch: Arch, text: String, attribution: Attribution },
+    Text {
+        arch: Arch,
+        text: String,
+        attribution: Attribution,
+    },
     /// No table has an attributable text for it; `shared_with` are the instructions whose
     /// opcode number the asked table's text is stored under.
     Ambiguous { shared_with: Vec<String> },
@@ -194,8 +200,13 @@ impl Semantics {
                 flate2::read::GzDecoder::new(arch.data())
                     .read_to_string(&mut json)
                     .expect("embedded semantics table is valid gzip");
-                let file: File = serde_json::from_str(&json).expect("embedded semantics table is valid JSON");
-                assert_eq!(file.arch, arch.name(), "semantics table for the wrong architecture");
+                let file: File =
+                    serde_json::from_str(&json).expect("embedded semantics table is valid JSON");
+                assert_eq!(
+                    file.arch,
+                    arch.name(),
+                    "semantics table for the wrong architecture"
+                );
                 let mut table = Table {
                     entries: file.instructions,
                     by_encoding: HashMap::new(),
@@ -205,13 +216,18 @@ impl Semantics {
                 };
                 for (i, e) in table.entries.iter().enumerate() {
                     table.by_encoding.insert((e.encoding.clone(), e.opcode), i);
-                    table.by_name.entry(e.base_name().to_owned()).or_default().push(i);
+                    table
+                        .by_name
+                        .entry(e.base_name().to_owned())
+                        .or_default()
+                        .push(i);
                     table.by_opcode.entry(e.opcode).or_default().push(i);
                 }
                 table
             })
             .collect();
-        let owners: Vec<HashMap<u32, Owner>> = (0..tables.len()).map(|t| attribute(&tables, t)).collect();
+        let owners: Vec<HashMap<u32, Owner>> =
+            (0..tables.len()).map(|t| attribute(&tables, t)).collect();
         for (table, owners) in tables.iter_mut().zip(owners) {
             table.owners = owners;
         }
@@ -225,13 +241,23 @@ impl Semantics {
     /// The entry of `encoding` with `opcode` in `arch`'s table.
     pub fn entry(&self, arch: Arch, encoding: &str, opcode: u32) -> Option<&Entry> {
         let t = self.table(arch);
-        t.by_encoding.get(&(encoding.to_owned(), opcode)).map(|&i| &t.entries[i])
+        t.by_encoding
+            .get(&(encoding.to_owned(), opcode))
+            .map(|&i| &t.entries[i])
     }
 
     /// Entries whose name (without `_E32`/`_E64`) is `base`.
-    pub fn entries_named<'a>(&'a self, arch: Arch, base: &str) -> impl Iterator<Item = &'a Entry> + 'a {
+    pub fn entries_named<'a>(
+        &'a self,
+        arch: Arch,
+        base: &str,
+    ) -> impl Iterator<Item = &'a Entry> + 'a {
         let t = self.table(arch);
-        t.by_name.get(base).into_iter().flatten().map(move |&i| &t.entries[i])
+        t.by_name
+            .get(base)
+            .into_iter()
+            .flatten()
+            .map(move |&i| &t.entries[i])
     }
 
     /// Every entry of `arch`'s table.
@@ -252,12 +278,20 @@ impl Semantics {
     /// the same instruction's attributable text from the nearest other table.
     pub fn pseudocode(&self, arch: Arch, entry: &Entry) -> Pseudocode {
         if let Some((text, attribution)) = self.own_text(arch, entry) {
-            return Pseudocode::Text { arch, text, attribution };
+            return Pseudocode::Text {
+                arch,
+                text,
+                attribution,
+            };
         }
         for other in arch.fallbacks() {
             for e in self.entries_named(other, entry.base_name()) {
                 if let Some((text, attribution)) = self.own_text(other, e) {
-                    return Pseudocode::Text { arch: other, text, attribution };
+                    return Pseudocode::Text {
+                        arch: other,
+                        text,
+                        attribution,
+                    };
                 }
             }
         }
@@ -288,7 +322,11 @@ impl Semantics {
             .map(|&arch| {
                 let t = self.table(arch);
                 let with_text = t.entries.iter().filter(|e| e.pseudocode.is_some()).count();
-                let own = t.entries.iter().filter(|e| self.own_text(arch, e).is_some()).count();
+                let own = t
+                    .entries
+                    .iter()
+                    .filter(|e| self.own_text(arch, e).is_some())
+                    .count();
                 (arch, with_text, own)
             })
             .collect()
@@ -300,9 +338,14 @@ fn attribute(tables: &[Table], t: usize) -> HashMap<u32, Owner> {
     let table = &tables[t];
     let mut owners = HashMap::new();
     for (&opcode, members) in &table.by_opcode {
-        let texts: BTreeSet<&str> = members.iter().filter_map(|&i| table.entries[i].pseudocode.as_deref()).collect();
+        let texts: BTreeSet<&str> = members
+            .iter()
+            .filter_map(|&i| table.entries[i].pseudocode.as_deref())
+            .collect();
         // One text per number is what the tables hold; anything else is left alone.
-        let [text] = texts.into_iter().collect::<Vec<_>>()[..] else { continue };
+        let [text] = texts.into_iter().collect::<Vec<_>>()[..] else {
+            continue;
+        };
         let candidates: BTreeSet<&str> = members
             .iter()
             .filter(|&&i| table.entries[i].pseudocode.is_some())
@@ -324,9 +367,10 @@ fn attribute(tables: &[Table], t: usize) -> HashMap<u32, Owner> {
                         other.by_name.get(c).into_iter().flatten().any(|&i| {
                             let e = &other.entries[i];
                             e.pseudocode.as_deref() == Some(text)
-                                && other.by_opcode[&e.opcode]
-                                    .iter()
-                                    .all(|&j| { let n = other.entries[j].base_name(); n == c || !candidates.contains(n) })
+                                && other.by_opcode[&e.opcode].iter().all(|&j| {
+                                    let n = other.entries[j].base_name();
+                                    n == c || !candidates.contains(n)
+                                })
                         })
                     })
                     .count();
@@ -351,7 +395,9 @@ mod tests {
 
     fn text(arch: Arch, encoding: &str, opcode: u32) -> Pseudocode {
         let s = Semantics::get();
-        let e = s.entry(arch, encoding, opcode).unwrap_or_else(|| panic!("no {encoding} {opcode} in {}", arch.name()));
+        let e = s
+            .entry(arch, encoding, opcode)
+            .unwrap_or_else(|| panic!("no {encoding} {opcode} in {}", arch.name()));
         s.pseudocode(arch, e)
     }
 
@@ -362,20 +408,42 @@ mod tests {
         let s = Semantics::get();
         let ds = s.entry(Arch::Rdna2, "DS", 0).unwrap();
         let sop2 = s.entry(Arch::Rdna2, "SOP2", 0).unwrap();
-        assert_eq!((ds.name.as_str(), sop2.name.as_str()), ("DS_ADD_U32", "S_ADD_U32"));
+        assert_eq!(
+            (ds.name.as_str(), sop2.name.as_str()),
+            ("DS_ADD_U32", "S_ADD_U32")
+        );
         assert_eq!(ds.pseudocode, sop2.pseudocode);
-        assert!(ds.pseudocode.as_deref().unwrap().contains("D0.u64[laneId] = 1'0U"));
+        assert!(
+            ds.pseudocode
+                .as_deref()
+                .unwrap()
+                .contains("D0.u64[laneId] = 1'0U")
+        );
         // Opcode 0 is shared in every table, so no text is DS_ADD_U32's.
         let Pseudocode::Ambiguous { shared_with } = s.pseudocode(Arch::Rdna2, ds) else {
             panic!("DS_ADD_U32 must not get another instruction's text")
         };
-        assert!(shared_with.iter().any(|n| n == "V_CMP_F_F32") && shared_with.iter().any(|n| n == "S_ADD_U32"), "{shared_with:?}");
+        assert!(
+            shared_with.iter().any(|n| n == "V_CMP_F_F32")
+                && shared_with.iter().any(|n| n == "S_ADD_U32"),
+            "{shared_with:?}"
+        );
     }
 
     #[test]
     fn v_lshl_or_b32_text_is_its_own_in_every_table() {
-        for (arch, opcode) in [(Arch::Rdna2, 879), (Arch::Rdna3_5, 598), (Arch::Rdna4, 598), (Arch::Cdna4, 512)] {
-            let Pseudocode::Text { arch: from, text, attribution } = text(arch, "VOP3", opcode) else {
+        for (arch, opcode) in [
+            (Arch::Rdna2, 879),
+            (Arch::Rdna3_5, 598),
+            (Arch::Rdna4, 598),
+            (Arch::Cdna4, 512),
+        ] {
+            let Pseudocode::Text {
+                arch: from,
+                text,
+                attribution,
+            } = text(arch, "VOP3", opcode)
+            else {
                 panic!("no text for V_LSHL_OR_B32 in {}", arch.name())
             };
             assert_eq!(from, arch);
@@ -388,22 +456,46 @@ mod tests {
     fn v_cmp_le_i64_text_is_attributed_across_tables() {
         let expected = "D0.u64[laneId] = S0.i64 <= S1.i64;\n// D0 = VCC in VOPC encoding.";
         for (arch, opcode) in [(Arch::Rdna2, 163), (Arch::Rdna3_5, 83), (Arch::Cdna4, 227)] {
-            let Pseudocode::Text { arch: from, text, attribution } = text(arch, "VOPC", opcode) else { panic!() };
-            assert_eq!((from, text.as_str(), attribution), (arch, expected, Attribution::CrossArch));
+            let Pseudocode::Text {
+                arch: from,
+                text,
+                attribution,
+            } = text(arch, "VOPC", opcode)
+            else {
+                panic!()
+            };
+            assert_eq!(
+                (from, text.as_str(), attribution),
+                (arch, expected, Attribution::CrossArch)
+            );
         }
         // RDNA4's opcode 83 carries GLOBAL_LOAD_BLOCK's loop: not V_CMP_LE_I64's, so the text
         // comes from RDNA3.5.
         let s = Semantics::get();
-        let stored = s.entry(Arch::Rdna4, "VOPC", 83).unwrap().pseudocode.clone().unwrap();
+        let stored = s
+            .entry(Arch::Rdna4, "VOPC", 83)
+            .unwrap()
+            .pseudocode
+            .clone()
+            .unwrap();
         assert!(stored.contains("MEM["), "{stored}");
-        let Pseudocode::Text { arch: from, text, .. } = text(Arch::Rdna4, "VOPC", 83) else { panic!() };
+        let Pseudocode::Text {
+            arch: from, text, ..
+        } = text(Arch::Rdna4, "VOPC", 83)
+        else {
+            panic!()
+        };
         assert_eq!((from, text.as_str()), (Arch::Rdna3_5, expected));
     }
 
     #[test]
     fn a_third_of_the_entries_have_an_attributable_text() {
         for (arch, with_text, own) in Semantics::get().coverage() {
-            assert!(own * 4 > with_text && own * 2 < with_text, "{}: {own} of {with_text}", arch.name());
+            assert!(
+                own * 4 > with_text && own * 2 < with_text,
+                "{}: {own} of {with_text}",
+                arch.name()
+            );
         }
     }
 }

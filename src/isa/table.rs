@@ -1,6 +1,8 @@
 //! The types of the generated instruction tables (`tables.rs`), and lookups over them.
 
-pub use super::tables::{flag, implicit, Namespace, Opcode, OperandClass, OperandName, Pred, Variant};
+pub use super::tables::{
+    Namespace, Opcode, OperandClass, OperandName, Pred, Variant, flag, implicit,
+};
 
 /// Whether an operand is written (`outs`) or read (`ins`) in LLVM's operand order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -21,8 +23,18 @@ pub struct Operand {
 }
 
 /// Constructor used by the generated tables.
-pub(crate) const fn op(dir: Dir, class: OperandClass, name: OperandName, tied_to: Option<OperandName>) -> Operand {
-    Operand { dir, class, name, tied_to }
+pub(crate) const fn op(
+    dir: Dir,
+    class: OperandClass,
+    name: OperandName,
+    tied_to: Option<OperandName>,
+) -> Operand {
+    Operand {
+        dir,
+        class,
+        name,
+        tied_to,
+    }
 }
 
 /// Where one operand's bits lie: `(inst_lo, inst_hi, field_lo)` runs, instruction bits
@@ -180,6 +192,14 @@ pub fn find_record(llvm: u8, name: &str) -> Option<&'static Encoding> {
     use std::collections::HashMap;
     use std::sync::OnceLock;
     static INDEX: OnceLock<HashMap<(u8, String), usize>> = OnceLock::new();
-    let index = INDEX.get_or_init(|| encodings().iter().enumerate().map(|(i, e)| ((e.llvm, e.record_name()), i)).collect());
-    index.get(&(llvm, name.to_owned())).map(|&i| &encodings()[i])
+    let index = INDEX.get_or_init(|| {
+        encodings()
+            .iter()
+            .enumerate()
+            .map(|(i, e)| ((e.llvm, e.record_name()), i))
+            .collect()
+    });
+    index
+        .get(&(llvm, name.to_owned()))
+        .map(|&i| &encodings()[i])
 }

@@ -24,9 +24,13 @@ pub struct Target {
 pub enum TargetError {
     #[error("unknown processor {0:?}")]
     UnknownProcessor(String),
-    #[error("{0} is not supported: gfxpatch decodes GFX8 and later (LLVM's disassembler does the same)")]
+    #[error(
+        "{0} is not supported: gfxpatch decodes GFX8 and later (LLVM's disassembler does the same)"
+    )]
     TooOld(&'static str),
-    #[error("unknown target feature {0:?} (known: ±wavefrontsize32, ±wavefrontsize64, ±xnack, ±sramecc, ±real-true16)")]
+    #[error(
+        "unknown target feature {0:?} (known: ±wavefrontsize32, ±wavefrontsize64, ±xnack, ±sramecc, ±real-true16)"
+    )]
     UnknownFeature(String),
     #[error("{0} has no wave32 mode")]
     NoWave32(&'static str),
@@ -40,21 +44,36 @@ impl Target {
             return Err(TargetError::TooOld(processor.name));
         }
         let wave64 = wave64 || !processor.generation.is_gfx10_plus();
-        Ok(Target { processor, wave64, xnack: id.xnack, sramecc: id.sramecc, real_true16: false })
+        Ok(Target {
+            processor,
+            wave64,
+            xnack: id.xnack,
+            sramecc: id.sramecc,
+            real_true16: false,
+        })
     }
 
     /// A target from a processor name and LLVM-style `-mattr` features
     /// (`+wavefrontsize64`, `-xnack`), as `llvm-mc --mcpu=gfx1100 --mattr=...` takes them.
     pub fn from_name(name: &str, mattr: &str) -> Result<Target, TargetError> {
-        let processor = Processor::by_name(name).ok_or_else(|| TargetError::UnknownProcessor(name.to_owned()))?;
+        let processor = Processor::by_name(name)
+            .ok_or_else(|| TargetError::UnknownProcessor(name.to_owned()))?;
         if processor.generation < Generation::Gfx8 {
             return Err(TargetError::TooOld(processor.name));
         }
         let mut target = Target {
             processor,
             wave64: !processor.generation.is_gfx10_plus(),
-            xnack: if processor.supports_xnack { FeatureSetting::Any } else { FeatureSetting::Unsupported },
-            sramecc: if processor.supports_sramecc { FeatureSetting::Any } else { FeatureSetting::Unsupported },
+            xnack: if processor.supports_xnack {
+                FeatureSetting::Any
+            } else {
+                FeatureSetting::Unsupported
+            },
+            sramecc: if processor.supports_sramecc {
+                FeatureSetting::Any
+            } else {
+                FeatureSetting::Unsupported
+            },
             real_true16: false,
         };
         for feature in mattr.split(',').map(str::trim).filter(|f| !f.is_empty()) {
@@ -98,7 +117,11 @@ impl Target {
             (true, false) => "+wavefrontsize32",
             (false, _) => "",
         };
-        if self.real_true16 { format!("{wave},+real-true16") } else { wave.to_owned() }
+        if self.real_true16 {
+            format!("{wave},+real-true16")
+        } else {
+            wave.to_owned()
+        }
     }
 }
 
@@ -106,7 +129,11 @@ impl fmt::Display for Target {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.processor.name)?;
         if self.generation().is_gfx10_plus() {
-            f.write_str(if self.wave64 { " (wave64)" } else { " (wave32)" })?;
+            f.write_str(if self.wave64 {
+                " (wave64)"
+            } else {
+                " (wave32)"
+            })?;
         }
         Ok(())
     }
@@ -120,15 +147,31 @@ mod tests {
     fn wave_size_defaults_by_generation() {
         assert!(Target::from_name("gfx900", "").unwrap().wave64);
         assert!(!Target::from_name("gfx1100", "").unwrap().wave64);
-        assert!(Target::from_name("gfx1100", "+wavefrontsize64").unwrap().wave64);
-        assert_eq!(Target::from_name("gfx900", "+wavefrontsize32"), Err(TargetError::NoWave32("gfx900")));
+        assert!(
+            Target::from_name("gfx1100", "+wavefrontsize64")
+                .unwrap()
+                .wave64
+        );
+        assert_eq!(
+            Target::from_name("gfx900", "+wavefrontsize32"),
+            Err(TargetError::NoWave32("gfx900"))
+        );
     }
 
     #[test]
     fn old_and_unknown_targets_are_refused() {
-        assert_eq!(Target::from_name("gfx700", ""), Err(TargetError::TooOld("gfx700")));
-        assert!(matches!(Target::from_name("gfx9000", ""), Err(TargetError::UnknownProcessor(_))));
-        assert!(matches!(Target::from_name("gfx900", "+avx"), Err(TargetError::UnknownFeature(_))));
+        assert_eq!(
+            Target::from_name("gfx700", ""),
+            Err(TargetError::TooOld("gfx700"))
+        );
+        assert!(matches!(
+            Target::from_name("gfx9000", ""),
+            Err(TargetError::UnknownProcessor(_))
+        ));
+        assert!(matches!(
+            Target::from_name("gfx900", "+avx"),
+            Err(TargetError::UnknownFeature(_))
+        ));
     }
 
     #[test]

@@ -1,10 +1,12 @@
 //! LLVM's in-process MC disassembler, through llvm-sys: the oracle our decoder is measured
 //! against (tests, `gfxpatch disasm --backend llvm`, the decode benchmark).
 
-use std::ffi::{c_char, CStr, CString};
+use std::ffi::{CStr, CString, c_char};
 use std::sync::Once;
 
-use llvm_sys::disassembler::{LLVMCreateDisasmCPUFeatures, LLVMDisasmContextRef, LLVMDisasmDispose, LLVMDisasmInstruction};
+use llvm_sys::disassembler::{
+    LLVMCreateDisasmCPUFeatures, LLVMDisasmContextRef, LLVMDisasmDispose, LLVMDisasmInstruction,
+};
 
 use crate::isa::Target;
 
@@ -49,7 +51,15 @@ impl LlvmDisassembler {
         let features = CString::new(target.mattr()).ok()?;
         // SAFETY: valid NUL-terminated strings; no callbacks; LLVM copies what it keeps.
         let context = unsafe {
-            LLVMCreateDisasmCPUFeatures(triple.as_ptr(), cpu.as_ptr(), features.as_ptr(), std::ptr::null_mut(), 0, None, None)
+            LLVMCreateDisasmCPUFeatures(
+                triple.as_ptr(),
+                cpu.as_ptr(),
+                features.as_ptr(),
+                std::ptr::null_mut(),
+                0,
+                None,
+                None,
+            )
         };
         (!context.is_null()).then_some(LlvmDisassembler { context })
     }
@@ -60,10 +70,20 @@ impl LlvmDisassembler {
         // SAFETY: LLVM reads at most `bytes.len()` bytes (it takes a mutable pointer but does not
         // write through it) and writes a NUL-terminated string of at most `text.len()` bytes.
         let size = unsafe {
-            LLVMDisasmInstruction(self.context, bytes.as_ptr() as *mut u8, bytes.len() as u64, pc, text.as_mut_ptr(), text.len())
+            LLVMDisasmInstruction(
+                self.context,
+                bytes.as_ptr() as *mut u8,
+                bytes.len() as u64,
+                pc,
+                text.as_mut_ptr(),
+                text.len(),
+            )
         };
         // SAFETY: the buffer is NUL-terminated by LLVM (or still all zeros).
-        let text = unsafe { CStr::from_ptr(text.as_ptr()) }.to_string_lossy().trim_start_matches('\t').to_owned();
+        let text = unsafe { CStr::from_ptr(text.as_ptr()) }
+            .to_string_lossy()
+            .trim_start_matches('\t')
+            .to_owned();
         LlvmInst { size, text }
     }
 }
@@ -84,7 +104,13 @@ mod tests {
         let target = Target::from_name("gfx1100", "").unwrap();
         let mut llvm = LlvmDisassembler::new(&target).unwrap();
         let inst = llvm.decode(&[0x05, 0x00, 0x56, 0xd6, 0x01, 0x05, 0x0e, 0x00], 0);
-        assert_eq!(inst, LlvmInst { size: 8, text: "v_lshl_or_b32 v5, v1, v2, s3".to_owned() });
+        assert_eq!(
+            inst,
+            LlvmInst {
+                size: 8,
+                text: "v_lshl_or_b32 v5, v1, v2, s3".to_owned()
+            }
+        );
     }
 
     #[test]

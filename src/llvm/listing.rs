@@ -13,7 +13,7 @@ use std::sync::OnceLock;
 use super::disasm::LlvmDisassembler;
 use crate::container::CodeObject;
 use crate::isa::listing::{self, At, Block};
-use crate::isa::table::{encodings, OperandClass};
+use crate::isa::table::{OperandClass, encodings};
 
 /// One instruction as LLVM decoded it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -53,14 +53,34 @@ pub fn decode_line(llvm: &mut LlvmDisassembler, bytes: &[u8], address: u64) -> L
     let len = if decoded { inst.size } else { 4 };
     let mut own = bytes[..len.min(bytes.len())].to_vec();
     own.resize(len.next_multiple_of(4), 0);
-    let words: Vec<u32> = own.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
-    let text = if decoded { inst.text } else { format!(".long 0x{:08x}", words[0]) };
-    let branch = if decoded { branch_target(&text, address) } else { None };
-    LlvmLine { address, words, text, decoded, branch }
+    let words: Vec<u32> = own
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    let text = if decoded {
+        inst.text
+    } else {
+        format!(".long 0x{:08x}", words[0])
+    };
+    let branch = if decoded {
+        branch_target(&text, address)
+    } else {
+        None
+    };
+    LlvmLine {
+        address,
+        words,
+        text,
+        decoded,
+        branch,
+    }
 }
 
 /// Every executable section of `object`, decoded by LLVM.
-pub fn blocks<'data>(object: &CodeObject<'data>, llvm: &mut LlvmDisassembler) -> Vec<Block<'data, LlvmLine>> {
+pub fn blocks<'data>(
+    object: &CodeObject<'data>,
+    llvm: &mut LlvmDisassembler,
+) -> Vec<Block<'data, LlvmLine>> {
     listing::blocks_with(object, |bytes, address| {
         let line = decode_line(llvm, bytes, address);
         let len = line.len();
@@ -86,7 +106,11 @@ fn branch_target(text: &str, address: u64) -> Option<u64> {
         return None;
     }
     let offset: u16 = rest.split([',', ' ']).next()?.trim().parse().ok()?;
-    Some(address.wrapping_add(4).wrapping_add_signed(i64::from(offset as i16) * 4))
+    Some(
+        address
+            .wrapping_add(4)
+            .wrapping_add_signed(i64::from(offset as i16) * 4),
+    )
 }
 
 /// Mnemonics of records whose first operand is a SOPP branch target (what LLVM's
@@ -96,7 +120,11 @@ fn branch_mnemonics() -> &'static HashSet<&'static str> {
     SET.get_or_init(|| {
         encodings()
             .iter()
-            .filter(|e| e.operands.first().is_some_and(|o| o.class == OperandClass::SOPPBrTarget))
+            .filter(|e| {
+                e.operands
+                    .first()
+                    .is_some_and(|o| o.class == OperandClass::SOPPBrTarget)
+            })
             .map(|e| e.mnemonic())
             .collect()
     })
@@ -112,10 +140,27 @@ mod tests {
         let target = Target::from_name("gfx1100", "").unwrap();
         let mut llvm = LlvmDisassembler::new(&target).unwrap();
         let line = decode_line(&mut llvm, &[0xfd, 0xff, 0xa0, 0xbf], 0x100);
-        assert_eq!((line.text.as_str(), line.branch), ("s_branch 65533", Some(0x100 + 4 - 12)));
-        let line = decode_line(&mut llvm, &[0x05, 0x00, 0x56, 0xd6, 0x01, 0x05, 0x0e, 0x00], 0);
-        assert_eq!((line.text.as_str(), line.words.as_slice(), line.branch), ("v_lshl_or_b32 v5, v1, v2, s3", &[0xd656_0005, 0x000e_0501][..], None));
+        assert_eq!(
+            (line.text.as_str(), line.branch),
+            ("s_branch 65533", Some(0x100 + 4 - 12))
+        );
+        let line = decode_line(
+            &mut llvm,
+            &[0x05, 0x00, 0x56, 0xd6, 0x01, 0x05, 0x0e, 0x00],
+            0,
+        );
+        assert_eq!(
+            (line.text.as_str(), line.words.as_slice(), line.branch),
+            (
+                "v_lshl_or_b32 v5, v1, v2, s3",
+                &[0xd656_0005, 0x000e_0501][..],
+                None
+            )
+        );
         let line = decode_line(&mut llvm, &[0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0], 0);
-        assert_eq!((line.text.as_str(), line.len(), line.decoded), (".long 0xffffffff", 4, false));
+        assert_eq!(
+            (line.text.as_str(), line.len(), line.decoded),
+            (".long 0xffffffff", 4, false)
+        );
     }
 }

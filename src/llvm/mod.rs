@@ -35,6 +35,9 @@ mod tests {
     fn linked_against_llvm_19_with_amdgpu() {
         assert_eq!(super::llvm_version().0, 19, "gfxpatch's oracle is LLVM 19");
         let target = super::amdgpu_target().expect("LLVM was built without the AMDGPU target");
-        assert!(target.has_asm_backend(), "AMDGPU target without an MC assembler backend");
+        assert!(
+            target.has_asm_backend(),
+            "AMDGPU target without an MC assembler backend"
+        );
     }
 }

@@ -11,7 +11,9 @@ pub fn repo() -> PathBuf {
 /// Every file under `fixtures/<dir>` with the given extension, sorted.
 pub fn fixture_files(dir: &str, extension: &str) -> Vec<PathBuf> {
     fn walk(dir: &Path, extension: &str, out: &mut Vec<PathBuf>) {
-        let Ok(entries) = std::fs::read_dir(dir) else { return };
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
         for entry in entries.flatten() {
             let path = entry.path();
             if path.is_dir() {
@@ -24,7 +26,10 @@ pub fn fixture_files(dir: &str, extension: &str) -> Vec<PathBuf> {
     let mut out = Vec::new();
     walk(&repo().join("fixtures").join(dir), extension, &mut out);
     out.sort();
-    assert!(!out.is_empty(), "no fixtures/{dir}/**/*.{extension}: run fixtures/build.sh");
+    assert!(
+        !out.is_empty(),
+        "no fixtures/{dir}/**/*.{extension}: run fixtures/build.sh"
+    );
     out
 }
 
@@ -35,16 +40,22 @@ pub fn code_object_fixtures() -> Vec<PathBuf> {
 
 /// Runs the gfxpatch binary built for this test run.
 pub fn gfxpatch(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gfxpatch")).args(args).output().expect("cannot run gfxpatch")
+    Command::new(env!("CARGO_BIN_EXE_gfxpatch"))
+        .args(args)
+        .output()
+        .expect("cannot run gfxpatch")
 }
 
 /// Runs an LLVM 19 tool. A missing tool fails the test: the oracle is not optional.
 pub fn llvm_tool(tool: &str, args: &[&str]) -> String {
-    let output = Command::new(tool)
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("{tool} is required for the differential tests (scripts/setup.sh installs it): {e}"));
-    assert!(output.status.success(), "{tool} {args:?} failed: {}", String::from_utf8_lossy(&output.stderr));
+    let output = Command::new(tool).args(args).output().unwrap_or_else(|e| {
+        panic!("{tool} is required for the differential tests (scripts/setup.sh installs it): {e}")
+    });
+    assert!(
+        output.status.success(),
+        "{tool} {args:?} failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     String::from_utf8(output.stdout).expect("LLVM tool output is not UTF-8")
 }
 
@@ -62,7 +73,13 @@ pub fn info_json(file: &Path) -> serde_json::Value {
 
 /// A corpus library under `.corpus/root` (scripts/fetch-corpus.sh); panics with how to get it.
 pub fn corpus_file(name: &str) -> PathBuf {
-    let path = repo().join(".corpus/root/usr/lib/x86_64-linux-gnu").join(name);
-    assert!(path.exists(), "{} missing: run scripts/fetch-corpus.sh", path.display());
+    let path = repo()
+        .join(".corpus/root/usr/lib/x86_64-linux-gnu")
+        .join(name);
+    assert!(
+        path.exists(),
+        "{} missing: run scripts/fetch-corpus.sh",
+        path.display()
+    );
     path
 }

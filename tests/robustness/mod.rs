@@ -32,24 +32,64 @@ pub const TARGETS: &[(&str, &str, &str)] = &[
     ("gfx1030-w64", "gfx1030", "+wavefrontsize64"),
     ("gfx1100-w32", "gfx1100", "+wavefrontsize32"),
     ("gfx1100-w64", "gfx1100", "+wavefrontsize64"),
-    ("gfx1100-w32-t16", "gfx1100", "+wavefrontsize32,+real-true16"),
-    ("gfx1100-w64-t16", "gfx1100", "+wavefrontsize64,+real-true16"),
+    (
+        "gfx1100-w32-t16",
+        "gfx1100",
+        "+wavefrontsize32,+real-true16",
+    ),
+    (
+        "gfx1100-w64-t16",
+        "gfx1100",
+        "+wavefrontsize64,+real-true16",
+    ),
     ("gfx1151-w32", "gfx1151", "+wavefrontsize32"),
     ("gfx1151-w64", "gfx1151", "+wavefrontsize64"),
-    ("gfx1151-w32-t16", "gfx1151", "+wavefrontsize32,+real-true16"),
-    ("gfx1151-w64-t16", "gfx1151", "+wavefrontsize64,+real-true16"),
+    (
+        "gfx1151-w32-t16",
+        "gfx1151",
+        "+wavefrontsize32,+real-true16",
+    ),
+    (
+        "gfx1151-w64-t16",
+        "gfx1151",
+        "+wavefrontsize64,+real-true16",
+    ),
     ("gfx1200-w32", "gfx1200", "+wavefrontsize32"),
     ("gfx1200-w64", "gfx1200", "+wavefrontsize64"),
-    ("gfx1200-w32-t16", "gfx1200", "+wavefrontsize32,+real-true16"),
-    ("gfx1200-w64-t16", "gfx1200", "+wavefrontsize64,+real-true16"),
+    (
+        "gfx1200-w32-t16",
+        "gfx1200",
+        "+wavefrontsize32,+real-true16",
+    ),
+    (
+        "gfx1200-w64-t16",
+        "gfx1200",
+        "+wavefrontsize64,+real-true16",
+    ),
     ("gfx1201-w32", "gfx1201", "+wavefrontsize32"),
     ("gfx1201-w64", "gfx1201", "+wavefrontsize64"),
-    ("gfx1201-w32-t16", "gfx1201", "+wavefrontsize32,+real-true16"),
-    ("gfx1201-w64-t16", "gfx1201", "+wavefrontsize64,+real-true16"),
+    (
+        "gfx1201-w32-t16",
+        "gfx1201",
+        "+wavefrontsize32,+real-true16",
+    ),
+    (
+        "gfx1201-w64-t16",
+        "gfx1201",
+        "+wavefrontsize64,+real-true16",
+    ),
     ("gfx1250-w32", "gfx1250", "+wavefrontsize32"),
     ("gfx1250-w64", "gfx1250", "+wavefrontsize64"),
-    ("gfx1250-w32-t16", "gfx1250", "+wavefrontsize32,+real-true16"),
-    ("gfx1250-w64-t16", "gfx1250", "+wavefrontsize64,+real-true16"),
+    (
+        "gfx1250-w32-t16",
+        "gfx1250",
+        "+wavefrontsize32,+real-true16",
+    ),
+    (
+        "gfx1250-w64-t16",
+        "gfx1250",
+        "+wavefrontsize64,+real-true16",
+    ),
 ];
 
 /// The target of row `index` of [`TARGETS`].
@@ -80,19 +120,41 @@ pub fn check_stream(decoder: &Decoder, bytes: &[u8]) -> Counts {
         let rest = &bytes[offset..];
         let inst = decoder.decode(rest);
         let fresh = decoder.decode_uncached(rest);
-        assert_eq!(inst, fresh, "{target} at {offset:#x}: memoised decode differs from a fresh one");
+        assert_eq!(
+            inst, fresh,
+            "{target} at {offset:#x}: memoised decode differs from a fresh one"
+        );
         let len = inst.len();
-        assert!((4..=MAX_INST_BYTES).contains(&len), "{target} at {offset:#x}: {inst:?} advances {len} bytes");
+        assert!(
+            (4..=MAX_INST_BYTES).contains(&len),
+            "{target} at {offset:#x}: {inst:?} advances {len} bytes"
+        );
         // Always exercised, raw words included.
         let text = print(&inst, &target, offset as u64);
         if let Some(encoding) = inst.encoding() {
             counts.decoded += 1;
-            assert!(len <= rest.len(), "{target} at {offset:#x}: {inst:?} runs past the stream ({} bytes left)", rest.len());
-            assert_eq!(inst.bytes(), &rest[..len], "{target} at {offset:#x}: {inst:?} does not keep its bytes");
-            let tail: Vec<u8> = inst.trailing_words().iter().flat_map(|w| w.to_le_bytes()).collect();
-            let ops = decode_operands(encoding, inst.encoded_bits(), &tail, &target).unwrap_or_else(|e| {
-                panic!("{target} at {offset:#x}: decode_operands fails on {inst:?} ({}): {e:?}", encoding.record_name())
-            });
+            assert!(
+                len <= rest.len(),
+                "{target} at {offset:#x}: {inst:?} runs past the stream ({} bytes left)",
+                rest.len()
+            );
+            assert_eq!(
+                inst.bytes(),
+                &rest[..len],
+                "{target} at {offset:#x}: {inst:?} does not keep its bytes"
+            );
+            let tail: Vec<u8> = inst
+                .trailing_words()
+                .iter()
+                .flat_map(|w| w.to_le_bytes())
+                .collect();
+            let ops = decode_operands(encoding, inst.encoded_bits(), &tail, &target)
+                .unwrap_or_else(|e| {
+                    panic!(
+                        "{target} at {offset:#x}: decode_operands fails on {inst:?} ({}): {e:?}",
+                        encoding.record_name()
+                    )
+                });
             // The length is the encoded bits, or up to the end of the literal where LLVM 22
             // reads it from inside them (GFX1250's 64-bit literal forms, `Inst::tail_at`).
             assert_eq!(
@@ -103,7 +165,10 @@ pub fn check_stream(decoder: &Decoder, bytes: &[u8]) -> Counts {
                 tail.len(),
                 ops.extra_bytes
             );
-            assert!(!text.starts_with(".long"), "{target} at {offset:#x}: {inst:?} decoded but prints as data: {text}");
+            assert!(
+                !text.starts_with(".long"),
+                "{target} at {offset:#x}: {inst:?} decoded but prints as data: {text}"
+            );
         } else {
             counts.raw += 1;
         }

@@ -15,13 +15,13 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use super::inst::Inst;
-use super::operand::{decode_operands_into, max_inst_bytes, Operands};
+use super::operand::{Operands, decode_operands_into, max_inst_bytes};
 use super::predicates::{self, PredContext};
-use super::table::{encodings, extract, flag, FieldBits, Namespace, OperandClass};
+use super::table::{FieldBits, Namespace, OperandClass, encodings, extract, flag};
 use super::target::Target;
 use tree::Tree;
 
-pub use plan::{plan, Attempt};
+pub use plan::{Attempt, plan};
 
 /// A decoder for one target: the decision trees of the tables its plan tries, in order.
 ///
@@ -52,23 +52,39 @@ const MEMO_SLOTS: usize = 1 << 12;
 
 impl Decoder {
     pub fn new(target: Target) -> Decoder {
-        let ctx = PredContext { processor: target.processor, wave64: target.wave64, real_true16: target.real_true16 };
+        let ctx = PredContext {
+            processor: target.processor,
+            wave64: target.wave64,
+            real_true16: target.real_true16,
+        };
         let attempts: Vec<(Attempt, Arc<Tree>)> = plan(&target)
             .into_iter()
             .map(|attempt| {
-                let tree = cached_tree(target.llvm_version(), attempt.namespace, attempt.bits, &ctx);
+                let tree =
+                    cached_tree(target.llvm_version(), attempt.namespace, attempt.bits, &ctx);
                 (attempt, tree)
             })
             .collect();
         // LLVM 22 targets read 64-bit literals and can reject a decode on a literal's value
         // beyond the leading 12 bytes, so they decode without the memo.
-        let key_bytes = match (target.llvm_version(), attempts.iter().any(|(a, _)| a.bits > 64)) {
+        let key_bytes = match (
+            target.llvm_version(),
+            attempts.iter().any(|(a, _)| a.bits > 64),
+        ) {
             (22, _) => 0,
             (_, true) => 12,
             (_, false) => 8,
         };
-        let memo = (0..MEMO_SLOTS).map(|_| Cell::new(Memo::default())).collect();
-        Decoder { target, attempts, max_bytes: max_inst_bytes(&target), key_bytes, memo }
+        let memo = (0..MEMO_SLOTS)
+            .map(|_| Cell::new(Memo::default()))
+            .collect();
+        Decoder {
+            target,
+            attempts,
+            max_bytes: max_inst_bytes(&target),
+            key_bytes,
+            memo,
+        }
     }
 
     pub fn target(&self) -> &Target {
@@ -95,7 +111,12 @@ impl Decoder {
             if let Some(encoding) = inst.encoding_index()
                 && inst.len() <= self.key_bytes
             {
-                slot.set(Memo { key, encoding, len: inst.len() as u8, tail_at: inst.tail_at() as u8 });
+                slot.set(Memo {
+                    key,
+                    encoding,
+                    len: inst.len() as u8,
+                    tail_at: inst.tail_at() as u8,
+                });
             }
             return inst;
         }
@@ -157,7 +178,12 @@ fn dpp8_marker_field(index: u16) -> Option<FieldBits> {
     FIELDS.get_or_init(|| {
         encodings()
             .iter()
-            .map(|e| e.operands.iter().position(|o| o.class == OperandClass::Dpp8FI).map(|i| e.fields[i]))
+            .map(|e| {
+                e.operands
+                    .iter()
+                    .position(|o| o.class == OperandClass::Dpp8FI)
+                    .map(|i| e.fields[i])
+            })
             .collect()
     })[index as usize]
 }
@@ -179,7 +205,14 @@ fn raw(bytes: &[u8]) -> Inst {
 fn cached_tree(llvm: u8, namespace: Namespace, bits: u8, ctx: &PredContext) -> Arc<Tree> {
     type Key = (u8, Namespace, u8, &'static str, bool, bool);
     static CACHE: OnceLock<Mutex<HashMap<Key, Arc<Tree>>>> = OnceLock::new();
-    let key = (llvm, namespace, bits, ctx.processor.name, ctx.wave64, ctx.real_true16);
+    let key = (
+        llvm,
+        namespace,
+        bits,
+        ctx.processor.name,
+        ctx.wave64,
+        ctx.real_true16,
+    );
     let cache = CACHE.get_or_init(Default::default);
     if let Some(tree) = cache.lock().unwrap().get(&key) {
         return tree.clone();
@@ -188,8 +221,17 @@ fn cached_tree(llvm: u8, namespace: Namespace, bits: u8, ctx: &PredContext) -> A
         .iter()
         .enumerate()
         // Assembler-only records (aliases, MIMG size variants) are not in LLVM's decoder tables.
-        .filter(|(_, e)| e.llvm == llvm && e.ns == namespace && e.bits == bits && !e.flags.has(flag::ISASMPARSERONLY))
-        .filter(|(_, e)| e.preds.iter().all(|&p| !predicates::checked_by_decoder(p) || predicates::holds(p, ctx)))
+        .filter(|(_, e)| {
+            e.llvm == llvm
+                && e.ns == namespace
+                && e.bits == bits
+                && !e.flags.has(flag::ISASMPARSERONLY)
+        })
+        .filter(|(_, e)| {
+            e.preds
+                .iter()
+                .all(|&p| !predicates::checked_by_decoder(p) || predicates::holds(p, ctx))
+        })
         .map(|(i, _)| i as u16)
         .collect();
     let tree = Arc::new(Tree::build(&indices));

@@ -26,7 +26,12 @@ pub struct Attempt {
 }
 
 /// The namespaces, by LLVM name, a generation tries at each width, in order.
-fn sequence(generation: Generation, unpacked_d16: bool, fma_mix: bool, gfx10_b: bool) -> Vec<(u8, &'static str)> {
+fn sequence(
+    generation: Generation,
+    unpacked_d16: bool,
+    fma_mix: bool,
+    gfx10_b: bool,
+) -> Vec<(u8, &'static str)> {
     let gfx9_family = matches!(generation, Gfx9 | Gfx90a | Gfx940 | Gfx950);
     let vi_or_gfx9 = generation == Gfx8 || gfx9_family;
     let mut out: Vec<(u8, &'static str)> = Vec::new();
@@ -37,32 +42,64 @@ fn sequence(generation: Generation, unpacked_d16: bool, fma_mix: bool, gfx10_b: 
     };
     // 96-bit encodings (GFX11+ VOP3 DPP and friends).
     add(96, &["GFX1250", "GFX1250_FAKE16"], generation == Gfx1250);
-    add(96, &["GFX11", "GFX11_FAKE16"], matches!(generation, Gfx11 | Gfx11_5));
-    add(96, &["GFX12", "GFX12_FAKE16", "GFX12W64"], matches!(generation, Gfx12 | Gfx1250));
+    add(
+        96,
+        &["GFX11", "GFX11_FAKE16"],
+        matches!(generation, Gfx11 | Gfx11_5),
+    );
+    add(
+        96,
+        &["GFX12", "GFX12_FAKE16", "GFX12W64"],
+        matches!(generation, Gfx12 | Gfx1250),
+    );
     // 64-bit encodings.
     add(64, &["GFX10_B"], gfx10_b);
     add(64, &["GFX80_UNPACKED"], unpacked_d16);
     add(64, &["GFX9_DL"], fma_mix);
     add(64, &["GFX950"], generation == Gfx950);
     add(64, &["GFX940"], matches!(generation, Gfx940 | Gfx950));
-    add(64, &["GFX90A"], matches!(generation, Gfx90a | Gfx940 | Gfx950));
+    add(
+        64,
+        &["GFX90A"],
+        matches!(generation, Gfx90a | Gfx940 | Gfx950),
+    );
     add(64, &["GFX8"], vi_or_gfx9);
     add(64, &["GFX9"], gfx9_family);
     add(64, &["GFX10"], matches!(generation, Gfx10_1 | Gfx10_3));
     add(64, &["GFX1250", "GFX1250_FAKE16"], generation == Gfx1250);
-    add(64, &["GFX12", "GFX12_FAKE16"], matches!(generation, Gfx12 | Gfx1250));
-    add(64, &["GFX11", "GFX11_FAKE16", "GFX11W64"], matches!(generation, Gfx11 | Gfx11_5));
+    add(
+        64,
+        &["GFX12", "GFX12_FAKE16"],
+        matches!(generation, Gfx12 | Gfx1250),
+    );
+    add(
+        64,
+        &["GFX11", "GFX11_FAKE16", "GFX11W64"],
+        matches!(generation, Gfx11 | Gfx11_5),
+    );
     add(64, &["GFX12W64"], matches!(generation, Gfx12 | Gfx1250));
     // 32-bit encodings.
     add(32, &["GFX8"], vi_or_gfx9);
     add(32, &["AMDGPU"], true);
     add(32, &["GFX9"], gfx9_family);
-    add(32, &["GFX90A"], matches!(generation, Gfx90a | Gfx940 | Gfx950));
+    add(
+        32,
+        &["GFX90A"],
+        matches!(generation, Gfx90a | Gfx940 | Gfx950),
+    );
     add(32, &["GFX10_B"], gfx10_b);
     add(32, &["GFX10"], matches!(generation, Gfx10_1 | Gfx10_3));
     add(32, &["GFX1250", "GFX1250_FAKE16"], generation == Gfx1250);
-    add(32, &["GFX12", "GFX12_FAKE16"], matches!(generation, Gfx12 | Gfx1250));
-    add(32, &["GFX11", "GFX11_FAKE16"], matches!(generation, Gfx11 | Gfx11_5));
+    add(
+        32,
+        &["GFX12", "GFX12_FAKE16"],
+        matches!(generation, Gfx12 | Gfx1250),
+    );
+    add(
+        32,
+        &["GFX11", "GFX11_FAKE16"],
+        matches!(generation, Gfx11 | Gfx11_5),
+    );
     out
 }
 
@@ -83,7 +120,17 @@ fn sequence_llvm22(generation: Generation) -> Vec<(u8, &'static str, u8)> {
     add(128, &["GFX1250"], gfx1250);
     add(128, &["GFX940"], gfx950);
     // 96-bit (GFX11+).
-    add(96, &["GFX1250", "GFX1250_FAKE16", "GFX12", "GFX12_FAKE16", "GFX12W64"], gfx1250);
+    add(
+        96,
+        &[
+            "GFX1250",
+            "GFX1250_FAKE16",
+            "GFX12",
+            "GFX12_FAKE16",
+            "GFX12W64",
+        ],
+        gfx1250,
+    );
     if gfx1250 {
         // Feature64BitLiterals: the 96-bit GFX1250 table again, the literal read from byte 4.
         out.push((96, "GFX1250", 4));
@@ -97,12 +144,26 @@ fn sequence_llvm22(generation: Generation) -> Vec<(u8, &'static str, u8)> {
     add(64, &["GFX950"], gfx950);
     add(64, &["GFX9_DL"], true);
     add(64, &["GFX940", "GFX90A", "GFX8", "GFX9"], gfx950);
-    add(64, &["GFX1250", "GFX1250_FAKE16", "GFX12", "GFX12_FAKE16", "GFX12W64"], gfx1250);
+    add(
+        64,
+        &[
+            "GFX1250",
+            "GFX1250_FAKE16",
+            "GFX12",
+            "GFX12_FAKE16",
+            "GFX12W64",
+        ],
+        gfx1250,
+    );
     // 32-bit.
     add(32, &["GFX8"], gfx950);
     add(32, &["AMDGPU"], true);
     add(32, &["GFX9", "GFX950", "GFX90A"], gfx950);
-    add(32, &["GFX1250", "GFX1250_FAKE16", "GFX12", "GFX12_FAKE16"], gfx1250);
+    add(
+        32,
+        &["GFX1250", "GFX1250_FAKE16", "GFX12", "GFX12_FAKE16"],
+        gfx1250,
+    );
     out
 }
 
@@ -120,13 +181,20 @@ pub fn plan(target: &Target) -> Vec<Attempt> {
         let fma_mix = matches!(name, "gfx906" | "gfx908" | "gfx90a" | "gfx942" | "gfx950");
         // FeatureGFX10_BEncoding: gfx1011, gfx1012, gfx1013 and GFX10.3.
         let gfx10_b = generation == Gfx10_3 || matches!(name, "gfx1011" | "gfx1012" | "gfx1013");
-        sequence(generation, unpacked_d16, fma_mix, gfx10_b).into_iter().map(|(bits, ns)| (bits, ns, bits / 8)).collect()
+        sequence(generation, unpacked_d16, fma_mix, gfx10_b)
+            .into_iter()
+            .map(|(bits, ns)| (bits, ns, bits / 8))
+            .collect()
     };
     steps
         .into_iter()
         .filter_map(|(bits, ns, literal_at)| {
             let namespace = Namespace::from_name(ns)?;
-            Some(Attempt { namespace, bits, literal_at })
+            Some(Attempt {
+                namespace,
+                bits,
+                literal_at,
+            })
         })
         .collect()
 }
@@ -134,7 +202,9 @@ pub fn plan(target: &Target) -> Vec<Attempt> {
 impl Namespace {
     /// The namespace LLVM calls `name`, if the tables have it.
     pub fn from_name(name: &str) -> Option<Namespace> {
-        (0..Namespace::COUNT).map(|i| Namespace::ALL[i]).find(|n| n.name() == name)
+        (0..Namespace::COUNT)
+            .map(|i| Namespace::ALL[i])
+            .find(|n| n.name() == name)
     }
 }
 
@@ -145,7 +215,14 @@ mod tests {
     fn names(cpu: &str) -> Vec<String> {
         plan(&Target::from_name(cpu, "").unwrap())
             .iter()
-            .map(|a| format!("{}{}{}", a.namespace.name(), a.bits, if a.literal_at * 8 != a.bits { "@4" } else { "" }))
+            .map(|a| {
+                format!(
+                    "{}{}{}",
+                    a.namespace.name(),
+                    a.bits,
+                    if a.literal_at * 8 != a.bits { "@4" } else { "" }
+                )
+            })
             .collect()
     }
 
@@ -154,16 +231,41 @@ mod tests {
         assert_eq!(
             names("gfx950"),
             [
-                "GFX940128", "GFX95064", "GFX9_DL64", "GFX94064", "GFX90A64", "GFX864", "GFX964", "GFX832", "AMDGPU32",
-                "GFX932", "GFX95032", "GFX90A32"
+                "GFX940128",
+                "GFX95064",
+                "GFX9_DL64",
+                "GFX94064",
+                "GFX90A64",
+                "GFX864",
+                "GFX964",
+                "GFX832",
+                "AMDGPU32",
+                "GFX932",
+                "GFX95032",
+                "GFX90A32"
             ]
         );
         assert_eq!(
             names("gfx1250"),
             [
-                "GFX1250128", "GFX125096", "GFX1250_FAKE1696", "GFX1296", "GFX12_FAKE1696", "GFX12W6496", "GFX125096@4",
-                "GFX9_DL64", "GFX125064", "GFX1250_FAKE1664", "GFX1264", "GFX12_FAKE1664", "GFX12W6464", "AMDGPU32",
-                "GFX125032", "GFX1250_FAKE1632", "GFX1232", "GFX12_FAKE1632"
+                "GFX1250128",
+                "GFX125096",
+                "GFX1250_FAKE1696",
+                "GFX1296",
+                "GFX12_FAKE1696",
+                "GFX12W6496",
+                "GFX125096@4",
+                "GFX9_DL64",
+                "GFX125064",
+                "GFX1250_FAKE1664",
+                "GFX1264",
+                "GFX12_FAKE1664",
+                "GFX12W6464",
+                "AMDGPU32",
+                "GFX125032",
+                "GFX1250_FAKE1632",
+                "GFX1232",
+                "GFX12_FAKE1632"
             ]
         );
     }

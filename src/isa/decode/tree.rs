@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use crate::isa::table::{encodings, Encoding};
+use crate::isa::table::{Encoding, encodings};
 
 /// Candidates at a leaf are tested in order; a leaf is made once this few remain or no bit is
 /// fixed in all of them.
@@ -24,9 +24,18 @@ enum Node {
     Leaf(Box<[u16]>),
     /// Switch on `width` bits from `lo`, indexing a dense table; a value with no child has no
     /// match. Dense tables keep a lookup to one shift, one mask and one load per level.
-    Dense { lo: u8, width: u8, children: Box<[Option<Node>]> },
+    Dense {
+        lo: u8,
+        width: u8,
+        children: Box<[Option<Node>]>,
+    },
     /// The same for wide switches with few children: sorted keys, binary search.
-    Sparse { lo: u8, width: u8, keys: Box<[u32]>, children: Box<[Node]> },
+    Sparse {
+        lo: u8,
+        width: u8,
+        keys: Box<[u32]>,
+        children: Box<[Node]>,
+    },
 }
 
 /// Switches up to this wide use a dense table.
@@ -35,7 +44,9 @@ const DENSE_BITS: u32 = 10;
 impl Tree {
     /// Builds a tree over the encodings at `indices` (into [`encodings`]).
     pub fn build(indices: &[u16]) -> Tree {
-        Tree { root: build(indices.to_vec(), 0) }
+        Tree {
+            root: build(indices.to_vec(), 0),
+        }
     }
 
     /// The encodings that could match `word`, most specific first; the caller checks each.
@@ -44,14 +55,23 @@ impl Tree {
         loop {
             match node {
                 Node::Leaf(list) => return list,
-                Node::Dense { lo, width, children } => {
+                Node::Dense {
+                    lo,
+                    width,
+                    children,
+                } => {
                     let key = ((word >> lo) as u32) & ((1u32 << width) - 1);
                     match &children[key as usize] {
                         Some(child) => node = child,
                         None => return &[],
                     }
                 }
-                Node::Sparse { lo, width, keys, children } => {
+                Node::Sparse {
+                    lo,
+                    width,
+                    keys,
+                    children,
+                } => {
                     let key = ((word >> lo) as u32) & ((1u32 << width) - 1);
                     match keys.binary_search(&key) {
                         Ok(i) => node = &children[i],
@@ -90,11 +110,23 @@ fn build(mut set: Vec<u16>, consumed: u128) -> Node {
         for (k, v) in groups {
             children[k as usize] = Some(build(v, consumed | switched));
         }
-        Node::Dense { lo: lo as u8, width: width as u8, children: children.into_boxed_slice() }
+        Node::Dense {
+            lo: lo as u8,
+            width: width as u8,
+            children: children.into_boxed_slice(),
+        }
     } else {
         let keys = groups.iter().map(|g| g.0).collect();
-        let children = groups.into_iter().map(|(_, v)| build(v, consumed | switched)).collect();
-        Node::Sparse { lo: lo as u8, width: width as u8, keys, children }
+        let children = groups
+            .into_iter()
+            .map(|(_, v)| build(v, consumed | switched))
+            .collect();
+        Node::Sparse {
+            lo: lo as u8,
+            width: width as u8,
+            keys,
+            children,
+        }
     }
 }
 
@@ -142,7 +174,11 @@ mod tests {
         assert!(indices.len() > 1000);
         let tree = Tree::build(&indices);
         for &i in &indices {
-            assert!(tree.candidates(all[i as usize].value).contains(&i), "{}", all[i as usize].record_name());
+            assert!(
+                tree.candidates(all[i as usize].value).contains(&i),
+                "{}",
+                all[i as usize].record_name()
+            );
         }
     }
 }

@@ -13,7 +13,7 @@ use super::Ctx;
 use crate::isa::inst::Inst;
 use crate::isa::operand::Value;
 use crate::isa::processor::Generation;
-use crate::isa::table::{extract, OperandClass};
+use crate::isa::table::{OperandClass, extract};
 
 /// Prints operand `index` with LLVM print method `method` if this module implements it.
 pub fn print(out: &mut String, ctx: &Ctx<'_>, index: usize, method: &str) -> bool {
@@ -110,7 +110,11 @@ pub fn branch_target(inst: &Inst, address: u64) -> Option<u64> {
         return None;
     }
     let imm = extract(e.fields[0], inst.encoded_bits()) as u16 as i16;
-    Some(address.wrapping_add(4).wrapping_add_signed(i64::from(imm) * 4))
+    Some(
+        address
+            .wrapping_add(4)
+            .wrapping_add_signed(i64::from(imm) * 4),
+    )
 }
 
 fn generation(ctx: &Ctx<'_>) -> Generation {
@@ -119,7 +123,10 @@ fn generation(ctx: &Ctx<'_>) -> Generation {
 
 /// GFX9 encoding family: GFX9 proper plus the CDNA chips.
 fn is_gfx9_family(g: Generation) -> bool {
-    matches!(g, Generation::Gfx9 | Generation::Gfx90a | Generation::Gfx940 | Generation::Gfx950)
+    matches!(
+        g,
+        Generation::Gfx9 | Generation::Gfx90a | Generation::Gfx940 | Generation::Gfx950
+    )
 }
 
 fn is_gfx10(g: Generation) -> bool {
@@ -140,9 +147,17 @@ fn waitcnt(out: &mut String, ctx: &Ctx<'_>, v: i64) {
     let (vm, exp, lgkm) = if g >= Generation::Gfx11 {
         ((field(10, 6), 63), (field(0, 3), 7), (field(4, 6), 63))
     } else if g.is_gfx10_plus() {
-        ((field(0, 4) | field(14, 2) << 4, 63), (field(4, 3), 7), (field(8, 6), 63))
+        (
+            (field(0, 4) | field(14, 2) << 4, 63),
+            (field(4, 3), 7),
+            (field(8, 6), 63),
+        )
     } else if is_gfx9_family(g) {
-        ((field(0, 4) | field(14, 2) << 4, 63), (field(4, 3), 7), (field(8, 4), 15))
+        (
+            (field(0, 4) | field(14, 2) << 4, 63),
+            (field(4, 3), 7),
+            (field(8, 4), 15),
+        )
     } else {
         ((field(0, 4), 15), (field(4, 3), 7), (field(8, 4), 15))
     };
@@ -174,8 +189,14 @@ fn depctr(out: &mut String, ctx: &Ctx<'_>, v: i64) {
         ("depctr_va_vcc", 1, 1),
         ("depctr_vm_vsrc", 2, 3),
     ];
-    let fields: Vec<_> = fields.iter().filter(|f| hold_cnt || f.0 != "depctr_hold_cnt").collect();
-    let known: u32 = fields.iter().map(|&&(_, shift, width)| ((1 << width) - 1) << shift).sum();
+    let fields: Vec<_> = fields
+        .iter()
+        .filter(|f| hold_cnt || f.0 != "depctr_hold_cnt")
+        .collect();
+    let known: u32 = fields
+        .iter()
+        .map(|&&(_, shift, width)| ((1 << width) - 1) << shift)
+        .sum();
     if v & !known != 0 {
         let _ = write!(out, "0x{v:x}");
         return;
@@ -210,8 +231,18 @@ fn delay_alu(out: &mut String, _ctx: &Ctx<'_>, v: i64) {
     ];
     const INST_SKIPS: [&str; 6] = ["SAME", "NEXT", "SKIP_1", "SKIP_2", "SKIP_3", "SKIP_4"];
     let v = v as u32;
-    let id = |x: u32| INST_IDS.get(x as usize).copied().unwrap_or("/* invalid instid value */");
-    let skip = |x: u32| INST_SKIPS.get(x as usize).copied().unwrap_or("/* invalid instskip value */");
+    let id = |x: u32| {
+        INST_IDS
+            .get(x as usize)
+            .copied()
+            .unwrap_or("/* invalid instid value */")
+    };
+    let skip = |x: u32| {
+        INST_SKIPS
+            .get(x as usize)
+            .copied()
+            .unwrap_or("/* invalid instskip value */")
+    };
     let mut sep = "";
     for (name, val, text) in [
         ("instid0", v & 0xf, id(v & 0xf)),
@@ -348,7 +379,11 @@ fn sendmsg(out: &mut String, ctx: &Ctx<'_>, v: i64) {
     let imm = (v & 0xffff) as u32;
     let g = generation(ctx);
     let gfx11_plus = g >= Generation::Gfx11;
-    let (msg, op, stream) = if gfx11_plus { (imm & 0xff, 0, 0) } else { (imm & 0xf, (imm >> 4) & 7, (imm >> 8) & 3) };
+    let (msg, op, stream) = if gfx11_plus {
+        (imm & 0xff, 0, 0)
+    } else {
+        (imm & 0xf, (imm >> 4) & 7, (imm >> 8) & 3)
+    };
     // Pre-GFX11 GS, GS_DONE and SYSMSG take an operation.
     let requires_op = !gfx11_plus && matches!(msg, 2 | 3 | 15);
     let op_name = |op: u32| -> Option<&'static str> {
@@ -361,10 +396,16 @@ fn sendmsg(out: &mut String, ctx: &Ctx<'_>, v: i64) {
                 _ => None,
             }
         } else {
-            ["GS_OP_NOP", "GS_OP_CUT", "GS_OP_EMIT", "GS_OP_EMIT_CUT"].get(op as usize).copied()
+            ["GS_OP_NOP", "GS_OP_CUT", "GS_OP_EMIT", "GS_OP_EMIT_CUT"]
+                .get(op as usize)
+                .copied()
         }
     };
-    let valid_op = if requires_op { !(msg == 2 && op == 0) && op_name(op).is_some() } else { op == 0 };
+    let valid_op = if requires_op {
+        !(msg == 2 && op == 0) && op_name(op).is_some()
+    } else {
+        op == 0
+    };
     let valid_stream = match msg {
         2 if !gfx11_plus => true,
         3 if !gfx11_plus => op != 0 || stream == 0,
@@ -499,9 +540,17 @@ fn version(out: &mut String, _ctx: &Ctx<'_>, v: i64) {
     };
     // MCBinaryExpr prints a binary left operand in parentheses.
     let mut binary = false;
-    for (bit, name) in [(W64, "UC_VERSION_W64_BIT"), (W32, "UC_VERSION_W32_BIT"), (MDP, "UC_VERSION_MDP_BIT")] {
+    for (bit, name) in [
+        (W64, "UC_VERSION_W64_BIT"),
+        (W32, "UC_VERSION_W32_BIT"),
+        (MDP, "UC_VERSION_MDP_BIT"),
+    ] {
         if v & bit != 0 {
-            expr = if binary { format!("({expr})|{name}") } else { format!("{expr}|{name}") };
+            expr = if binary {
+                format!("({expr})|{name}")
+            } else {
+                format!("{expr}|{name}")
+            };
             binary = true;
         }
     }
@@ -510,13 +559,15 @@ fn version(out: &mut String, _ctx: &Ctx<'_>, v: i64) {
 
 #[cfg(test)]
 mod tests {
-    use crate::isa::{print, Decoder, Target};
+    use crate::isa::{Decoder, Target, print};
 
     /// Decodes `words` on `cpu` and prints the instruction as `print_cpu` (normally the same CPU).
     fn dis_as(cpu: &str, print_cpu: &str, words: &[u32]) -> String {
         let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
         let inst = Decoder::new(Target::from_name(cpu, "").unwrap()).decode(&bytes);
-        print::print(&inst, &Target::from_name(print_cpu, "").unwrap(), 0).trim_start().to_owned()
+        print::print(&inst, &Target::from_name(print_cpu, "").unwrap(), 0)
+            .trim_start()
+            .to_owned()
     }
 
     /// (cpu, instruction dwords, text): every expectation is `llvm-mc-19 --disassemble` output.
@@ -530,11 +581,19 @@ mod tests {
     fn waitcnt_layout_per_generation() {
         check(&[
             ("gfx900", &[0xbf8c0f7f], "s_waitcnt vmcnt(15)"),
-            ("gfx803", &[0xbf8cffff], "s_waitcnt vmcnt(15) expcnt(7) lgkmcnt(15)"),
+            (
+                "gfx803",
+                &[0xbf8cffff],
+                "s_waitcnt vmcnt(15) expcnt(7) lgkmcnt(15)",
+            ),
             ("gfx1030", &[0xbf8ccf7f], "s_waitcnt lgkmcnt(15)"),
             ("gfx1100", &[0xbf89fc07], "s_waitcnt lgkmcnt(0)"),
             ("gfx1100", &[0xbf8903f7], "s_waitcnt vmcnt(0)"),
-            ("gfx1200", &[0xbf890000], "s_waitcnt vmcnt(0) expcnt(0) lgkmcnt(0)"),
+            (
+                "gfx1200",
+                &[0xbf890000],
+                "s_waitcnt vmcnt(0) expcnt(0) lgkmcnt(0)",
+            ),
         ]);
     }
 
@@ -543,8 +602,16 @@ mod tests {
         check(&[
             ("gfx1010", &[0xbfa3ffe3], "s_waitcnt_depctr 0xffe3"),
             ("gfx1010", &[0xbfa3ff83], "s_waitcnt_depctr 0xff83"),
-            ("gfx1030", &[0xbfa3ff83], "s_waitcnt_depctr depctr_vm_vsrc(0)"),
-            ("gfx1030", &[0xbfa3ff9f], "s_waitcnt_depctr depctr_hold_cnt(1) depctr_sa_sdst(1) depctr_va_vdst(15) depctr_va_sdst(7) depctr_va_ssrc(1) depctr_va_vcc(1) depctr_vm_vsrc(7)"),
+            (
+                "gfx1030",
+                &[0xbfa3ff83],
+                "s_waitcnt_depctr depctr_vm_vsrc(0)",
+            ),
+            (
+                "gfx1030",
+                &[0xbfa3ff9f],
+                "s_waitcnt_depctr depctr_hold_cnt(1) depctr_sa_sdst(1) depctr_va_vdst(15) depctr_va_sdst(7) depctr_va_ssrc(1) depctr_va_vcc(1) depctr_vm_vsrc(7)",
+            ),
             ("gfx1200", &[0xbf880fff], "s_wait_alu 0xfff"),
         ]);
     }
@@ -552,9 +619,21 @@ mod tests {
     #[test]
     fn delay_alu() {
         check(&[
-            ("gfx1100", &[0xbf8700a1], "s_delay_alu instid0(VALU_DEP_1) | instskip(SKIP_1) | instid1(VALU_DEP_1)"),
-            ("gfx1100", &[0xbf87000c], "s_delay_alu instid0(/* invalid instid value */)"),
-            ("gfx1100", &[0xbf870070], "s_delay_alu instskip(/* invalid instskip value */)"),
+            (
+                "gfx1100",
+                &[0xbf8700a1],
+                "s_delay_alu instid0(VALU_DEP_1) | instskip(SKIP_1) | instid1(VALU_DEP_1)",
+            ),
+            (
+                "gfx1100",
+                &[0xbf87000c],
+                "s_delay_alu instid0(/* invalid instid value */)",
+            ),
+            (
+                "gfx1100",
+                &[0xbf870070],
+                "s_delay_alu instskip(/* invalid instskip value */)",
+            ),
             ("gfx1100", &[0xbf870000], "s_delay_alu 0"),
         ]);
     }
@@ -562,27 +641,71 @@ mod tests {
     #[test]
     fn hwreg_names_per_generation() {
         check(&[
-            ("gfx900", &[0xb880f801], "s_getreg_b32 s0, hwreg(HW_REG_MODE)"),
-            ("gfx900", &[0xb8800041], "s_getreg_b32 s0, hwreg(HW_REG_MODE, 1, 1)"),
+            (
+                "gfx900",
+                &[0xb880f801],
+                "s_getreg_b32 s0, hwreg(HW_REG_MODE)",
+            ),
+            (
+                "gfx900",
+                &[0xb8800041],
+                "s_getreg_b32 s0, hwreg(HW_REG_MODE, 1, 1)",
+            ),
             ("gfx1200", &[0xb880f81a], "s_getreg_b32 s0, hwreg(26)"),
-            ("gfx942", &[0xb880f814], "s_getreg_b32 s0, hwreg(HW_REG_XCC_ID)"),
-            ("gfx1010", &[0xb900f816], "s_getreg_b32 s0, hwreg(HW_REG_XNACK_MASK)"),
+            (
+                "gfx942",
+                &[0xb880f814],
+                "s_getreg_b32 s0, hwreg(HW_REG_XCC_ID)",
+            ),
+            (
+                "gfx1010",
+                &[0xb900f816],
+                "s_getreg_b32 s0, hwreg(HW_REG_XNACK_MASK)",
+            ),
             ("gfx1030", &[0xb900f816], "s_getreg_b32 s0, hwreg(22)"),
-            ("gfx1100", &[0xb880f812], "s_getreg_b32 s0, hwreg(HW_REG_PERF_SNAPSHOT_PC_LO)"),
+            (
+                "gfx1100",
+                &[0xb880f812],
+                "s_getreg_b32 s0, hwreg(HW_REG_PERF_SNAPSHOT_PC_LO)",
+            ),
         ]);
     }
 
     #[test]
     fn sendmsg_named_numeric_and_plain() {
         check(&[
-            ("gfx900", &[0xbf900022], "s_sendmsg sendmsg(MSG_GS, GS_OP_EMIT, 0)"),
+            (
+                "gfx900",
+                &[0xbf900022],
+                "s_sendmsg sendmsg(MSG_GS, GS_OP_EMIT, 0)",
+            ),
             ("gfx900", &[0xbf90003f], "s_sendmsg sendmsg(15, 3, 0)"),
-            ("gfx900", &[0xbf900003], "s_sendmsg sendmsg(MSG_GS_DONE, GS_OP_NOP)"),
-            ("gfx900", &[0xbf900122], "s_sendmsg sendmsg(MSG_GS, GS_OP_EMIT, 1)"),
-            ("gfx803", &[0xbf90003f], "s_sendmsg sendmsg(MSG_SYSMSG, SYSMSG_OP_HOST_TRAP_ACK)"),
-            ("gfx1100", &[0xbfb60103], "s_sendmsg sendmsg(MSG_DEALLOC_VGPRS)"),
+            (
+                "gfx900",
+                &[0xbf900003],
+                "s_sendmsg sendmsg(MSG_GS_DONE, GS_OP_NOP)",
+            ),
+            (
+                "gfx900",
+                &[0xbf900122],
+                "s_sendmsg sendmsg(MSG_GS, GS_OP_EMIT, 1)",
+            ),
+            (
+                "gfx803",
+                &[0xbf90003f],
+                "s_sendmsg sendmsg(MSG_SYSMSG, SYSMSG_OP_HOST_TRAP_ACK)",
+            ),
+            (
+                "gfx1100",
+                &[0xbfb60103],
+                "s_sendmsg sendmsg(MSG_DEALLOC_VGPRS)",
+            ),
             ("gfx1100", &[0xbfb60087], "s_sendmsg sendmsg(135, 0, 0)"),
-            ("gfx1200", &[0xbfb60087], "s_sendmsg sendmsg(MSG_RTN_GET_SE_AID_ID)"),
+            (
+                "gfx1200",
+                &[0xbfb60087],
+                "s_sendmsg sendmsg(MSG_RTN_GET_SE_AID_ID)",
+            ),
         ]);
     }
 
@@ -599,7 +722,11 @@ mod tests {
     #[test]
     fn s_version_expressions() {
         check(&[
-            ("gfx1100", &[0xb0806006], "s_version (UC_VERSION_GFX11|UC_VERSION_W64_BIT)|UC_VERSION_W32_BIT"),
+            (
+                "gfx1100",
+                &[0xb0806006],
+                "s_version (UC_VERSION_GFX11|UC_VERSION_W64_BIT)|UC_VERSION_W32_BIT",
+            ),
             ("gfx1100", &[0xb080000a], "s_version 10"),
             ("gfx1100", &[0xb0800100], "s_version 0x100"),
         ]);
@@ -609,34 +736,94 @@ mod tests {
     fn gpr_idx_mode() {
         check(&[
             ("gfx900", &[0xbf9d0000], "s_set_gpr_idx_mode gpr_idx()"),
-            ("gfx900", &[0xbf9d0005], "s_set_gpr_idx_mode gpr_idx(SRC0,SRC2)"),
+            (
+                "gfx900",
+                &[0xbf9d0005],
+                "s_set_gpr_idx_mode gpr_idx(SRC0,SRC2)",
+            ),
             ("gfx900", &[0xbf9d0010], "s_set_gpr_idx_mode 0x10"),
-            ("gfx900", &[0xbf110f00], "s_set_gpr_idx_on s0, gpr_idx(SRC0,SRC1,SRC2,DST)"),
+            (
+                "gfx900",
+                &[0xbf110f00],
+                "s_set_gpr_idx_on s0, gpr_idx(SRC0,SRC1,SRC2,DST)",
+            ),
         ]);
     }
 
     #[test]
     fn interp_and_lds_waits() {
         check(&[
-            ("gfx803", &[0xd4020005], "v_interp_mov_f32_e32 v0, invalid_param_5, attr0.x"),
-            ("gfx803", &[0xd4000a01], "v_interp_p1_f32_e32 v0, v1, attr2.z"),
-            ("gfx1030", &[0xc80a0100], "v_interp_mov_f32_e32 v2, p10, attr0.y"),
-            ("gfx1100", &[0xce030901], "lds_param_load v1, attr2.y wait_vdst:3"),
-            ("gfx1200", &[0xce830901], "ds_param_load v1, attr2.y wait_va_vdst:3 wait_vm_vsrc:1"),
-            ("gfx1100", &[0xcd000600, 0x040e0501], "v_interp_p10_f32 v0, v1, v2, v3 wait_exp:6"),
-            ("gfx1100", &[0xcd000000, 0x040e0501], "v_interp_p10_f32 v0, v1, v2, v3 wait_exp:0"),
+            (
+                "gfx803",
+                &[0xd4020005],
+                "v_interp_mov_f32_e32 v0, invalid_param_5, attr0.x",
+            ),
+            (
+                "gfx803",
+                &[0xd4000a01],
+                "v_interp_p1_f32_e32 v0, v1, attr2.z",
+            ),
+            (
+                "gfx1030",
+                &[0xc80a0100],
+                "v_interp_mov_f32_e32 v2, p10, attr0.y",
+            ),
+            (
+                "gfx1100",
+                &[0xce030901],
+                "lds_param_load v1, attr2.y wait_vdst:3",
+            ),
+            (
+                "gfx1200",
+                &[0xce830901],
+                "ds_param_load v1, attr2.y wait_va_vdst:3 wait_vm_vsrc:1",
+            ),
+            (
+                "gfx1100",
+                &[0xcd000600, 0x040e0501],
+                "v_interp_p10_f32 v0, v1, v2, v3 wait_exp:6",
+            ),
+            (
+                "gfx1100",
+                &[0xcd000000, 0x040e0501],
+                "v_interp_p10_f32 v0, v1, v2, v3 wait_exp:0",
+            ),
         ]);
     }
 
     #[test]
     fn smem_offsets() {
         check(&[
-            ("gfx900", &[0xc0020042, 0x001ffff0], "s_load_dword s1, s[4:5], -0x10"),
-            ("gfx803", &[0xc0020042, 0x000ffff0], "s_load_dword s1, s[4:5], 0xffff0"),
-            ("gfx900", &[0xc0024042, 0x0c000000], "s_load_dword s1, s[4:5], s6 offset:0x0"),
-            ("gfx1030", &[0xf4000042, 0xfa000024], "s_load_dword s1, s[4:5], 0x24"),
-            ("gfx1200", &[0xf4000042, 0xf87ffff0], "s_load_b32 s1, s[4:5], 0x7ffff0"),
-            ("gfx1200", &[0xf4000042, 0x0c000010], "s_load_b32 s1, s[4:5], s6 offset:0x10"),
+            (
+                "gfx900",
+                &[0xc0020042, 0x001ffff0],
+                "s_load_dword s1, s[4:5], -0x10",
+            ),
+            (
+                "gfx803",
+                &[0xc0020042, 0x000ffff0],
+                "s_load_dword s1, s[4:5], 0xffff0",
+            ),
+            (
+                "gfx900",
+                &[0xc0024042, 0x0c000000],
+                "s_load_dword s1, s[4:5], s6 offset:0x0",
+            ),
+            (
+                "gfx1030",
+                &[0xf4000042, 0xfa000024],
+                "s_load_dword s1, s[4:5], 0x24",
+            ),
+            (
+                "gfx1200",
+                &[0xf4000042, 0xf87ffff0],
+                "s_load_b32 s1, s[4:5], 0x7ffff0",
+            ),
+            (
+                "gfx1200",
+                &[0xf4000042, 0x0c000010],
+                "s_load_b32 s1, s[4:5], s6 offset:0x10",
+            ),
         ]);
     }
 
@@ -644,10 +831,22 @@ mod tests {
     /// identical GFX12 encodings, printed for GFX1250.
     #[test]
     fn gfx1250_names_follow_llvm22() {
-        assert_eq!(dis_as("gfx1200", "gfx1250", &[0xb880f801]), "s_getreg_b32 s0, hwreg(HW_REG_WAVE_MODE)");
-        assert_eq!(dis_as("gfx1200", "gfx1250", &[0xb880f81c]), "s_getreg_b32 s0, hwreg(HW_REG_IB_STS2)");
-        assert_eq!(dis_as("gfx1200", "gfx1250", &[0xbfb6000a]), "s_sendmsg sendmsg(MSG_SAVEWAVE_HAS_TDM)");
-        assert_eq!(dis_as("gfx1200", "gfx1250", &[0xbfb60088]), "s_sendmsg sendmsg(MSG_RTN_GET_CLUSTER_BARRIER_STATE)");
+        assert_eq!(
+            dis_as("gfx1200", "gfx1250", &[0xb880f801]),
+            "s_getreg_b32 s0, hwreg(HW_REG_WAVE_MODE)"
+        );
+        assert_eq!(
+            dis_as("gfx1200", "gfx1250", &[0xb880f81c]),
+            "s_getreg_b32 s0, hwreg(HW_REG_IB_STS2)"
+        );
+        assert_eq!(
+            dis_as("gfx1200", "gfx1250", &[0xbfb6000a]),
+            "s_sendmsg sendmsg(MSG_SAVEWAVE_HAS_TDM)"
+        );
+        assert_eq!(
+            dis_as("gfx1200", "gfx1250", &[0xbfb60088]),
+            "s_sendmsg sendmsg(MSG_RTN_GET_CLUSTER_BARRIER_STATE)"
+        );
     }
 
     #[test]
@@ -655,7 +854,10 @@ mod tests {
         let target = Target::from_name("gfx900", "").unwrap();
         let inst = Decoder::new(target).decode(&0xbf82ff72u32.to_le_bytes());
         // 0x1000 + 4 + (-142 * 4)
-        assert_eq!(super::branch_target(&inst, 0x1000), Some(0x1000 + 4 - 142 * 4));
+        assert_eq!(
+            super::branch_target(&inst, 0x1000),
+            Some(0x1000 + 4 - 142 * 4)
+        );
         let nop = Decoder::new(target).decode(&0xbf800000u32.to_le_bytes());
         assert_eq!(super::branch_target(&nop, 0x1000), None);
     }

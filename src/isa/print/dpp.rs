@@ -106,13 +106,22 @@ fn is_gfx90a(generation: Generation) -> bool {
 /// LLVM 19. For LLVM 22 targets we assume it needs the DP-ALU DPP feature (GFX950, GFX1250).
 fn is_dpalu_dpp(ctx: &Ctx<'_>) -> bool {
     let generation = ctx.target.generation();
-    if ctx.target.llvm_version() >= 22 && !matches!(generation, Generation::Gfx950 | Generation::Gfx1250) {
+    if ctx.target.llvm_version() >= 22
+        && !matches!(generation, Generation::Gfx950 | Generation::Gfx1250)
+    {
         return false;
     }
     ctx.encoding.operands.iter().any(|o| {
-        matches!(o.name, OperandName::vdst | OperandName::src0 | OperandName::src1 | OperandName::src2) && {
+        matches!(
+            o.name,
+            OperandName::vdst | OperandName::src0 | OperandName::src1 | OperandName::src2
+        ) && {
             let info = o.class.info();
-            let rc = if info.reg_class.is_empty() { o.class.name() } else { info.reg_class };
+            let rc = if info.reg_class.is_empty() {
+                o.class.name()
+            } else {
+                info.reg_class
+            };
             rc == "VReg_64" || rc.starts_with("VReg_64_Align")
         }
     })
@@ -152,7 +161,14 @@ fn dpp_ctrl(out: &mut String, ctx: &Ctx<'_>, imm: i64) {
     };
     match imm {
         0x000..=0x0ff => {
-            let _ = write!(out, "quad_perm:[{},{},{},{}]", imm & 3, (imm >> 2) & 3, (imm >> 4) & 3, (imm >> 6) & 3);
+            let _ = write!(
+                out,
+                "quad_perm:[{},{},{},{}]",
+                imm & 3,
+                (imm >> 2) & 3,
+                (imm >> 4) & 3,
+                (imm >> 6) & 3
+            );
         }
         0x101..=0x10f => {
             let _ = write!(out, "row_shl:{low}");
@@ -199,11 +215,16 @@ mod tests {
     use crate::isa::{Decoder, Inst, Target};
 
     fn hex(s: &str) -> Vec<u8> {
-        (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap()).collect()
+        (0..s.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+            .collect()
     }
 
     fn is_ours(method: &str) -> bool {
-        ["printDPP", "printDpp", "printSDWA"].iter().any(|p| method.starts_with(p))
+        ["printDPP", "printDpp", "printSDWA"]
+            .iter()
+            .any(|p| method.starts_with(p))
     }
 
     /// The AsmString from this module's first operand on, expanded with this module's print
@@ -212,11 +233,24 @@ mod tests {
     fn own_tail(inst: &Inst, target: &Target) -> Option<String> {
         let encoding = inst.encoding()?;
         let word = inst.encoded_bits();
-        let tail: Vec<u8> = inst.trailing_words().iter().flat_map(|w| w.to_le_bytes()).collect();
+        let tail: Vec<u8> = inst
+            .trailing_words()
+            .iter()
+            .flat_map(|w| w.to_le_bytes())
+            .collect();
         let ops = decode_operands(encoding, word, &tail, target).ok()?;
-        let ctx = Ctx { inst, encoding, ops: &ops, target, address: 0 };
+        let ctx = Ctx {
+            inst,
+            encoding,
+            ops: &ops,
+            target,
+            address: 0,
+        };
         let method_of = |name: &str| {
-            let index = encoding.operands.iter().position(|o| o.name.name() == name)?;
+            let index = encoding
+                .operands
+                .iter()
+                .position(|o| o.name.name() == name)?;
             Some((index, encoding.operands[index].class.info().print_method))
         };
         let asm = encoding.asm;
@@ -270,7 +304,10 @@ mod tests {
     fn check(bytes: &str, cpu: &str, mattr: &str, llvm: &str) {
         let (inst, target) = decode(bytes, cpu, mattr);
         let tail = own_tail(&inst, &target).expect("no DPP/SDWA operand");
-        assert!(llvm.ends_with(&tail), "{bytes} on {cpu}: ours `{tail}`, llvm `{llvm}`");
+        assert!(
+            llvm.ends_with(&tail),
+            "{bytes} on {cpu}: ours `{tail}`, llvm `{llvm}`"
+        );
         let before = &llvm[..llvm.len() - tail.len()];
         assert!(
             tail.starts_with(' ') || before.ends_with(' '),
@@ -287,8 +324,14 @@ mod tests {
     #[test]
     fn dpp_ctrl_forms_gfx9() {
         let cases = [
-            ("fa02007e011b09a1", "row_shr:11 row_mask:0xa bank_mask:0x1 bound_ctrl:1"),
-            ("fa02007e0100000f", "quad_perm:[0,0,0,0] row_mask:0x0 bank_mask:0xf"),
+            (
+                "fa02007e011b09a1",
+                "row_shr:11 row_mask:0xa bank_mask:0x1 bound_ctrl:1",
+            ),
+            (
+                "fa02007e0100000f",
+                "quad_perm:[0,0,0,0] row_mask:0x0 bank_mask:0xf",
+            ),
             ("fa02007e010101ff", "row_shl:1 row_mask:0xf bank_mask:0xf"),
             ("fa02007e011f01ff", "row_shr:15 row_mask:0xf bank_mask:0xf"),
             ("fa02007e012501ff", "row_ror:5 row_mask:0xf bank_mask:0xf"),
@@ -297,15 +340,42 @@ mod tests {
             ("fa02007e013801ff", "wave_shr:1 row_mask:0xf bank_mask:0xf"),
             ("fa02007e013c01ff", "wave_ror:1 row_mask:0xf bank_mask:0xf"),
             ("fa02007e014001ff", "row_mirror row_mask:0xf bank_mask:0xf"),
-            ("fa02007e014101ff", "row_half_mirror row_mask:0xf bank_mask:0xf"),
-            ("fa02007e014201ff", "row_bcast:15 row_mask:0xf bank_mask:0xf"),
-            ("fa02007e014301ff", "row_bcast:31 row_mask:0xf bank_mask:0xf"),
-            ("fa02007e010001ff", "/* Invalid dpp_ctrl value */ row_mask:0xf bank_mask:0xf"),
-            ("fa02007e011001ff", "/* Invalid dpp_ctrl value */ row_mask:0xf bank_mask:0xf"),
-            ("fa02007e013101ff", "/* Invalid dpp_ctrl value */ row_mask:0xf bank_mask:0xf"),
-            ("fa02007e013f01ff", "/* Invalid dpp_ctrl value */ row_mask:0xf bank_mask:0xf"),
-            ("fa02007e017001ff", "/* Invalid dpp_ctrl value */ row_mask:0xf bank_mask:0xf"),
-            ("fa02007e01ff01ff", "/* Invalid dpp_ctrl value */ row_mask:0xf bank_mask:0xf"),
+            (
+                "fa02007e014101ff",
+                "row_half_mirror row_mask:0xf bank_mask:0xf",
+            ),
+            (
+                "fa02007e014201ff",
+                "row_bcast:15 row_mask:0xf bank_mask:0xf",
+            ),
+            (
+                "fa02007e014301ff",
+                "row_bcast:31 row_mask:0xf bank_mask:0xf",
+            ),
+            (
+                "fa02007e010001ff",
+                "/* Invalid dpp_ctrl value */ row_mask:0xf bank_mask:0xf",
+            ),
+            (
+                "fa02007e011001ff",
+                "/* Invalid dpp_ctrl value */ row_mask:0xf bank_mask:0xf",
+            ),
+            (
+                "fa02007e013101ff",
+                "/* Invalid dpp_ctrl value */ row_mask:0xf bank_mask:0xf",
+            ),
+            (
+                "fa02007e013f01ff",
+                "/* Invalid dpp_ctrl value */ row_mask:0xf bank_mask:0xf",
+            ),
+            (
+                "fa02007e017001ff",
+                "/* Invalid dpp_ctrl value */ row_mask:0xf bank_mask:0xf",
+            ),
+            (
+                "fa02007e01ff01ff",
+                "/* Invalid dpp_ctrl value */ row_mask:0xf bank_mask:0xf",
+            ),
             // Two spaces: this comment carries its own leading space.
             (
                 "fa02007e015f01ff",
@@ -325,20 +395,40 @@ mod tests {
             "",
             "v_mov_b32_dpp v0, v1  /* row_newbcast/row_share is not supported on ASICs earlier than GFX90A/GFX10 */ row_mask:0xf bank_mask:0xf",
         );
-        check("fa02007e014201ff", "gfx803", "", "v_mov_b32_dpp v0, v1 row_bcast:15 row_mask:0xf bank_mask:0xf");
+        check(
+            "fa02007e014201ff",
+            "gfx803",
+            "",
+            "v_mov_b32_dpp v0, v1 row_bcast:15 row_mask:0xf bank_mask:0xf",
+        );
     }
 
     #[test]
     fn dpp_ctrl_forms_gfx90a_and_dp_alu() {
-        check("fa02007e015001ff", "gfx90a", "", "v_mov_b32_dpp v0, v1 row_newbcast:0 row_mask:0xf bank_mask:0xf");
-        check("fa02007e015f01ff", "gfx90a", "", "v_mov_b32_dpp v0, v1 row_newbcast:15 row_mask:0xf bank_mask:0xf");
+        check(
+            "fa02007e015001ff",
+            "gfx90a",
+            "",
+            "v_mov_b32_dpp v0, v1 row_newbcast:0 row_mask:0xf bank_mask:0xf",
+        );
+        check(
+            "fa02007e015f01ff",
+            "gfx90a",
+            "",
+            "v_mov_b32_dpp v0, v1 row_newbcast:15 row_mask:0xf bank_mask:0xf",
+        );
         check(
             "fa02007e016001ff",
             "gfx90a",
             "",
             "v_mov_b32_dpp v0, v1 /* row_xmask is not supported on ASICs earlier than GFX10 */ row_mask:0xf bank_mask:0xf",
         );
-        check("fa02007e013001ff", "gfx90a", "", "v_mov_b32_dpp v0, v1 wave_shl:1 row_mask:0xf bank_mask:0xf");
+        check(
+            "fa02007e013001ff",
+            "gfx90a",
+            "",
+            "v_mov_b32_dpp v0, v1 wave_shl:1 row_mask:0xf bank_mask:0xf",
+        );
         // 64-bit operands: only row_newbcast is legal; the comment replaces any other control.
         check(
             "fa30007e025101ff",
@@ -395,12 +485,30 @@ mod tests {
     fn dpp_ctrl_forms_gfx10_plus() {
         for cpu in ["gfx1030", "gfx1100", "gfx1200"] {
             let cases = [
-                ("fa02007e013001ff", "/* wave_shl is not supported starting from GFX10 */"),
-                ("fa02007e013401ff", "/* wave_rol is not supported starting from GFX10 */"),
-                ("fa02007e013801ff", "/* wave_shr is not supported starting from GFX10 */"),
-                ("fa02007e013c01ff", "/* wave_ror is not supported starting from GFX10 */"),
-                ("fa02007e014201ff", "/* row_bcast is not supported starting from GFX10 */"),
-                ("fa02007e014301ff", "/* row_bcast is not supported starting from GFX10 */"),
+                (
+                    "fa02007e013001ff",
+                    "/* wave_shl is not supported starting from GFX10 */",
+                ),
+                (
+                    "fa02007e013401ff",
+                    "/* wave_rol is not supported starting from GFX10 */",
+                ),
+                (
+                    "fa02007e013801ff",
+                    "/* wave_shr is not supported starting from GFX10 */",
+                ),
+                (
+                    "fa02007e013c01ff",
+                    "/* wave_ror is not supported starting from GFX10 */",
+                ),
+                (
+                    "fa02007e014201ff",
+                    "/* row_bcast is not supported starting from GFX10 */",
+                ),
+                (
+                    "fa02007e014301ff",
+                    "/* row_bcast is not supported starting from GFX10 */",
+                ),
                 ("fa02007e015001ff", "row_share:0"),
                 ("fa02007e015a01ff", "row_share:10"),
                 ("fa02007e016b01ff", "row_xmask:11"),
@@ -409,10 +517,20 @@ mod tests {
                 ("fa02007e01a001ff", "/* Invalid dpp_ctrl value */"),
             ];
             for (bytes, ctrl) in cases {
-                check(bytes, cpu, "", &format!("v_mov_b32_dpp v0, v1 {ctrl} row_mask:0xf bank_mask:0xf"));
+                check(
+                    bytes,
+                    cpu,
+                    "",
+                    &format!("v_mov_b32_dpp v0, v1 {ctrl} row_mask:0xf bank_mask:0xf"),
+                );
             }
             // fi (bit 18) and bound_ctrl (bit 19).
-            check("fa02007e011b05ff", cpu, "", "v_mov_b32_dpp v0, v1 row_shr:11 row_mask:0xf bank_mask:0xf fi:1");
+            check(
+                "fa02007e011b05ff",
+                cpu,
+                "",
+                "v_mov_b32_dpp v0, v1 row_shr:11 row_mask:0xf bank_mask:0xf fi:1",
+            );
             check(
                 "fa02007e011b0dff",
                 cpu,
@@ -430,9 +548,24 @@ mod tests {
 
     #[test]
     fn dpp8() {
-        check("e902007e01773905", "gfx1030", "", "v_mov_b32_dpp v0, v1 dpp8:[7,6,5,4,3,2,1,0]");
-        check("ea02007e01773905", "gfx1030", "", "v_mov_b32_dpp v0, v1 dpp8:[7,6,5,4,3,2,1,0] fi:1");
-        check("ea02007e88c6fa00", "gfx1200", "", "v_mov_b32_dpp v0, v136 dpp8:[6,0,3,5,7,1,0,0] fi:1");
+        check(
+            "e902007e01773905",
+            "gfx1030",
+            "",
+            "v_mov_b32_dpp v0, v1 dpp8:[7,6,5,4,3,2,1,0]",
+        );
+        check(
+            "ea02007e01773905",
+            "gfx1030",
+            "",
+            "v_mov_b32_dpp v0, v1 dpp8:[7,6,5,4,3,2,1,0] fi:1",
+        );
+        check(
+            "ea02007e88c6fa00",
+            "gfx1200",
+            "",
+            "v_mov_b32_dpp v0, v136 dpp8:[6,0,3,5,7,1,0,0] fi:1",
+        );
     }
 
     #[test]
@@ -468,14 +601,54 @@ mod tests {
             "v_cndmask_b32_sdwa v0, v3, v1, vcc_lo dst_sel:WORD_1 dst_unused:UNUSED_PAD src0_sel:DWORD src1_sel:BYTE_0",
         );
         // VOPC: GFX8 prints a literal vcc and no _sdwa; GFX9/10 print the decoded sdst.
-        check("f904847c01000506", "gfx803", "", "v_cmp_eq_f32 vcc, v1, v2 src0_sel:WORD_1 src1_sel:DWORD");
-        check("f904847c01200506", "gfx803", "", "v_cmp_eq_f32 vcc, v1, v2 clamp src0_sel:WORD_1 src1_sel:DWORD");
-        check("f904a47c01000506", "gfx803", "", "v_cmpx_eq_f32 vcc, v1, v2 src0_sel:WORD_1 src1_sel:DWORD");
-        check("f904847c01000506", "gfx900", "", "v_cmp_eq_f32_sdwa vcc, v1, v2 src0_sel:WORD_1 src1_sel:DWORD");
-        check("f904847c01820506", "gfx900", "", "v_cmp_eq_f32_sdwa s[2:3], v1, v2 src0_sel:WORD_1 src1_sel:DWORD");
-        check("f904a47c01000506", "gfx900", "", "v_cmpx_eq_f32_sdwa vcc, v1, v2 src0_sel:WORD_1 src1_sel:DWORD");
-        check("f904047c01820506", "gfx1030", "", "v_cmp_eq_f32_sdwa s2, v1, v2 src0_sel:WORD_1 src1_sel:DWORD");
-        check("f904047c01000506", "gfx1030", "", "v_cmp_eq_f32_sdwa vcc_lo, v1, v2 src0_sel:WORD_1 src1_sel:DWORD");
+        check(
+            "f904847c01000506",
+            "gfx803",
+            "",
+            "v_cmp_eq_f32 vcc, v1, v2 src0_sel:WORD_1 src1_sel:DWORD",
+        );
+        check(
+            "f904847c01200506",
+            "gfx803",
+            "",
+            "v_cmp_eq_f32 vcc, v1, v2 clamp src0_sel:WORD_1 src1_sel:DWORD",
+        );
+        check(
+            "f904a47c01000506",
+            "gfx803",
+            "",
+            "v_cmpx_eq_f32 vcc, v1, v2 src0_sel:WORD_1 src1_sel:DWORD",
+        );
+        check(
+            "f904847c01000506",
+            "gfx900",
+            "",
+            "v_cmp_eq_f32_sdwa vcc, v1, v2 src0_sel:WORD_1 src1_sel:DWORD",
+        );
+        check(
+            "f904847c01820506",
+            "gfx900",
+            "",
+            "v_cmp_eq_f32_sdwa s[2:3], v1, v2 src0_sel:WORD_1 src1_sel:DWORD",
+        );
+        check(
+            "f904a47c01000506",
+            "gfx900",
+            "",
+            "v_cmpx_eq_f32_sdwa vcc, v1, v2 src0_sel:WORD_1 src1_sel:DWORD",
+        );
+        check(
+            "f904047c01820506",
+            "gfx1030",
+            "",
+            "v_cmp_eq_f32_sdwa s2, v1, v2 src0_sel:WORD_1 src1_sel:DWORD",
+        );
+        check(
+            "f904047c01000506",
+            "gfx1030",
+            "",
+            "v_cmp_eq_f32_sdwa vcc_lo, v1, v2 src0_sel:WORD_1 src1_sel:DWORD",
+        );
         check(
             "f904047c01000506",
             "gfx1030",
@@ -501,9 +674,17 @@ mod tests {
             "v_add_f32_sdwa v0, v3, v1 clamp dst_sel:BYTE_3 dst_unused:UNUSED_PAD src0_sel:DWORD src1_sel:BYTE_0",
         );
         let (inst, target) = decode("f9040002f21f8006", "gfx900", "");
-        assert!(own_tail(&inst, &target).unwrap().contains("<printSDWASel 7?>"));
+        assert!(
+            own_tail(&inst, &target)
+                .unwrap()
+                .contains("<printSDWASel 7?>")
+        );
         let (inst, target) = decode("f9040002f2158706", "gfx900", "");
-        assert!(own_tail(&inst, &target).unwrap().contains("<printSDWASel 7?>"));
+        assert!(
+            own_tail(&inst, &target)
+                .unwrap()
+                .contains("<printSDWASel 7?>")
+        );
     }
 
     /// Fake16 VOP1/VOP2/DPP destinations (TableGen's VGPR_32_Lo128 decoder) stop at v127;
@@ -536,13 +717,18 @@ mod tests {
         let (inst, target) = decode("f904847c01000506", "gfx803", "");
         let e = inst.encoding().unwrap();
         let ops = decode_operands(e, inst.encoded_bits(), &[], &target).unwrap();
-        assert_eq!(ops.value(OperandName::sdst), Some(Value::Reg(Reg::Special(Special::Vcc))));
+        assert_eq!(
+            ops.value(OperandName::sdst),
+            Some(Value::Reg(Reg::Special(Special::Vcc)))
+        );
     }
 
     /// Where the LLVM MC test vectors live (`GFXPATCH_VECTORS` overrides).
     fn vectors_path() -> std::path::PathBuf {
-        std::env::var_os("GFXPATCH_VECTORS")
-            .map_or_else(|| "/work/shared/vectors/llvm-19.1.7.jsonl.gz".into(), Into::into)
+        std::env::var_os("GFXPATCH_VECTORS").map_or_else(
+            || "/work/shared/vectors/llvm-19.1.7.jsonl.gz".into(),
+            Into::into,
+        )
     }
 
     /// One disassembler check: test file, bytes (hex), cpu, mattr, LLVM's text.
@@ -564,7 +750,9 @@ mod tests {
         let mut out = Vec::new();
         for line in reader.lines() {
             let v: serde_json::Value = serde_json::from_str(&line.unwrap()).unwrap();
-            let Some(name) = v["file"].as_str().and_then(|f| f.strip_prefix("llvm/test/MC/Disassembler/AMDGPU/"))
+            let Some(name) = v["file"]
+                .as_str()
+                .and_then(|f| f.strip_prefix("llvm/test/MC/Disassembler/AMDGPU/"))
             else {
                 continue;
             };
@@ -572,7 +760,9 @@ mod tests {
             if !(lower.contains("dpp") || lower.contains("sdwa")) {
                 continue;
             }
-            let (Some(bytes), Some(asm)) = (v["bytes"].as_str(), v["asm"].as_str()) else { continue };
+            let (Some(bytes), Some(asm)) = (v["bytes"].as_str(), v["asm"].as_str()) else {
+                continue;
+            };
             for config in v["configs"].as_array().into_iter().flatten() {
                 let cpu = match config["cpu"].as_str().unwrap_or("") {
                     "tonga" => "gfx802",
@@ -582,8 +772,11 @@ mod tests {
                 if mattr.contains("+real-true16") {
                     continue;
                 }
-                let mattr =
-                    mattr.split(',').filter(|f| !f.is_empty() && *f != "-real-true16").collect::<Vec<_>>().join(",");
+                let mattr = mattr
+                    .split(',')
+                    .filter(|f| !f.is_empty() && *f != "-real-true16")
+                    .collect::<Vec<_>>()
+                    .join(",");
                 if Target::from_name(cpu, &mattr).is_err() {
                     continue;
                 }
@@ -621,19 +814,24 @@ mod tests {
             eprintln!("skipped: no vectors at {}", vectors_path().display());
             return;
         };
-        let mut decoders: std::collections::HashMap<(String, String), (Target, Decoder)> = Default::default();
+        let mut decoders: std::collections::HashMap<(String, String), (Target, Decoder)> =
+            Default::default();
         let (mut total, mut own_ok, mut own_none, mut whole_ok, mut whole_stubbed) =
             (0usize, 0usize, 0usize, 0usize, 0usize);
         let (mut failures, mut dump) = (String::new(), String::new());
         for v in &vectors {
-            let (target, decoder) = decoders.entry((v.cpu.clone(), v.mattr.clone())).or_insert_with(|| {
-                let target = Target::from_name(&v.cpu, &v.mattr).unwrap();
-                (target, Decoder::new(target))
-            });
+            let (target, decoder) = decoders
+                .entry((v.cpu.clone(), v.mattr.clone()))
+                .or_insert_with(|| {
+                    let target = Target::from_name(&v.cpu, &v.mattr).unwrap();
+                    (target, Decoder::new(target))
+                });
             total += 1;
             let raw = hex(&v.bytes);
             let inst = decoder.decode(&raw);
-            let record = inst.encoding().map_or_else(|| "-".to_owned(), |e| e.record_name());
+            let record = inst
+                .encoding()
+                .map_or_else(|| "-".to_owned(), |e| e.record_name());
             let llvm = squeeze(&v.asm);
             if inst.len() != raw.len() {
                 let _ = writeln!(
@@ -650,12 +848,16 @@ mod tests {
             match own_tail(&inst, target).map(|t| squeeze(&t)) {
                 None => {
                     own_none += 1;
-                    let _ =
-                        writeln!(failures, "NONE {} {} {} {} {record}: llvm `{llvm}`", v.file, v.cpu, v.mattr, v.bytes);
+                    let _ = writeln!(
+                        failures,
+                        "NONE {} {} {} {} {record}: llvm `{llvm}`",
+                        v.file, v.cpu, v.mattr, v.bytes
+                    );
                 }
                 Some(tail)
                     if llvm.ends_with(&tail)
-                        && (llvm.len() == tail.len() || llvm[..llvm.len() - tail.len()].ends_with(' ')) =>
+                        && (llvm.len() == tail.len()
+                            || llvm[..llvm.len() - tail.len()].ends_with(' ')) =>
                 {
                     own_ok += 1
                 }
@@ -696,7 +898,11 @@ mod tests {
         );
         let first = || failures.lines().take(20).collect::<Vec<_>>().join("\n");
         assert!(total > 50_000, "only {total} vectors");
-        assert!(own_checked > total * 99 / 100, "{own_none} of {total} have no DPP/SDWA part:\n{}", first());
+        assert!(
+            own_checked > total * 99 / 100,
+            "{own_none} of {total} have no DPP/SDWA part:\n{}",
+            first()
+        );
         assert_eq!(own_ok, own_checked, "{}", first());
         // Reached with every print module in place: all 72,776 checks agree (and with exact
         // spacing too, checked against llvm-objdump-19 on the same bytes).

@@ -19,7 +19,7 @@ pub mod operand;
 use std::fmt::Write as _;
 
 use super::inst::Inst;
-use super::operand::{decode_operands, Operands};
+use super::operand::{Operands, decode_operands};
 use super::table::Encoding;
 use super::target::Target;
 
@@ -54,7 +54,11 @@ pub fn write_inst(out: &mut String, inst: &Inst, target: &Target, address: u64) 
         return;
     };
     let word = inst.encoded_bits();
-    let tail: Vec<u8> = inst.trailing_words().iter().flat_map(|w| w.to_le_bytes()).collect();
+    let tail: Vec<u8> = inst
+        .trailing_words()
+        .iter()
+        .flat_map(|w| w.to_le_bytes())
+        .collect();
     let Ok(ops) = decode_operands(encoding, word, &tail, target) else {
         // The decoder accepted these bytes, so this cannot happen; print them as data.
         let _ = write!(out, ".long 0x{:08x}", inst.words()[0]);
@@ -62,8 +66,58 @@ pub fn write_inst(out: &mut String, inst: &Inst, target: &Target, address: u64) 
     };
     // Image instructions print as the sibling record LLVM's convertMIMGInst switched to.
     let encoding = ops.converted.unwrap_or(encoding);
-    let ctx = Ctx { inst, encoding, ops: &ops, target, address };
+    let ctx = Ctx {
+        inst,
+        encoding,
+        ops: &ops,
+        target,
+        address,
+    };
     expand(out, &ctx, encoding.asm);
+}
+
+/// The text of an instruction given as an encoding and its operands (what [`print`] writes for
+/// the bytes they decode from); the parser checks its candidates with it.
+pub fn print_operands(
+    encoding: &'static Encoding,
+    ops: &Operands,
+    target: &Target,
+    address: u64,
+) -> String {
+    let inst = Inst::raw(0);
+    let encoding = ops.converted.unwrap_or(encoding);
+    let ctx = Ctx {
+        inst: &inst,
+        encoding,
+        ops,
+        target,
+        address,
+    };
+    let mut out = String::new();
+    expand(&mut out, &ctx, encoding.asm);
+    out
+}
+
+/// Appends the text operand `index` of `encoding` prints with its class's print method alone
+/// (without the AsmString around it). `ops` are in `encoding`'s operand order.
+pub fn write_operand(
+    out: &mut String,
+    encoding: &'static Encoding,
+    ops: &Operands,
+    target: &Target,
+    index: usize,
+) {
+    let inst = Inst::raw(0);
+    let ctx = Ctx {
+        inst: &inst,
+        encoding,
+        ops,
+        target,
+        address: 0,
+    };
+    let method = encoding.operands[index].class.info().print_method;
+    dispatch(out, &ctx, index, method);
+    memory::print_after_operand(out, &ctx, index);
 }
 
 /// Expands an AsmString: `$name` / `${name}` print operands, `{a|b}` picks variant 0's text.
@@ -105,7 +159,12 @@ fn expand(out: &mut String, ctx: &Ctx<'_>, asm: &str) {
 
 /// Prints the operand called `name` through its class's print method.
 fn print_named(out: &mut String, ctx: &Ctx<'_>, name: &str) {
-    let Some(index) = ctx.encoding.operands.iter().position(|o| o.name.name() == name) else {
+    let Some(index) = ctx
+        .encoding
+        .operands
+        .iter()
+        .position(|o| o.name.name() == name)
+    else {
         let _ = write!(out, "<{name}?>");
         return;
     };

@@ -18,7 +18,7 @@ use std::fmt::Write as _;
 use super::Ctx;
 use crate::isa::operand::Value;
 use crate::isa::processor::Generation;
-use crate::isa::table::{flag, implicit, Encoding, OperandName};
+use crate::isa::table::{Encoding, OperandName, flag, implicit};
 
 /// LLVM's `SISrcMods` bits of a `srcN_modifiers` operand.
 mod src_mods {
@@ -117,7 +117,9 @@ fn named_unsigned(out: &mut String, prefix: &str, v: i64) {
 /// Whether the record is `opcode` + `suffix` named `name` (LLVM's record name).
 fn record_is(e: &Encoding, name: &str) -> bool {
     let opcode = e.opcode.name();
-    name.len() == opcode.len() + e.suffix.len() && name.starts_with(opcode) && name.ends_with(e.suffix)
+    name.len() == opcode.len() + e.suffix.len()
+        && name.starts_with(opcode)
+        && name.ends_with(e.suffix)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -169,7 +171,8 @@ fn fp_input_mods(out: &mut String, ctx: &Ctx<'_>, index: usize) {
         if mods & src_mods::ABS == 0
             && let Some(source) = ctx.ops.as_slice().get(index + 1)
         {
-            neg_mnemonic = is_immediate(source.value) && super::operand::literal_expr(ctx, index + 1, source.value).is_none();
+            neg_mnemonic = is_immediate(source.value)
+                && super::operand::literal_expr(ctx, index + 1, source.value).is_none();
         }
         out.push_str(if neg_mnemonic { "neg(" } else { "-" });
     }
@@ -296,8 +299,12 @@ fn op_sel(out: &mut String, ctx: &Ctx<'_>) {
         return;
     }
     if is_permlane16(e) {
-        let fi = u8::from(named_imm(ctx, OperandName::src0_modifiers).unwrap_or(0) & src_mods::OP_SEL_0 != 0);
-        let bc = u8::from(named_imm(ctx, OperandName::src1_modifiers).unwrap_or(0) & src_mods::OP_SEL_0 != 0);
+        let fi = u8::from(
+            named_imm(ctx, OperandName::src0_modifiers).unwrap_or(0) & src_mods::OP_SEL_0 != 0,
+        );
+        let bc = u8::from(
+            named_imm(ctx, OperandName::src1_modifiers).unwrap_or(0) & src_mods::OP_SEL_0 != 0,
+        );
         if fi != 0 || bc != 0 {
             let _ = write!(out, " op_sel:[{fi},{bc}]");
         }
@@ -342,12 +349,17 @@ fn packed_modifier(out: &mut String, ctx: &Ctx<'_>, name: &str, modifier: i64) {
     // (LLVM's VOP3_OPSEL flag: v_cmpx, which has no destination, and the v_cmp VOP3 DPP forms,
     // whose op_sel LLVM's convertVOPC64DPPInst rebuilds from the sources, do not have it.)
     let opcode = e.opcode.name();
-    let vopc64_dpp =
-        opcode.starts_with("V_CMPX") || (e.flags.has(flag::DPP) && e.flags.has(flag::VOP3) && opcode.starts_with("V_CMP"));
-    let has_dst_sel =
-        count > 0 && modifier == src_mods::OP_SEL_0 && !vop3p && !vopc64_dpp && e.operand_index(OperandName::op_sel).is_some();
+    let vopc64_dpp = opcode.starts_with("V_CMPX")
+        || (e.flags.has(flag::DPP) && e.flags.has(flag::VOP3) && opcode.starts_with("V_CMP"));
+    let has_dst_sel = count > 0
+        && modifier == src_mods::OP_SEL_0
+        && !vop3p
+        && !vopc64_dpp
+        && e.operand_index(OperandName::op_sel).is_some();
     let default_bit = is_packed(e, generation) && modifier == src_mods::OP_SEL_1;
-    let all_default = ops[..count].iter().all(|&v| (v & modifier != 0) == default_bit)
+    let all_default = ops[..count]
+        .iter()
+        .all(|&v| (v & modifier != 0) == default_bit)
         && !(has_dst_sel && ops[0] & src_mods::DST_OP_SEL != 0);
     if all_default {
         return;
@@ -361,7 +373,11 @@ fn packed_modifier(out: &mut String, ctx: &Ctx<'_>, name: &str, modifier: i64) {
     }
     if has_dst_sel {
         out.push(',');
-        out.push(if ops[0] & src_mods::DST_OP_SEL != 0 { '1' } else { '0' });
+        out.push(if ops[0] & src_mods::DST_OP_SEL != 0 {
+            '1'
+        } else {
+            '0'
+        });
     }
     out.push(']');
 }
@@ -375,7 +391,10 @@ fn blgp(out: &mut String, ctx: &Ctx<'_>, v: i64) {
     if v == 0 {
         return;
     }
-    if matches!(ctx.target.generation(), Generation::Gfx940 | Generation::Gfx950) {
+    if matches!(
+        ctx.target.generation(),
+        Generation::Gfx940 | Generation::Gfx950
+    ) {
         let e = ctx.encoding;
         let f64_mfma = [
             "V_MFMA_F64_16X16X4F64_gfx940_acd",
@@ -449,7 +468,11 @@ fn parse_named_int(method: &str) -> Option<NamedInt<'_>> {
     let flag = |s: Option<&str>| s.map(|s| s == "true");
     let hex = flag(parts.next()).unwrap_or(false);
     let always = flag(parts.next()).unwrap_or(false);
-    Some(NamedInt { prefix, hex, always })
+    Some(NamedInt {
+        prefix,
+        hex,
+        always,
+    })
 }
 
 /// `printNamedInt`: ` prefix:value`, decimal or hex, when non-zero (or always).
@@ -474,7 +497,7 @@ fn named_int(out: &mut String, v: i64, named: NamedInt<'_>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::isa::{print, Decoder, Target};
+    use crate::isa::{Decoder, Target, print};
 
     /// Decodes `bytes` on `cpu` (LLVM's default features: wave32 on GFX10+) and prints the
     /// first instruction.
@@ -487,42 +510,156 @@ mod tests {
     /// Vectors checked with `llvm-mc-19 --disassemble -mcpu=<cpu>`.
     const VECTORS: &[(&str, &[u8], &str)] = &[
         // neg/abs, clamp, omod; `neg(...)` on a constant; abs of an integer constant.
-        ("gfx900", &[0x00, 0x83, 0x01, 0xd1, 0x01, 0x05, 0x02, 0x28], "v_add_f32_e64 v0, -|v1|, |v2| clamp mul:2"),
-        ("gfx900", &[0x00, 0x00, 0x01, 0xd1, 0xf2, 0x04, 0x02, 0x78], "v_add_f32_e64 v0, neg(1.0), -v2 div:2"),
-        ("gfx900", &[0x00, 0x01, 0x01, 0xd1, 0x82, 0x04, 0x02, 0x30], "v_add_f32_e64 v0, -|2|, v2 mul:4"),
-        ("gfx900", &[0xfa, 0x04, 0x00, 0x02, 0x01, 0xe4, 0xb0, 0xff], "v_add_f32_dpp v0, -|v1|, |v2| quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf"),
+        (
+            "gfx900",
+            &[0x00, 0x83, 0x01, 0xd1, 0x01, 0x05, 0x02, 0x28],
+            "v_add_f32_e64 v0, -|v1|, |v2| clamp mul:2",
+        ),
+        (
+            "gfx900",
+            &[0x00, 0x00, 0x01, 0xd1, 0xf2, 0x04, 0x02, 0x78],
+            "v_add_f32_e64 v0, neg(1.0), -v2 div:2",
+        ),
+        (
+            "gfx900",
+            &[0x00, 0x01, 0x01, 0xd1, 0x82, 0x04, 0x02, 0x30],
+            "v_add_f32_e64 v0, -|2|, v2 mul:4",
+        ),
+        (
+            "gfx900",
+            &[0xfa, 0x04, 0x00, 0x02, 0x01, 0xe4, 0xb0, 0xff],
+            "v_add_f32_dpp v0, -|v1|, |v2| quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf",
+        ),
         // sext on SDWA integer sources.
-        ("gfx900", &[0xf9, 0x04, 0x00, 0x68, 0x01, 0x06, 0x08, 0x06], "v_add_u32_sdwa v0, sext(v1), v2 dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:BYTE_0 src1_sel:DWORD"),
+        (
+            "gfx900",
+            &[0xf9, 0x04, 0x00, 0x68, 0x01, 0x06, 0x08, 0x06],
+            "v_add_u32_sdwa v0, sext(v1), v2 dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:BYTE_0 src1_sel:DWORD",
+        ),
         // VOP3 op_sel with the destination select as the last value.
-        ("gfx900", &[0x00, 0x68, 0x06, 0xd2, 0x01, 0x05, 0x0e, 0x04], "v_fma_f16 v0, v1, v2, v3 op_sel:[1,0,1,1]"),
-        ("gfx1010", &[0x00, 0x58, 0x03, 0xd7, 0x01, 0x05, 0x02, 0x00], "v_add_nc_u16 v0, v1, v2 op_sel:[1,1,1]"),
-        ("gfx1100", &[0x00, 0x2a, 0x02, 0xcd, 0x01, 0x05, 0x0e, 0x04], "v_interp_p10_f16_f32 v0, v1, v2, v3 op_sel:[1,0,1,0] wait_exp:2"),
+        (
+            "gfx900",
+            &[0x00, 0x68, 0x06, 0xd2, 0x01, 0x05, 0x0e, 0x04],
+            "v_fma_f16 v0, v1, v2, v3 op_sel:[1,0,1,1]",
+        ),
+        (
+            "gfx1010",
+            &[0x00, 0x58, 0x03, 0xd7, 0x01, 0x05, 0x02, 0x00],
+            "v_add_nc_u16 v0, v1, v2 op_sel:[1,1,1]",
+        ),
+        (
+            "gfx1100",
+            &[0x00, 0x2a, 0x02, 0xcd, 0x01, 0x05, 0x0e, 0x04],
+            "v_interp_p10_f16_f32 v0, v1, v2, v3 op_sel:[1,0,1,0] wait_exp:2",
+        ),
         // Packed math: op_sel_hi defaults to 1, printed only when it differs.
-        ("gfx900", &[0x00, 0xca, 0x8f, 0xd3, 0x01, 0x05, 0x02, 0x30], "v_pk_add_f16 v0, v1, v2 op_sel:[1,0] op_sel_hi:[0,1] neg_lo:[1,0] neg_hi:[0,1] clamp"),
-        ("gfx900", &[0x00, 0x40, 0x8f, 0xd3, 0x01, 0x05, 0x02, 0x18], "v_pk_add_f16 v0, v1, v2"),
-        ("gfx90a", &[0x02, 0x40, 0xb1, 0xd3, 0x04, 0x05, 0x00, 0x10], "v_pk_mul_f32 v[2:3], v[4:5], s[2:3] op_sel_hi:[0,1]"),
-        ("gfx906", &[0x00, 0x40, 0xa8, 0xd3, 0x01, 0x05, 0x0e, 0x14], "v_dot4_i32_i8 v0, v1, v2, v3 op_sel_hi:[0,1,1]"),
-        ("gfx906", &[0x00, 0x40, 0xa3, 0xd3, 0x01, 0x05, 0x0e, 0xbc], "v_dot2_f32_f16 v0, v1, v2, v3 neg_lo:[1,0,1]"),
-        ("gfx1100", &[0x00, 0x42, 0x13, 0xcc, 0x01, 0x05, 0x0e, 0x1c], "v_dot2_f32_f16 v0, v1, v2, v3 neg_hi:[0,1,0]"),
+        (
+            "gfx900",
+            &[0x00, 0xca, 0x8f, 0xd3, 0x01, 0x05, 0x02, 0x30],
+            "v_pk_add_f16 v0, v1, v2 op_sel:[1,0] op_sel_hi:[0,1] neg_lo:[1,0] neg_hi:[0,1] clamp",
+        ),
+        (
+            "gfx900",
+            &[0x00, 0x40, 0x8f, 0xd3, 0x01, 0x05, 0x02, 0x18],
+            "v_pk_add_f16 v0, v1, v2",
+        ),
+        (
+            "gfx90a",
+            &[0x02, 0x40, 0xb1, 0xd3, 0x04, 0x05, 0x00, 0x10],
+            "v_pk_mul_f32 v[2:3], v[4:5], s[2:3] op_sel_hi:[0,1]",
+        ),
+        (
+            "gfx906",
+            &[0x00, 0x40, 0xa8, 0xd3, 0x01, 0x05, 0x0e, 0x14],
+            "v_dot4_i32_i8 v0, v1, v2, v3 op_sel_hi:[0,1,1]",
+        ),
+        (
+            "gfx906",
+            &[0x00, 0x40, 0xa3, 0xd3, 0x01, 0x05, 0x0e, 0xbc],
+            "v_dot2_f32_f16 v0, v1, v2, v3 neg_lo:[1,0,1]",
+        ),
+        (
+            "gfx1100",
+            &[0x00, 0x42, 0x13, 0xcc, 0x01, 0x05, 0x0e, 0x1c],
+            "v_dot2_f32_f16 v0, v1, v2, v3 neg_hi:[0,1,0]",
+        ),
         // Mixed precision is not packed: op_sel_hi defaults to 0.
-        ("gfx900", &[0x00, 0x08, 0xa0, 0xd3, 0x01, 0x05, 0x0e, 0x1c], "v_mad_mix_f32 v0, v1, v2, v3 op_sel:[1,0,0] op_sel_hi:[1,1,0]"),
+        (
+            "gfx900",
+            &[0x00, 0x08, 0xa0, 0xd3, 0x01, 0x05, 0x0e, 0x1c],
+            "v_mad_mix_f32 v0, v1, v2, v3 op_sel:[1,0,0] op_sel_hi:[1,1,0]",
+        ),
         // WMMA/SWMMAC: three values, a source without modifiers counting as default.
-        ("gfx1100", &[0x00, 0x60, 0x42, 0xcc, 0x08, 0x21, 0x02, 0x14], "v_wmma_f16_16x16x16_f16 v[0:7], v[8:15], v[16:23], v[0:7] op_sel:[0,0,1] op_sel_hi:[0,1,1]"),
-        ("gfx1100", &[0x00, 0x41, 0x40, 0xcc, 0x08, 0x21, 0x02, 0x3c], "v_wmma_f32_16x16x16_f16 v[0:7], v[8:15], v[16:23], v[0:7] neg_lo:[1,0,0] neg_hi:[1,0,0]"),
-        ("gfx1200", &[0x00, 0x40, 0x44, 0xcc, 0x08, 0x15, 0x02, 0x7c], "v_wmma_i32_16x16x16_iu8 v[0:7], v[8:9], v[10:11], v[0:7] neg_lo:[1,1,0]"),
-        ("gfx1200", &[0x00, 0x48, 0x50, 0xcc, 0x08, 0x19, 0x52, 0x3c], "v_swmmac_f32_16x16x32_f16 v[0:7], v[8:11], v[12:19], v20 index_key:1 neg_lo:[1,0,0]"),
-        ("gfx1200", &[0x00, 0x40, 0x26, 0xcc, 0x01, 0x05, 0x0e, 0x9c], "v_dot4_f32_fp8_fp8 v0, v1, v2, v3 neg_lo:[0,0,1]"),
+        (
+            "gfx1100",
+            &[0x00, 0x60, 0x42, 0xcc, 0x08, 0x21, 0x02, 0x14],
+            "v_wmma_f16_16x16x16_f16 v[0:7], v[8:15], v[16:23], v[0:7] op_sel:[0,0,1] op_sel_hi:[0,1,1]",
+        ),
+        (
+            "gfx1100",
+            &[0x00, 0x41, 0x40, 0xcc, 0x08, 0x21, 0x02, 0x3c],
+            "v_wmma_f32_16x16x16_f16 v[0:7], v[8:15], v[16:23], v[0:7] neg_lo:[1,0,0] neg_hi:[1,0,0]",
+        ),
+        (
+            "gfx1200",
+            &[0x00, 0x40, 0x44, 0xcc, 0x08, 0x15, 0x02, 0x7c],
+            "v_wmma_i32_16x16x16_iu8 v[0:7], v[8:9], v[10:11], v[0:7] neg_lo:[1,1,0]",
+        ),
+        (
+            "gfx1200",
+            &[0x00, 0x48, 0x50, 0xcc, 0x08, 0x19, 0x52, 0x3c],
+            "v_swmmac_f32_16x16x32_f16 v[0:7], v[8:11], v[12:19], v20 index_key:1 neg_lo:[1,0,0]",
+        ),
+        (
+            "gfx1200",
+            &[0x00, 0x40, 0x26, 0xcc, 0x01, 0x05, 0x0e, 0x9c],
+            "v_dot4_f32_fp8_fp8 v0, v1, v2, v3 neg_lo:[0,0,1]",
+        ),
         // v_permlane16: op_sel:[FI,BC] from the src0/src1 modifiers.
-        ("gfx1010", &[0x00, 0x08, 0x77, 0xd7, 0x01, 0x05, 0x0c, 0x00], "v_permlane16_b32 v0, v1, s2, s3 op_sel:[1,0]"),
-        ("gfx1200", &[0x00, 0x08, 0xec, 0xd5, 0x01, 0x01, 0x00, 0x00], "v_cvt_f32_fp8_e64 v0, v1 byte_sel:2"),
+        (
+            "gfx1010",
+            &[0x00, 0x08, 0x77, 0xd7, 0x01, 0x05, 0x0c, 0x00],
+            "v_permlane16_b32 v0, v1, s2, s3 op_sel:[1,0]",
+        ),
+        (
+            "gfx1200",
+            &[0x00, 0x08, 0xec, 0xd5, 0x01, 0x01, 0x00, 0x00],
+            "v_cvt_f32_fp8_e64 v0, v1 byte_sel:2",
+        ),
         // MFMA controls; gfx940 F64 MFMAs print blgp as neg.
-        ("gfx908", &[0x00, 0x11, 0xc0, 0xd3, 0x00, 0x03, 0x02, 0x64], "v_mfma_f32_32x32x1f32 a[0:31], v0, v1, a[0:31] cbsz:1 abid:2 blgp:3"),
-        ("gfx942", &[0x00, 0x00, 0xee, 0xd3, 0x00, 0x05, 0x02, 0xa4], "v_mfma_f64_16x16x4_f64 v[0:7], v[0:1], v[2:3], v[0:7] neg:[1,0,1]"),
+        (
+            "gfx908",
+            &[0x00, 0x11, 0xc0, 0xd3, 0x00, 0x03, 0x02, 0x64],
+            "v_mfma_f32_32x32x1f32 a[0:31], v0, v1, a[0:31] cbsz:1 abid:2 blgp:3",
+        ),
+        (
+            "gfx942",
+            &[0x00, 0x00, 0xee, 0xd3, 0x00, 0x05, 0x02, 0xa4],
+            "v_mfma_f64_16x16x4_f64 v[0:7], v[0:1], v[2:3], v[0:7] neg:[1,0,1]",
+        ),
         // Implied vcc: VOPC DPP destination, carry-in after src1 of VOP2b DPP/SDWA.
-        ("gfx1100", &[0xfa, 0x04, 0x24, 0x7c, 0x01, 0xe4, 0x90, 0xff], "v_cmp_eq_f32 vcc_lo, -v1, |v2| quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf"),
-        ("gfx1100", &[0x7e, 0x01, 0xfe, 0xd4, 0xfa, 0x04, 0x02, 0x20, 0x01, 0xe4, 0x00, 0xff], "v_cmpx_class_f32_e64_dpp -|v1|, v2 quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf"),
-        ("gfx1010", &[0xfa, 0x04, 0x00, 0x02, 0x01, 0xe4, 0x90, 0xff], "v_cndmask_b32_dpp v0, -v1, |v2|, vcc_lo quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf"),
-        ("gfx1010", &[0xf9, 0x06, 0x02, 0x50, 0x02, 0x06, 0x08, 0x06], "v_add_co_ci_u32_sdwa v1, vcc_lo, sext(v2), v3, vcc_lo dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:BYTE_0 src1_sel:DWORD"),
+        (
+            "gfx1100",
+            &[0xfa, 0x04, 0x24, 0x7c, 0x01, 0xe4, 0x90, 0xff],
+            "v_cmp_eq_f32 vcc_lo, -v1, |v2| quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf",
+        ),
+        (
+            "gfx1100",
+            &[
+                0x7e, 0x01, 0xfe, 0xd4, 0xfa, 0x04, 0x02, 0x20, 0x01, 0xe4, 0x00, 0xff,
+            ],
+            "v_cmpx_class_f32_e64_dpp -|v1|, v2 quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf",
+        ),
+        (
+            "gfx1010",
+            &[0xfa, 0x04, 0x00, 0x02, 0x01, 0xe4, 0x90, 0xff],
+            "v_cndmask_b32_dpp v0, -v1, |v2|, vcc_lo quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf",
+        ),
+        (
+            "gfx1010",
+            &[0xf9, 0x06, 0x02, 0x50, 0x02, 0x06, 0x08, 0x06],
+            "v_add_co_ci_u32_sdwa v1, vcc_lo, sext(v2), v3, vcc_lo dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:BYTE_0 src1_sel:DWORD",
+        ),
     ];
 
     #[test]
@@ -531,7 +668,10 @@ mod tests {
         for &(cpu, bytes, expected) in VECTORS {
             let text = dis(cpu, bytes);
             if text.trim_start() != expected {
-                failures.push(format!("{cpu} {bytes:02x?}: llvm `{expected}` ours `{}`", text.trim_start()));
+                failures.push(format!(
+                    "{cpu} {bytes:02x?}: llvm `{expected}` ours `{}`",
+                    text.trim_start()
+                ));
             }
         }
         assert!(failures.is_empty(), "{}", failures.join("\n"));
@@ -540,12 +680,43 @@ mod tests {
     #[test]
     fn named_int_lambda_is_parsed() {
         let m = "[this](const MCInst *MI, unsigned OpNo, const MCSubtargetInfo &STI, raw_ostream &O) { printNamedInt(MI, OpNo, STI, O, \"byte_sel\", false, false); }";
-        assert_eq!(parse_named_int(m), Some(NamedInt { prefix: "byte_sel", hex: false, always: false }));
+        assert_eq!(
+            parse_named_int(m),
+            Some(NamedInt {
+                prefix: "byte_sel",
+                hex: false,
+                always: false
+            })
+        );
         assert_eq!(parse_named_int("printOpSel"), None);
         let mut s = String::new();
-        named_int(&mut s, 0, NamedInt { prefix: "x", hex: true, always: true });
-        named_int(&mut s, 26, NamedInt { prefix: "y", hex: true, always: false });
-        named_int(&mut s, 0, NamedInt { prefix: "z", hex: false, always: false });
+        named_int(
+            &mut s,
+            0,
+            NamedInt {
+                prefix: "x",
+                hex: true,
+                always: true,
+            },
+        );
+        named_int(
+            &mut s,
+            26,
+            NamedInt {
+                prefix: "y",
+                hex: true,
+                always: false,
+            },
+        );
+        named_int(
+            &mut s,
+            0,
+            NamedInt {
+                prefix: "z",
+                hex: false,
+                always: false,
+            },
+        );
         assert_eq!(s, " x:0x0 y:0x1a");
     }
 }

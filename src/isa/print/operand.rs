@@ -109,7 +109,10 @@ pub fn print_value(out: &mut String, ctx: &Ctx<'_>, index: usize, value: Value) 
             if let Some(rc) = register_class(ctx, class)
                 && class_contains(&rc, reg) == Some(false)
             {
-                let _ = write!(out, "/*Invalid register, operand has '{rc}' register class*/");
+                let _ = write!(
+                    out,
+                    "/*Invalid register, operand has '{rc}' register class*/"
+                );
             }
         }
         // LLVM's NoRegister never reaches a printed operand; make it visible if it does.
@@ -141,7 +144,9 @@ pub fn literal_expr(ctx: &Ctx<'_>, index: usize, value: Value) -> Option<String>
     let ty = ctx.encoding.operands.get(index)?.class.info().operand_type;
     match value {
         Value::Literal(l) if literal_would_inline(ty, l) => Some(format!("lit({l:#x})")),
-        Value::Literal64(v) if v >> 32 == 0 && !ty.starts_with("OPERAND_KIMM") => Some(format!("lit64({v:#x})")),
+        Value::Literal64(v) if v >> 32 == 0 && !ty.starts_with("OPERAND_KIMM") => {
+            Some(format!("lit64({v:#x})"))
+        }
         _ => None,
     }
 }
@@ -157,17 +162,20 @@ fn literal_would_inline(ty: &str, l: u32) -> bool {
     let int16 = inline_int(i64::from(lo as u16 as i16));
     match ty {
         // Register-only operands print the value and `/*Invalid immediate*/`.
-        "" | "OPERAND_REGISTER" | "OPERAND_KIMM16" | "OPERAND_KIMM32" | "OPERAND_KIMM64" | "OPERAND_REG_IMM_NOINLINE_V2FP16" => {
-            false
-        }
+        ""
+        | "OPERAND_REGISTER"
+        | "OPERAND_KIMM16"
+        | "OPERAND_KIMM32"
+        | "OPERAND_KIMM64"
+        | "OPERAND_REG_IMM_NOINLINE_V2FP16" => false,
         t if t.contains("FP64") => false,
         t if t.contains("INT64") => l <= 64,
-        "OPERAND_REG_IMM_V2FP16" | "OPERAND_REG_INLINE_C_V2FP16" | "OPERAND_REG_INLINE_AC_V2FP16" => {
-            int32 || (l <= 0xffff && float16_name(l).is_some())
-        }
-        "OPERAND_REG_IMM_V2BF16" | "OPERAND_REG_INLINE_C_V2BF16" | "OPERAND_REG_INLINE_AC_V2BF16" => {
-            int32 || (l <= 0xffff && bfloat16_name(l).is_some())
-        }
+        "OPERAND_REG_IMM_V2FP16"
+        | "OPERAND_REG_INLINE_C_V2FP16"
+        | "OPERAND_REG_INLINE_AC_V2FP16" => int32 || (l <= 0xffff && float16_name(l).is_some()),
+        "OPERAND_REG_IMM_V2BF16"
+        | "OPERAND_REG_INLINE_C_V2BF16"
+        | "OPERAND_REG_INLINE_AC_V2BF16" => int32 || (l <= 0xffff && bfloat16_name(l).is_some()),
         "OPERAND_REG_IMM_V2FP16_SPLAT" => int32 || (l >> 16 == lo && float16_name(lo).is_some()),
         t if t.contains("BF16") => int16 || bfloat16_name(lo).is_some(),
         t if t.contains("FP16") => int16 || float16_name(lo).is_some(),
@@ -211,7 +219,10 @@ fn print_immediate_22(out: &mut String, class: OperandClass, imm: i64) {
 /// then the operand.
 fn print_operand(out: &mut String, ctx: &Ctx<'_>, index: usize) {
     let e = ctx.encoding;
-    let first = index == 0 || (index == 1 && e.flags.has(flag::DPP) && e.operand_index(OperandName::src0_modifiers).is_some());
+    let first = index == 0
+        || (index == 1
+            && e.flags.has(flag::DPP)
+            && e.operand_index(OperandName::src0_modifiers).is_some());
     if first && e.flags.has(flag::VOPC) && !is_vopc_asm_only(e) && e.defs.has(implicit::VCC) {
         print_default_vcc(out, ctx, true);
     }
@@ -264,7 +275,11 @@ fn is_vopc_asm_only(e: &Encoding) -> bool {
     name.contains("_w32") || name.contains("_w64")
 }
 
-const CARRY_OPS: [&str; 3] = ["V_ADD_CO_CI_U32_", "V_SUB_CO_CI_U32_", "V_SUBREV_CO_CI_U32_"];
+const CARRY_OPS: [&str; 3] = [
+    "V_ADD_CO_CI_U32_",
+    "V_SUB_CO_CI_U32_",
+    "V_SUBREV_CO_CI_U32_",
+];
 
 fn is_gfx10_plus_suffix(suffix: &str) -> bool {
     matches!(suffix, "_gfx10" | "_gfx11" | "_gfx12")
@@ -306,7 +321,12 @@ fn vcc_after_src1(e: &Encoding) -> bool {
 /// the "IsSingle" rule.
 fn records() -> &'static HashMap<String, u64> {
     static RECORDS: OnceLock<HashMap<String, u64>> = OnceLock::new();
-    RECORDS.get_or_init(|| encodings().iter().map(|e| (e.record_name(), e.flags.0)).collect())
+    RECORDS.get_or_init(|| {
+        encodings()
+            .iter()
+            .map(|e| (e.record_name(), e.flags.0))
+            .collect()
+    })
 }
 
 fn record_flags(opcode: &str, suffix: &str) -> Option<u64> {
@@ -318,7 +338,9 @@ fn record_flags(opcode: &str, suffix: &str) -> Option<u64> {
 /// record: no other VOP1/VOP2/VOP3 op differs from the sibling rule below).
 fn has_doubled_name(e: &Encoding) -> bool {
     let name = e.opcode.name();
-    e.llvm == 22 && (name.starts_with("V_CVT_PK_F16_BF8V_CVT_PK_F16_BF8_") || name.starts_with("V_CVT_PK_F16_FP8V_CVT_PK_F16_FP8_"))
+    e.llvm == 22
+        && (name.starts_with("V_CVT_PK_F16_BF8V_CVT_PK_F16_BF8_")
+            || name.starts_with("V_CVT_PK_F16_FP8V_CVT_PK_F16_FP8_"))
 }
 
 /// LLVM's `getVOP3IsSingle`: a VOP3 op prints `_e64` only when the same generation also has a
@@ -368,10 +390,19 @@ fn decoder_semantics(class: OperandClass) -> (u8, Sema) {
     let info = class.info();
     let dm = info.decoder_method;
     let name = dm.split('<').next().unwrap_or("");
-    let args: Vec<&str> =
-        dm.split_once('<').map(|(_, rest)| rest.trim_end_matches('>').split(',').map(str::trim).collect()).unwrap_or_default();
+    let args: Vec<&str> = dm
+        .split_once('<')
+        .map(|(_, rest)| {
+            rest.trim_end_matches('>')
+                .split(',')
+                .map(str::trim)
+                .collect()
+        })
+        .unwrap_or_default();
     match name {
-        "decodeSrcRegOrImm9" | "decodeSrcRegOrImmA9" | "decodeSrcRegOrImmDeferred9" if args.len() == 3 => {
+        "decodeSrcRegOrImm9" | "decodeSrcRegOrImmA9" | "decodeSrcRegOrImmDeferred9"
+            if args.len() == 3 =>
+        {
             let width = args[1].parse().unwrap_or(32);
             let sema = match args[2] {
                 "1" => Sema::Fp16,
@@ -383,7 +414,9 @@ fn decoder_semantics(class: OperandClass) -> (u8, Sema) {
             (width, sema)
         }
         // Newer records name only the register width: the constant follows the operand type.
-        "decodeSrcRegOrImm9" | "decodeSrcRegOrImmA9" | "decodeSrcRegOrImmDeferred9" => semantics_of_type(info.operand_type),
+        "decodeSrcRegOrImm9" | "decodeSrcRegOrImmA9" | "decodeSrcRegOrImmDeferred9" => {
+            semantics_of_type(info.operand_type)
+        }
         "decodeOperand_VSrc_f64" => (64, Sema::Fp64),
         "decodeSDWASrc16" => (16, Sema::Fp16),
         "decodeSDWASrc32" => (32, Sema::Fp32),
@@ -414,8 +447,17 @@ fn semantics_of_type(ty: &str) -> (u8, Sema) {
 
 /// Bit patterns of the inline float constants 240..=248 (0.5, -0.5, 1.0, -1.0, 2.0, -2.0, 4.0,
 /// -4.0, 1/(2*pi)) at each width.
-const INLINE_F32: [u64; 9] =
-    [0x3f00_0000, 0xbf00_0000, 0x3f80_0000, 0xbf80_0000, 0x4000_0000, 0xc000_0000, 0x4080_0000, 0xc080_0000, 0x3e22_f983];
+const INLINE_F32: [u64; 9] = [
+    0x3f00_0000,
+    0xbf00_0000,
+    0x3f80_0000,
+    0xbf80_0000,
+    0x4000_0000,
+    0xc000_0000,
+    0x4080_0000,
+    0xc080_0000,
+    0x3e22_f983,
+];
 const INLINE_F64: [u64; 9] = [
     0x3fe0_0000_0000_0000,
     0xbfe0_0000_0000_0000,
@@ -427,8 +469,12 @@ const INLINE_F64: [u64; 9] = [
     0xc010_0000_0000_0000,
     0x3fc4_5f30_6dc9_c882,
 ];
-const INLINE_F16: [u64; 9] = [0x3800, 0xb800, 0x3c00, 0xbc00, 0x4000, 0xc000, 0x4400, 0xc400, 0x3118];
-const INLINE_BF16: [u64; 9] = [0x3f00, 0xbf00, 0x3f80, 0xbf80, 0x4000, 0xc000, 0x4080, 0xc080, 0x3e22];
+const INLINE_F16: [u64; 9] = [
+    0x3800, 0xb800, 0x3c00, 0xbc00, 0x4000, 0xc000, 0x4400, 0xc400, 0x3118,
+];
+const INLINE_BF16: [u64; 9] = [
+    0x3f00, 0xbf00, 0x3f80, 0xbf80, 0x4000, 0xc000, 0x4080, 0xc080, 0x3e22,
+];
 
 /// The immediate LLVM's MCInst holds for a decoded constant of operand class `class`.
 fn mc_immediate(class: OperandClass, value: Value) -> i64 {
@@ -445,7 +491,10 @@ fn mc_immediate(class: OperandClass, value: Value) -> i64 {
             bits as i64
         }
         Value::Literal(l) => {
-            let is_k = matches!(class.info().operand_type, "OPERAND_KIMM16" | "OPERAND_KIMM32" | "OPERAND_KIMM64");
+            let is_k = matches!(
+                class.info().operand_type,
+                "OPERAND_KIMM16" | "OPERAND_KIMM32" | "OPERAND_KIMM64"
+            );
             if !is_k && decoder_semantics(class).1 == Sema::Fp64 {
                 // FP64 sources take a 32-bit literal as the high half of the double.
                 (u64::from(l) << 32) as i64
@@ -484,24 +533,33 @@ fn print_immediate(out: &mut String, class: OperandClass, imm: i64) {
         | "OPERAND_REG_INLINE_C_V2FP32"
         | "OPERAND_IMMEDIATE"
         | "OPERAND_INLINE_SPLIT_BARRIER_INT32" => print_imm32(out, imm as u32),
-        "OPERAND_REG_IMM_INT64" | "OPERAND_REG_INLINE_C_INT64" => print_imm64(out, imm as u64, false),
-        "OPERAND_REG_IMM_FP64" | "OPERAND_REG_INLINE_C_FP64" | "OPERAND_REG_INLINE_AC_FP64" => print_imm64(out, imm as u64, true),
-        "OPERAND_REG_INLINE_C_INT16" | "OPERAND_REG_INLINE_AC_INT16" | "OPERAND_REG_IMM_INT16" => print_imm_int16(out, imm as u32),
-        "OPERAND_REG_INLINE_C_FP16" | "OPERAND_REG_INLINE_AC_FP16" | "OPERAND_REG_IMM_FP16" | "OPERAND_REG_IMM_FP16_DEFERRED" => {
-            print_imm_f16(out, imm as u32)
+        "OPERAND_REG_IMM_INT64" | "OPERAND_REG_INLINE_C_INT64" => {
+            print_imm64(out, imm as u64, false)
         }
-        "OPERAND_REG_INLINE_C_BF16" | "OPERAND_REG_INLINE_AC_BF16" | "OPERAND_REG_IMM_BF16" | "OPERAND_REG_IMM_BF16_DEFERRED" => {
-            print_imm_bf16(out, imm as u32)
+        "OPERAND_REG_IMM_FP64" | "OPERAND_REG_INLINE_C_FP64" | "OPERAND_REG_INLINE_AC_FP64" => {
+            print_imm64(out, imm as u64, true)
         }
-        "OPERAND_REG_IMM_V2INT16" | "OPERAND_REG_INLINE_C_V2INT16" | "OPERAND_REG_INLINE_AC_V2INT16" => {
-            print_imm_v216(out, imm as u32, Packed::Int16)
+        "OPERAND_REG_INLINE_C_INT16" | "OPERAND_REG_INLINE_AC_INT16" | "OPERAND_REG_IMM_INT16" => {
+            print_imm_int16(out, imm as u32)
         }
-        "OPERAND_REG_IMM_V2FP16" | "OPERAND_REG_INLINE_C_V2FP16" | "OPERAND_REG_INLINE_AC_V2FP16" | "OPERAND_REG_IMM_NOINLINE_V2FP16" => {
-            print_imm_v216(out, imm as u32, Packed::Fp16)
-        }
-        "OPERAND_REG_IMM_V2BF16" | "OPERAND_REG_INLINE_C_V2BF16" | "OPERAND_REG_INLINE_AC_V2BF16" => {
-            print_imm_v216(out, imm as u32, Packed::Bf16)
-        }
+        "OPERAND_REG_INLINE_C_FP16"
+        | "OPERAND_REG_INLINE_AC_FP16"
+        | "OPERAND_REG_IMM_FP16"
+        | "OPERAND_REG_IMM_FP16_DEFERRED" => print_imm_f16(out, imm as u32),
+        "OPERAND_REG_INLINE_C_BF16"
+        | "OPERAND_REG_INLINE_AC_BF16"
+        | "OPERAND_REG_IMM_BF16"
+        | "OPERAND_REG_IMM_BF16_DEFERRED" => print_imm_bf16(out, imm as u32),
+        "OPERAND_REG_IMM_V2INT16"
+        | "OPERAND_REG_INLINE_C_V2INT16"
+        | "OPERAND_REG_INLINE_AC_V2INT16" => print_imm_v216(out, imm as u32, Packed::Int16),
+        "OPERAND_REG_IMM_V2FP16"
+        | "OPERAND_REG_INLINE_C_V2FP16"
+        | "OPERAND_REG_INLINE_AC_V2FP16"
+        | "OPERAND_REG_IMM_NOINLINE_V2FP16" => print_imm_v216(out, imm as u32, Packed::Fp16),
+        "OPERAND_REG_IMM_V2BF16"
+        | "OPERAND_REG_INLINE_C_V2BF16"
+        | "OPERAND_REG_INLINE_AC_V2BF16" => print_imm_v216(out, imm as u32, Packed::Bf16),
         "OPERAND_UNKNOWN" | "OPERAND_PCREL" => {
             let _ = write!(out, "{imm}");
         }
@@ -716,7 +774,11 @@ fn print_fp64_imm(out: &mut String, v: u64) {
 fn register_class(ctx: &Ctx<'_>, class: OperandClass) -> Option<std::borrow::Cow<'static, str>> {
     use std::borrow::Cow;
     let info = class.info();
-    let rc: &'static str = if ctx.encoding.llvm == 22 { class.reg_class_22() } else { info.reg_class };
+    let rc: &'static str = if ctx.encoding.llvm == 22 {
+        class.reg_class_22()
+    } else {
+        info.reg_class
+    };
     let rc = if !rc.is_empty() {
         rc
     } else if info.operand_type.is_empty() && info.print_method.is_empty() {
@@ -731,12 +793,20 @@ fn register_class(ctx: &Ctx<'_>, class: OperandClass) -> Option<std::borrow::Cow
     let no_agprs = ctx.target.generation() == crate::isa::processor::Generation::Gfx1250;
     let base = rc.replace("AV_LdSt_", "AV_");
     Some(if let Some(b) = base.strip_suffix("_AlignTarget") {
-        let b = if no_agprs { b.replace("AV_", "VReg_") } else { b.to_owned() };
+        let b = if no_agprs {
+            b.replace("AV_", "VReg_")
+        } else {
+            b.to_owned()
+        };
         Cow::Owned(format!("{b}_Align2"))
     } else if base == "AV_32_Target" {
         Cow::Borrowed(if no_agprs { "VGPR_32" } else { "AV_32" })
     } else if base != rc {
-        Cow::Owned(if no_agprs { base.replace("AV_", "VReg_") } else { base })
+        Cow::Owned(if no_agprs {
+            base.replace("AV_", "VReg_")
+        } else {
+            base
+        })
     } else {
         Cow::Borrowed(rc)
     })
@@ -768,7 +838,13 @@ fn is_scalar32(reg: Reg) -> bool {
         Reg::Sgpr { count, .. } | Reg::Ttmp { count, .. } => count == 1,
         Reg::Special(s) => !matches!(
             s,
-            Special::LdsDirect | Special::Vcc | Special::Exec | Special::FlatScratch | Special::XnackMask | Special::Tba | Special::Tma
+            Special::LdsDirect
+                | Special::Vcc
+                | Special::Exec
+                | Special::FlatScratch
+                | Special::XnackMask
+                | Special::Tba
+                | Special::Tma
         ),
         _ => false,
     }
@@ -778,7 +854,15 @@ fn is_scalar64(reg: Reg) -> bool {
     match reg {
         Reg::Sgpr { count, .. } | Reg::Ttmp { count, .. } => count == 2,
         Reg::Special(s) => {
-            matches!(s, Special::Vcc | Special::Exec | Special::FlatScratch | Special::XnackMask | Special::Tba | Special::Tma)
+            matches!(
+                s,
+                Special::Vcc
+                    | Special::Exec
+                    | Special::FlatScratch
+                    | Special::XnackMask
+                    | Special::Tba
+                    | Special::Tma
+            )
         }
         _ => false,
     }
@@ -802,7 +886,10 @@ fn class_contains(rc: &str, reg: Reg) -> Option<bool> {
         return class_contains(base, reg);
     }
     // Alignment-dependent classes differ by target; 16-bit and boolean classes are not modelled.
-    if rc.contains("Align") || rc.contains("_16") || rc.starts_with("SReg_1") && !rc.starts_with("SReg_12") {
+    if rc.contains("Align")
+        || rc.contains("_16")
+        || rc.starts_with("SReg_1") && !rc.starts_with("SReg_12")
+    {
         return None;
     }
     let lo128 = rc.contains("Lo128");
@@ -818,7 +905,9 @@ fn class_contains(rc: &str, reg: Reg) -> Option<bool> {
         "VGPR" | "VReg" => vgpr(reg),
         "AGPR" | "AReg" => agpr(reg),
         "AV" => vgpr(reg) || agpr(reg),
-        "VS" if dwords == 1 => vgpr(reg) || is_scalar32(reg) || reg == Reg::Special(Special::LdsDirect),
+        "VS" if dwords == 1 => {
+            vgpr(reg) || is_scalar32(reg) || reg == Reg::Special(Special::LdsDirect)
+        }
         "VS" if dwords == 2 => vgpr(reg) || is_scalar64(reg),
         "VRegOrLds" => vgpr(reg) || reg == Reg::Special(Special::LdsDirect),
         "SRegOrLds" => is_scalar32(reg) || reg == Reg::Special(Special::LdsDirect),
@@ -826,7 +915,9 @@ fn class_contains(rc: &str, reg: Reg) -> Option<bool> {
             is_scalar32(reg)
                 && !(rc.contains("XM0") && reg == Reg::Special(Special::M0))
                 && !(rc.contains("XEXEC") && reg == Reg::Special(Special::ExecHi))
-                && !(rc.contains("XEXEC") && !rc.contains("XEXEC_HI") && reg == Reg::Special(Special::ExecLo))
+                && !(rc.contains("XEXEC")
+                    && !rc.contains("XEXEC_HI")
+                    && reg == Reg::Special(Special::ExecLo))
                 && !(kind == "SGPR" && matches!(reg, Reg::Special(_) | Reg::Ttmp { .. }))
         }
         "SReg" | "SGPR" if dwords == 2 => {
@@ -834,7 +925,9 @@ fn class_contains(rc: &str, reg: Reg) -> Option<bool> {
                 && !(rc.contains("XEXEC") && reg == Reg::Special(Special::Exec))
                 && !(kind == "SGPR" && matches!(reg, Reg::Special(_) | Reg::Ttmp { .. }))
         }
-        "SReg" => matches!(reg, Reg::Sgpr { count, .. } | Reg::Ttmp { count, .. } if count == dwords),
+        "SReg" => {
+            matches!(reg, Reg::Sgpr { count, .. } | Reg::Ttmp { count, .. } if count == dwords)
+        }
         "SGPR" => matches!(reg, Reg::Sgpr { count, .. } if count == dwords),
         _ => return None,
     })
@@ -870,91 +963,252 @@ mod tests {
             "s_mov_b32 s0, src_lds_direct/*Invalid register, operand has 'SReg_32' register class*/",
         );
         // A constant in a register-only operand.
-        check("gfx900", &[0xc1, 0x04, 0x00, 0x7e], "v_readfirstlane_b32 s0, -1/*Invalid immediate*/");
+        check(
+            "gfx900",
+            &[0xc1, 0x04, 0x00, 0x7e],
+            "v_readfirstlane_b32 s0, -1/*Invalid immediate*/",
+        );
     }
 
     #[test]
     fn thirty_two_bit_constants() {
-        check("gfx1100", &[0xff, 0x02, 0x02, 0x7e, 0x83, 0xf9, 0x22, 0x3e], "v_mov_b32_e32 v1, 0.15915494");
-        check("gfx1100", &[0xff, 0x02, 0x02, 0x7e, 0x00, 0x00, 0x00, 0x80], "v_mov_b32_e32 v1, 0x80000000");
-        check("gfx1100", &[0xff, 0x02, 0x02, 0x7e, 0x41, 0x00, 0x00, 0x00], "v_mov_b32_e32 v1, 0x41");
+        check(
+            "gfx1100",
+            &[0xff, 0x02, 0x02, 0x7e, 0x83, 0xf9, 0x22, 0x3e],
+            "v_mov_b32_e32 v1, 0.15915494",
+        );
+        check(
+            "gfx1100",
+            &[0xff, 0x02, 0x02, 0x7e, 0x00, 0x00, 0x00, 0x80],
+            "v_mov_b32_e32 v1, 0x80000000",
+        );
+        check(
+            "gfx1100",
+            &[0xff, 0x02, 0x02, 0x7e, 0x41, 0x00, 0x00, 0x00],
+            "v_mov_b32_e32 v1, 0x41",
+        );
         check("gfx900", &[0x41, 0x00, 0x80, 0xbf], "s_nop 0x41");
         check("gfx900", &[0x00, 0xfc, 0x00, 0xb0], "s_movk_i32 s0, 0xfc00");
     }
 
     #[test]
     fn sixty_four_bit_constants() {
-        check("gfx900", &[0xff, 0x01, 0x80, 0xbe, 0x00, 0x00, 0x00, 0x80], "s_mov_b64 s[0:1], 0x80000000");
-        check("gfx900", &[0xff, 0x01, 0x80, 0xbe, 0xf0, 0xff, 0xff, 0xff], "s_mov_b64 s[0:1], 0xfffffff0");
+        check(
+            "gfx900",
+            &[0xff, 0x01, 0x80, 0xbe, 0x00, 0x00, 0x00, 0x80],
+            "s_mov_b64 s[0:1], 0x80000000",
+        );
+        check(
+            "gfx900",
+            &[0xff, 0x01, 0x80, 0xbe, 0xf0, 0xff, 0xff, 0xff],
+            "s_mov_b64 s[0:1], 0xfffffff0",
+        );
         check("gfx900", &[0xf2, 0x01, 0x80, 0xbe], "s_mov_b64 s[0:1], 1.0");
-        check("gfx900", &[0xf8, 0x01, 0x80, 0xbe], "s_mov_b64 s[0:1], 0.15915494309189532");
+        check(
+            "gfx900",
+            &[0xf8, 0x01, 0x80, 0xbe],
+            "s_mov_b64 s[0:1], 0.15915494309189532",
+        );
         // FP64 literals are the high dword of the double.
-        let fma = |lit: [u8; 4]| [&[0x00, 0x00, 0x4c, 0xd5, 0xff, 0x04, 0x12, 0x04][..], &lit].concat();
-        check("gfx1030", &fma([0x01, 0x00, 0xf0, 0x3f]), "v_fma_f64 v[0:1], 0x3ff00001, v[2:3], v[4:5]");
-        check("gfx1030", &fma([0x00, 0x00, 0xf0, 0x3f]), "v_fma_f64 v[0:1], 1.0, v[2:3], v[4:5]");
-        check("gfx1030", &fma([0x00, 0x00, 0x00, 0x00]), "v_fma_f64 v[0:1], 0, v[2:3], v[4:5]");
-        check("gfx1030", &[0x00, 0x00, 0x4c, 0xd5, 0xf8, 0x04, 0x12, 0x04], "v_fma_f64 v[0:1], 0.15915494309189532, v[2:3], v[4:5]");
+        let fma =
+            |lit: [u8; 4]| [&[0x00, 0x00, 0x4c, 0xd5, 0xff, 0x04, 0x12, 0x04][..], &lit].concat();
+        check(
+            "gfx1030",
+            &fma([0x01, 0x00, 0xf0, 0x3f]),
+            "v_fma_f64 v[0:1], 0x3ff00001, v[2:3], v[4:5]",
+        );
+        check(
+            "gfx1030",
+            &fma([0x00, 0x00, 0xf0, 0x3f]),
+            "v_fma_f64 v[0:1], 1.0, v[2:3], v[4:5]",
+        );
+        check(
+            "gfx1030",
+            &fma([0x00, 0x00, 0x00, 0x00]),
+            "v_fma_f64 v[0:1], 0, v[2:3], v[4:5]",
+        );
+        check(
+            "gfx1030",
+            &[0x00, 0x00, 0x4c, 0xd5, 0xf8, 0x04, 0x12, 0x04],
+            "v_fma_f64 v[0:1], 0.15915494309189532, v[2:3], v[4:5]",
+        );
     }
 
     #[test]
     fn sixteen_bit_constants() {
         // f16: judged on the low half only.
-        check("gfx1100", &[0xff, 0x04, 0x00, 0x64, 0x01, 0x3c, 0x34, 0x12], "v_add_f16_e32 v0, 0x3c01, v2");
-        check("gfx1100", &[0xff, 0x04, 0x00, 0x64, 0x00, 0x00, 0x80, 0x3f], "v_add_f16_e32 v0, 0, v2");
-        check("gfx1100", &[0xff, 0x04, 0x00, 0x64, 0xff, 0xff, 0x00, 0x00], "v_add_f16_e32 v0, -1, v2");
+        check(
+            "gfx1100",
+            &[0xff, 0x04, 0x00, 0x64, 0x01, 0x3c, 0x34, 0x12],
+            "v_add_f16_e32 v0, 0x3c01, v2",
+        );
+        check(
+            "gfx1100",
+            &[0xff, 0x04, 0x00, 0x64, 0x00, 0x00, 0x80, 0x3f],
+            "v_add_f16_e32 v0, 0, v2",
+        );
+        check(
+            "gfx1100",
+            &[0xff, 0x04, 0x00, 0x64, 0xff, 0xff, 0x00, 0x00],
+            "v_add_f16_e32 v0, -1, v2",
+        );
         // i16: inline float codes are f16 bit patterns, printed as hex; literals keep 16 bits.
-        check("gfx900", &[0xf2, 0x04, 0x00, 0x4c], "v_add_u16_e32 v0, 0x3c00, v2");
-        check("gfx900", &[0xff, 0x04, 0x00, 0x4c, 0xff, 0xff, 0x00, 0x00], "v_add_u16_e32 v0, 0xffff, v2");
-        check("gfx900", &[0xff, 0x04, 0x00, 0x4c, 0x78, 0x56, 0x34, 0x12], "v_add_u16_e32 v0, 0x5678, v2");
-        check("gfx900", &[0xc1, 0x04, 0x00, 0x4c], "v_add_u16_e32 v0, -1, v2");
+        check(
+            "gfx900",
+            &[0xf2, 0x04, 0x00, 0x4c],
+            "v_add_u16_e32 v0, 0x3c00, v2",
+        );
+        check(
+            "gfx900",
+            &[0xff, 0x04, 0x00, 0x4c, 0xff, 0xff, 0x00, 0x00],
+            "v_add_u16_e32 v0, 0xffff, v2",
+        );
+        check(
+            "gfx900",
+            &[0xff, 0x04, 0x00, 0x4c, 0x78, 0x56, 0x34, 0x12],
+            "v_add_u16_e32 v0, 0x5678, v2",
+        );
+        check(
+            "gfx900",
+            &[0xc1, 0x04, 0x00, 0x4c],
+            "v_add_u16_e32 v0, -1, v2",
+        );
     }
 
     #[test]
     fn packed_constants() {
-        check("gfx900", &[0x00, 0x40, 0x8a, 0xd3, 0xf0, 0x04, 0x02, 0x18], "v_pk_add_u16 v0, 0.5, v2");
-        check("gfx1100", &[0x00, 0x40, 0x0a, 0xcc, 0xff, 0x04, 0x02, 0x18, 0x78, 0x56, 0x34, 0x12], "v_pk_add_u16 v0, 0x12345678, v2");
-        check("gfx1100", &[0x00, 0x40, 0x0f, 0xcc, 0xff, 0x04, 0x02, 0x18, 0xff, 0xff, 0x00, 0x00], "v_pk_add_f16 v0, 0xffff, v2");
-        check("gfx1100", &[0x00, 0x40, 0x0f, 0xcc, 0xff, 0x04, 0x02, 0x18, 0x00, 0x3c, 0x00, 0x00], "v_pk_add_f16 v0, 1.0, v2");
-        check("gfx1100", &[0x00, 0x40, 0x0f, 0xcc, 0xf8, 0x04, 0x02, 0x18], "v_pk_add_f16 v0, 0.15915494, v2");
+        check(
+            "gfx900",
+            &[0x00, 0x40, 0x8a, 0xd3, 0xf0, 0x04, 0x02, 0x18],
+            "v_pk_add_u16 v0, 0.5, v2",
+        );
+        check(
+            "gfx1100",
+            &[
+                0x00, 0x40, 0x0a, 0xcc, 0xff, 0x04, 0x02, 0x18, 0x78, 0x56, 0x34, 0x12,
+            ],
+            "v_pk_add_u16 v0, 0x12345678, v2",
+        );
+        check(
+            "gfx1100",
+            &[
+                0x00, 0x40, 0x0f, 0xcc, 0xff, 0x04, 0x02, 0x18, 0xff, 0xff, 0x00, 0x00,
+            ],
+            "v_pk_add_f16 v0, 0xffff, v2",
+        );
+        check(
+            "gfx1100",
+            &[
+                0x00, 0x40, 0x0f, 0xcc, 0xff, 0x04, 0x02, 0x18, 0x00, 0x3c, 0x00, 0x00,
+            ],
+            "v_pk_add_f16 v0, 1.0, v2",
+        );
+        check(
+            "gfx1100",
+            &[0x00, 0x40, 0x0f, 0xcc, 0xf8, 0x04, 0x02, 0x18],
+            "v_pk_add_f16 v0, 0.15915494, v2",
+        );
     }
 
     #[test]
     fn k_constants_are_hex() {
-        check("gfx1100", &[0x01, 0x05, 0x00, 0x5a, 0x00, 0x00, 0x80, 0x3f], "v_fmaak_f32 v0, v1, v2, 0x3f800000");
-        check("gfx1100", &[0x01, 0x05, 0x0a, 0x5a, 0x00, 0x3c, 0x00, 0x00], "v_fmaak_f32 v5, v1, v2, 0x3c00");
+        check(
+            "gfx1100",
+            &[0x01, 0x05, 0x00, 0x5a, 0x00, 0x00, 0x80, 0x3f],
+            "v_fmaak_f32 v0, v1, v2, 0x3f800000",
+        );
+        check(
+            "gfx1100",
+            &[0x01, 0x05, 0x0a, 0x5a, 0x00, 0x3c, 0x00, 0x00],
+            "v_fmaak_f32 v5, v1, v2, 0x3c00",
+        );
         // Both halves of a VOPD print the shared K.
         check(
             "gfx1100",
-            &[0x04, 0x05, 0x42, 0xc8, 0x01, 0x07, 0x06, 0xff, 0x56, 0x34, 0x12, 0xaf],
+            &[
+                0x04, 0x05, 0x42, 0xc8, 0x01, 0x07, 0x06, 0xff, 0x56, 0x34, 0x12, 0xaf,
+            ],
             "v_dual_fmaak_f32 v255, v4, v2, 0xaf123456 :: v_dual_fmaak_f32 v6, v1, v3, 0xaf123456",
         );
     }
 
     #[test]
     fn encoding_suffixes() {
-        check("gfx1030", &[0x03, 0x00, 0xff, 0xd6, 0x82, 0x04, 0x02, 0x00], "v_lshlrev_b64 v[3:4], 2, v[2:3]");
-        check("gfx1200", &[0x03, 0x00, 0x1f, 0xd5, 0x82, 0x04, 0x02, 0x00], "v_lshlrev_b64_e64 v[3:4], 2, v[2:3]");
-        check("gfx900", &[0xfa, 0x02, 0x00, 0x7e, 0x01, 0x01, 0x01, 0xff], "v_mov_b32_dpp v0, v1 row_shl:1 row_mask:0xf bank_mask:0xf");
+        check(
+            "gfx1030",
+            &[0x03, 0x00, 0xff, 0xd6, 0x82, 0x04, 0x02, 0x00],
+            "v_lshlrev_b64 v[3:4], 2, v[2:3]",
+        );
+        check(
+            "gfx1200",
+            &[0x03, 0x00, 0x1f, 0xd5, 0x82, 0x04, 0x02, 0x00],
+            "v_lshlrev_b64_e64 v[3:4], 2, v[2:3]",
+        );
+        check(
+            "gfx900",
+            &[0xfa, 0x02, 0x00, 0x7e, 0x01, 0x01, 0x01, 0xff],
+            "v_mov_b32_dpp v0, v1 row_shl:1 row_mask:0xf bank_mask:0xf",
+        );
         check(
             "gfx900",
             &[0xf9, 0x04, 0x00, 0x02, 0x01, 0x06, 0x06, 0x06],
             "v_add_f32_sdwa v0, v1, v2 dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:DWORD src1_sel:DWORD",
         );
-        check("gfx900", &[0x01, 0x00, 0x00, 0xd4], "v_interp_p1_f32_e32 v0, v1, attr0.x");
+        check(
+            "gfx900",
+            &[0x01, 0x00, 0x00, 0xd4],
+            "v_interp_p1_f32_e32 v0, v1, attr0.x",
+        );
         // GFX9 v_pk_fmac_f16 has a VOP3 pseudo, GFX10+ has none.
-        check("gfx908", &[0x01, 0x05, 0x0a, 0x78], "v_pk_fmac_f16_e32 v5, v1, v2");
-        check("gfx1030", &[0x01, 0x05, 0x0a, 0x78], "v_pk_fmac_f16 v5, v1, v2");
+        check(
+            "gfx908",
+            &[0x01, 0x05, 0x0a, 0x78],
+            "v_pk_fmac_f16_e32 v5, v1, v2",
+        );
+        check(
+            "gfx1030",
+            &[0x01, 0x05, 0x0a, 0x78],
+            "v_pk_fmac_f16 v5, v1, v2",
+        );
     }
 
     #[test]
     fn implicit_vcc() {
-        check("gfx1100", &[0x01, 0x05, 0x02, 0x7c], "v_cmp_lt_f16_e32 vcc_lo, v1, v2");
-        check("gfx900", &[0x01, 0x05, 0x82, 0x7c], "v_cmp_lt_f32_e32 vcc, v1, v2");
+        check(
+            "gfx1100",
+            &[0x01, 0x05, 0x02, 0x7c],
+            "v_cmp_lt_f16_e32 vcc_lo, v1, v2",
+        );
+        check(
+            "gfx900",
+            &[0x01, 0x05, 0x82, 0x7c],
+            "v_cmp_lt_f32_e32 vcc, v1, v2",
+        );
         // GFX8/9 v_cmpx writes VCC too; GFX10+ v_cmpx writes only EXEC.
-        check("gfx900", &[0x01, 0x05, 0xa2, 0x7c], "v_cmpx_lt_f32_e32 vcc, v1, v2");
-        check("gfx1030", &[0x01, 0x05, 0xa2, 0x7d], "v_cmpx_lt_u32_e32 v1, v2");
-        check("gfx1100", &[0x01, 0x05, 0x00, 0x02], "v_cndmask_b32_e32 v0, v1, v2, vcc_lo");
-        check("gfx900", &[0x01, 0x05, 0x00, 0x00], "v_cndmask_b32_e32 v0, v1, v2, vcc");
-        check("gfx1030", &[0x03, 0x08, 0x08, 0x50], "v_add_co_ci_u32_e32 v4, vcc_lo, s3, v4, vcc_lo");
+        check(
+            "gfx900",
+            &[0x01, 0x05, 0xa2, 0x7c],
+            "v_cmpx_lt_f32_e32 vcc, v1, v2",
+        );
+        check(
+            "gfx1030",
+            &[0x01, 0x05, 0xa2, 0x7d],
+            "v_cmpx_lt_u32_e32 v1, v2",
+        );
+        check(
+            "gfx1100",
+            &[0x01, 0x05, 0x00, 0x02],
+            "v_cndmask_b32_e32 v0, v1, v2, vcc_lo",
+        );
+        check(
+            "gfx900",
+            &[0x01, 0x05, 0x00, 0x00],
+            "v_cndmask_b32_e32 v0, v1, v2, vcc",
+        );
+        check(
+            "gfx1030",
+            &[0x03, 0x08, 0x08, 0x50],
+            "v_add_co_ci_u32_e32 v4, vcc_lo, s3, v4, vcc_lo",
+        );
     }
 }

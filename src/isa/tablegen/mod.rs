@@ -63,7 +63,12 @@ struct Source {
 
 /// GCN3 (GFX8) and later: LLVM disassembles nothing older, and neither does gfxpatch.
 fn is_pre_gfx8_only(r: &Record) -> bool {
-    let only_old = |p: &str| matches!(p, "isGFX6" | "isGFX6GFX7" | "isGFX7Only" | "isGFX6GFX7GFX8GFX9_NotGFX8" | "isSI" | "isCI");
+    let only_old = |p: &str| {
+        matches!(
+            p,
+            "isGFX6" | "isGFX6GFX7" | "isGFX7Only" | "isGFX6GFX7GFX8GFX9_NotGFX8" | "isSI" | "isCI"
+        )
+    };
     matches!(r.ns.as_str(), "GFX6GFX7" | "GFX7" | "GFX6") || r.preds.iter().any(|p| only_old(p))
 }
 
@@ -72,18 +77,46 @@ fn is_pre_gfx8_only(r: &Record) -> bool {
 /// image-size siblings that name them. Everything else is decoded with LLVM 19's records.
 fn is_gfx950_or_gfx1250(r: &Record) -> bool {
     const NAMESPACES: [&str; 13] = [
-        "AMDGPU", "GFX8", "GFX80_UNPACKED", "GFX9", "GFX9_DL", "GFX90A", "GFX940", "GFX950", "GFX12", "GFX12_FAKE16", "GFX12W64",
-        "GFX1250", "GFX1250_FAKE16",
+        "AMDGPU",
+        "GFX8",
+        "GFX80_UNPACKED",
+        "GFX9",
+        "GFX9_DL",
+        "GFX90A",
+        "GFX940",
+        "GFX950",
+        "GFX12",
+        "GFX12_FAKE16",
+        "GFX12W64",
+        "GFX1250",
+        "GFX1250_FAKE16",
     ];
-    let named = |s: &str| s.contains("gfx950") || s.contains("gfx1250") || s.contains("GFX950") || s.contains("GFX1250");
+    let named = |s: &str| {
+        s.contains("gfx950")
+            || s.contains("gfx1250")
+            || s.contains("GFX950")
+            || s.contains("GFX1250")
+    };
     NAMESPACES.contains(&r.ns.as_str())
         || named(&r.name)
-        || r.preds.iter().any(|p| named(p) || p == "isGFX1250Plus" || p == "isGFX950Plus")
+        || r.preds
+            .iter()
+            .any(|p| named(p) || p == "isGFX1250Plus" || p == "isGFX950Plus")
 }
 
 const SOURCES: [Source; 2] = [
-    Source { version: 19, file: "llvm-19.1.7.jsonl.gz", operands: "llvm-19.1.7.operands.jsonl.gz", keep: |r| !is_pre_gfx8_only(r) },
-    Source { version: 22, file: "llvm-22.1.8.jsonl.gz", operands: "llvm-22.1.8.operands.jsonl.gz", keep: |r| !is_pre_gfx8_only(r) && is_gfx950_or_gfx1250(r) },
+    Source {
+        version: 19,
+        file: "llvm-19.1.7.jsonl.gz",
+        operands: "llvm-19.1.7.operands.jsonl.gz",
+        keep: |r| !is_pre_gfx8_only(r),
+    },
+    Source {
+        version: 22,
+        file: "llvm-22.1.8.jsonl.gz",
+        operands: "llvm-22.1.8.operands.jsonl.gz",
+        keep: |r| !is_pre_gfx8_only(r) && is_gfx950_or_gfx1250(r),
+    },
 ];
 
 fn read_jsonl<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<Vec<T>, String> {
@@ -109,7 +142,9 @@ pub fn opcode_name(record: &str) -> &str {
         let Some(us) = head.rfind('_') else { break };
         let tail = &head[us + 1..];
         let is_generation = matches!(tail, "vi" | "si" | "ci")
-            || (tail.starts_with("gfx") && tail.len() > 3 && tail[3..].chars().next().is_some_and(|c| c.is_ascii_digit()));
+            || (tail.starts_with("gfx")
+                && tail.len() > 3
+                && tail[3..].chars().next().is_some_and(|c| c.is_ascii_digit()));
         if !is_generation || us == 0 {
             break;
         }
@@ -136,7 +171,10 @@ fn mask_value(pattern: &str) -> (u128, u128) {
 
 /// A Rust identifier from an arbitrary LLVM name (`GFX11_FAKE16`, `isGFX9Plus`, `SReg_32`).
 fn ident(name: &str) -> String {
-    let mut out: String = name.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
+    let mut out: String = name
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
     if out.is_empty() || out.starts_with(|c: char| c.is_ascii_digit()) {
         out.insert(0, '_');
     }
@@ -146,8 +184,14 @@ fn ident(name: &str) -> String {
 /// Emits `pub enum NAME { A, B, ... }` with a `name()` giving back the LLVM spelling.
 fn emit_enum(out: &mut String, doc: &str, name: &str, repr: &str, values: &BTreeSet<String>) {
     let _ = writeln!(out, "/// {doc}");
-    let _ = writeln!(out, "#[allow(non_camel_case_types, clippy::upper_case_acronyms)]");
-    let _ = writeln!(out, "#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]");
+    let _ = writeln!(
+        out,
+        "#[allow(non_camel_case_types, clippy::upper_case_acronyms)]"
+    );
+    let _ = writeln!(
+        out,
+        "#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]"
+    );
     let _ = writeln!(out, "#[repr({repr})]");
     let _ = writeln!(out, "pub enum {name} {{");
     for v in values {
@@ -163,11 +207,22 @@ fn emit_enum(out: &mut String, doc: &str, name: &str, repr: &str, values: &BTree
     let _ = writeln!(out, "impl {name} {{");
     let _ = writeln!(out, "    pub const COUNT: usize = {};", values.len());
     if values.len() <= 1024 {
-        let all: Vec<String> = values.iter().map(|v| format!("{name}::{}", ident(v))).collect();
-        let _ = writeln!(out, "    pub const ALL: [{name}; {}] = [{}];", values.len(), all.join(", "));
+        let all: Vec<String> = values
+            .iter()
+            .map(|v| format!("{name}::{}", ident(v)))
+            .collect();
+        let _ = writeln!(
+            out,
+            "    pub const ALL: [{name}; {}] = [{}];",
+            values.len(),
+            all.join(", ")
+        );
     }
     let _ = writeln!(out, "    /// The name LLVM uses.");
-    let _ = writeln!(out, "    pub fn name(self) -> &'static str {{\n        {upper}_NAMES[self as usize]\n    }}\n}}\n");
+    let _ = writeln!(
+        out,
+        "    pub fn name(self) -> &'static str {{\n        {upper}_NAMES[self as usize]\n    }}\n}}\n"
+    );
 }
 
 /// Generates the source of `src/isa/tables.rs` from the data files in `data_dir`.
@@ -203,7 +258,11 @@ pub fn generate(data_dir: &Path) -> Result<String, String> {
     let mut variants = BTreeSet::new();
     for (_, r) in &records {
         opcodes.insert(opcode_name(&r.name).to_owned());
-        namespaces.insert(if r.ns.is_empty() { "None".to_owned() } else { r.ns.clone() });
+        namespaces.insert(if r.ns.is_empty() {
+            "None".to_owned()
+        } else {
+            r.ns.clone()
+        });
         variants.insert(r.variant.clone());
         for (class, name) in r.outs.iter().chain(&r.ins) {
             operand_names.insert(name.clone());
@@ -214,40 +273,133 @@ pub fn generate(data_dir: &Path) -> Result<String, String> {
         regs.extend(r.uses.iter().chain(&r.defs).cloned());
     }
     if flags.len() > 64 || regs.len() > 16 {
-        return Err(format!("{} flags / {} implicit registers no longer fit the bit sets", flags.len(), regs.len()));
+        return Err(format!(
+            "{} flags / {} implicit registers no longer fit the bit sets",
+            flags.len(),
+            regs.len()
+        ));
     }
-    let flag_bit: BTreeMap<&str, usize> = flags.iter().enumerate().map(|(i, f)| (f.as_str(), i)).collect();
-    let reg_bit: BTreeMap<&str, usize> = regs.iter().enumerate().map(|(i, r)| (r.as_str(), i)).collect();
+    let flag_bit: BTreeMap<&str, usize> = flags
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (f.as_str(), i))
+        .collect();
+    let reg_bit: BTreeMap<&str, usize> = regs
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (r.as_str(), i))
+        .collect();
 
     let mut out = String::new();
-    let _ = writeln!(out, "// @generated by src/isa/tablegen (`cargo run --bin gen-isa-tables`) from src/isa/data/{} and {}.", SOURCES[0].file, SOURCES[1].file);
-    let _ = writeln!(out, "// Do not edit: change the generator or its inputs and regenerate.\n");
+    let _ = writeln!(
+        out,
+        "// @generated by src/isa/tablegen (`cargo run --bin gen-isa-tables`) from src/isa/data/{} and {}.",
+        SOURCES[0].file, SOURCES[1].file
+    );
+    let _ = writeln!(
+        out,
+        "// Do not edit: change the generator or its inputs and regenerate.\n"
+    );
     let _ = writeln!(out, "use super::table::*;\n");
-    emit_enum(&mut out, "Cross-generation instruction identity: an LLVM record name without its generation suffix.", "Opcode", "u16", &opcodes);
-    emit_enum(&mut out, "LLVM decoder namespace of an encoding (`None`: decoded by special tables: DPP, SDWA, ...).", "Namespace", "u8", &namespaces);
-    emit_enum(&mut out, "LLVM assembler variant of an encoding.", "Variant", "u8", &variants);
-    emit_enum(&mut out, "Operand name as LLVM's records spell it (`vdst`, `src0`, `offset`, ...).", "OperandName", "u8", &operand_names);
-    emit_enum(&mut out, "Operand class as LLVM's records spell it (`VGPR_32`, `VSrc_b32`, `CPol`, ...).", "OperandClass", "u16", &operand_classes);
-    emit_enum(&mut out, "Predicate an encoding is valid under (`isGFX9Plus`, `HasDPP`, ...).", "Pred", "u8", &preds);
+    emit_enum(
+        &mut out,
+        "Cross-generation instruction identity: an LLVM record name without its generation suffix.",
+        "Opcode",
+        "u16",
+        &opcodes,
+    );
+    emit_enum(
+        &mut out,
+        "LLVM decoder namespace of an encoding (`None`: decoded by special tables: DPP, SDWA, ...).",
+        "Namespace",
+        "u8",
+        &namespaces,
+    );
+    emit_enum(
+        &mut out,
+        "LLVM assembler variant of an encoding.",
+        "Variant",
+        "u8",
+        &variants,
+    );
+    emit_enum(
+        &mut out,
+        "Operand name as LLVM's records spell it (`vdst`, `src0`, `offset`, ...).",
+        "OperandName",
+        "u8",
+        &operand_names,
+    );
+    emit_enum(
+        &mut out,
+        "Operand class as LLVM's records spell it (`VGPR_32`, `VSrc_b32`, `CPol`, ...).",
+        "OperandClass",
+        "u16",
+        &operand_classes,
+    );
+    emit_enum(
+        &mut out,
+        "Predicate an encoding is valid under (`isGFX9Plus`, `HasDPP`, ...).",
+        "Pred",
+        "u8",
+        &preds,
+    );
 
-    let _ = writeln!(out, "/// Instruction flag bits (TSFlags and MCInstrDesc), one bit each in [`Flags`].");
+    let _ = writeln!(
+        out,
+        "/// Instruction flag bits (TSFlags and MCInstrDesc), one bit each in [`Flags`]."
+    );
     let _ = writeln!(out, "pub mod flag {{");
     for (f, bit) in &flag_bit {
-        let _ = writeln!(out, "    pub const {}: u64 = 1 << {bit};", ident(f).to_uppercase());
+        let _ = writeln!(
+            out,
+            "    pub const {}: u64 = 1 << {bit};",
+            ident(f).to_uppercase()
+        );
     }
-    let _ = writeln!(out, "    pub const NAMES: [&str; {}] = [{}];", flags.len(), flags.iter().map(|f| format!("{f:?}")).collect::<Vec<_>>().join(", "));
+    let _ = writeln!(
+        out,
+        "    pub const NAMES: [&str; {}] = [{}];",
+        flags.len(),
+        flags
+            .iter()
+            .map(|f| format!("{f:?}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
     let _ = writeln!(out, "}}\n");
-    let _ = writeln!(out, "/// Implicit registers, one bit each in [`ImplicitRegs`].");
+    let _ = writeln!(
+        out,
+        "/// Implicit registers, one bit each in [`ImplicitRegs`]."
+    );
     let _ = writeln!(out, "pub mod implicit {{");
     for (r, bit) in &reg_bit {
-        let _ = writeln!(out, "    pub const {}: u16 = 1 << {bit};", ident(r).to_uppercase());
+        let _ = writeln!(
+            out,
+            "    pub const {}: u16 = 1 << {bit};",
+            ident(r).to_uppercase()
+        );
     }
-    let _ = writeln!(out, "    pub const NAMES: [&str; {}] = [{}];", regs.len(), regs.iter().map(|r| format!("{r:?}")).collect::<Vec<_>>().join(", "));
+    let _ = writeln!(
+        out,
+        "    pub const NAMES: [&str; {}] = [{}];",
+        regs.len(),
+        regs.iter()
+            .map(|r| format!("{r:?}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
     let _ = writeln!(out, "}}\n");
 
     // Operand classes: what LLVM says of each.
-    let _ = writeln!(out, "/// What LLVM's operand class records say: register class, operand type, print method.");
-    let _ = writeln!(out, "pub static OPERAND_CLASS_INFO: [OperandClassInfo; {}] = [", operand_classes.len());
+    let _ = writeln!(
+        out,
+        "/// What LLVM's operand class records say: register class, operand type, print method."
+    );
+    let _ = writeln!(
+        out,
+        "pub static OPERAND_CLASS_INFO: [OperandClassInfo; {}] = [",
+        operand_classes.len()
+    );
     for c in &operand_classes {
         let info = classes.get(c);
         let s = |v: Option<&Option<String>>| match v.and_then(|v| v.as_deref()) {
@@ -257,7 +409,9 @@ pub fn generate(data_dir: &Path) -> Result<String, String> {
         let print = info.and_then(|i| i.print_method.as_deref()).map(|p| {
             // Lambdas `printNamedBit(MI, OpNo, O, "clamp")` reduce to `printNamedBit:clamp`.
             match p.split_once("printNamedBit(MI, OpNo, O, \"") {
-                Some((_, rest)) => format!("printNamedBit:{}", rest.split('"').next().unwrap_or("")),
+                Some((_, rest)) => {
+                    format!("printNamedBit:{}", rest.split('"').next().unwrap_or(""))
+                }
                 None => p.to_owned(),
             }
         });
@@ -271,8 +425,15 @@ pub fn generate(data_dir: &Path) -> Result<String, String> {
         );
     }
     let _ = writeln!(out, "];\n");
-    let _ = writeln!(out, "/// LLVM 22's register class of each operand class (LLVM 19's where LLVM 22 has none).");
-    let _ = writeln!(out, "pub static OPERAND_CLASS_REG_CLASS_22: [&str; {}] = [", operand_classes.len());
+    let _ = writeln!(
+        out,
+        "/// LLVM 22's register class of each operand class (LLVM 19's where LLVM 22 has none)."
+    );
+    let _ = writeln!(
+        out,
+        "pub static OPERAND_CLASS_REG_CLASS_22: [&str; {}] = [",
+        operand_classes.len()
+    );
     for c in &operand_classes {
         let rc = match reg_classes_22.get(c) {
             Some(rc) => rc.clone(),
@@ -289,7 +450,13 @@ pub fn generate(data_dir: &Path) -> Result<String, String> {
     let mut asms: BTreeMap<&str, usize> = BTreeMap::new();
     let mut list_defs = String::new();
     let mut rows = String::new();
-    let intern = |map: &mut BTreeMap<String, usize>, prefix: &str, ty: &str, len: usize, body: String, defs: &mut String| -> usize {
+    let intern = |map: &mut BTreeMap<String, usize>,
+                  prefix: &str,
+                  ty: &str,
+                  len: usize,
+                  body: String,
+                  defs: &mut String|
+     -> usize {
         let next = map.len();
         *map.entry(body.clone()).or_insert_with(|| {
             let _ = writeln!(defs, "static {prefix}{next}: [{ty}; {len}] = [{body}];");
@@ -300,32 +467,80 @@ pub fn generate(data_dir: &Path) -> Result<String, String> {
         let tied: BTreeMap<String, String> = r
             .constraints
             .split(',')
-            .filter_map(|c| c.trim().trim_start_matches("@earlyclobber ").split_once('='))
-            .map(|(a, b)| (a.trim().trim_start_matches('$').to_owned(), b.trim().trim_start_matches('$').to_owned()))
+            .filter_map(|c| {
+                c.trim()
+                    .trim_start_matches("@earlyclobber ")
+                    .split_once('=')
+            })
+            .map(|(a, b)| {
+                (
+                    a.trim().trim_start_matches('$').to_owned(),
+                    b.trim().trim_start_matches('$').to_owned(),
+                )
+            })
             .flat_map(|(a, b)| [(a.clone(), b.clone()), (b, a)])
             .collect();
-        let disabled: BTreeSet<&str> = r.disable_encoding.split(',').map(|s| s.trim().trim_start_matches('$')).collect();
+        let disabled: BTreeSet<&str> = r
+            .disable_encoding
+            .split(',')
+            .map(|s| s.trim().trim_start_matches('$'))
+            .collect();
         let mut slots = Vec::new();
         let mut runs = Vec::new();
-        for (dir, (class, name)) in r.outs.iter().map(|o| ("W", o)).chain(r.ins.iter().map(|i| ("R", i))) {
+        for (dir, (class, name)) in r
+            .outs
+            .iter()
+            .map(|o| ("W", o))
+            .chain(r.ins.iter().map(|i| ("R", i)))
+        {
             let bits = r.fields.get(name).map_or_else(String::new, |f| {
-                f.iter().filter(|[_, _, flo]| *flo >= 0).map(|[lo, hi, flo]| format!("({lo},{hi},{flo})")).collect::<Vec<_>>().join(",")
+                f.iter()
+                    .filter(|[_, _, flo]| *flo >= 0)
+                    .map(|[lo, hi, flo]| format!("({lo},{hi},{flo})"))
+                    .collect::<Vec<_>>()
+                    .join(",")
             });
             runs.push(format!("&[{bits}]"));
             let tie = match tied.get(name) {
-                Some(other) if disabled.contains(name.as_str()) => format!("Some(N::{})", ident(other)),
+                Some(other) if disabled.contains(name.as_str()) => {
+                    format!("Some(N::{})", ident(other))
+                }
                 _ => "None".to_owned(),
             };
-            slots.push(format!("op({dir}, C::{}, N::{}, {tie})", ident(class), ident(name)));
+            slots.push(format!(
+                "op({dir}, C::{}, N::{}, {tie})",
+                ident(class),
+                ident(name)
+            ));
         }
-        let sig = intern(&mut signatures, "SIG_", "Operand", slots.len(), slots.join(", "), &mut list_defs);
-        let lay = intern(&mut layouts, "LAY_", "Bits", runs.len(), runs.join(", "), &mut list_defs);
+        let sig = intern(
+            &mut signatures,
+            "SIG_",
+            "Operand",
+            slots.len(),
+            slots.join(", "),
+            &mut list_defs,
+        );
+        let lay = intern(
+            &mut layouts,
+            "LAY_",
+            "Bits",
+            runs.len(),
+            runs.join(", "),
+            &mut list_defs,
+        );
         let next = asms.len();
         let asm = *asms.entry(r.asm.as_str()).or_insert(next);
         let (mask, value) = mask_value(&r.pattern);
         let fl: u64 = r.flags.iter().map(|f| 1u64 << flag_bit[f.as_str()]).sum();
-        let reg = |names: &[String]| -> u16 { names.iter().map(|n| 1u16 << reg_bit[n.as_str()]).sum() };
-        let preds = r.preds.iter().map(|p| format!("P::{}", ident(p))).collect::<Vec<_>>().join(", ");
+        let reg =
+            |names: &[String]| -> u16 { names.iter().map(|n| 1u16 << reg_bit[n.as_str()]).sum() };
+        let preds = r
+            .preds
+            .iter()
+            .map(|p| format!("P::{}", ident(p)))
+            .collect::<Vec<_>>()
+            .join(", ");
         let opcode = opcode_name(&r.name);
         let _ = writeln!(
             rows,
@@ -344,11 +559,21 @@ pub fn generate(data_dir: &Path) -> Result<String, String> {
     for (i, a) in asm_defs {
         let _ = writeln!(out, "const ASM_{i}: &str = {a:?};");
     }
-    let _ = writeln!(out, "use Dir::{{In as R, Out as W}};\nuse Opcode as O;\nuse Namespace as Ns;\nuse OperandClass as C;\nuse OperandName as N;\nuse Pred as P;\nuse Variant as V;");
+    let _ = writeln!(
+        out,
+        "use Dir::{{In as R, Out as W}};\nuse Opcode as O;\nuse Namespace as Ns;\nuse OperandClass as C;\nuse OperandName as N;\nuse Pred as P;\nuse Variant as V;"
+    );
     let _ = writeln!(out, "type Bits = &'static [(u8, u8, u8)];");
     out.push_str(&list_defs);
-    let _ = writeln!(out, "\n/// Every encoding record, sorted by LLVM version then record name.");
-    let _ = writeln!(out, "pub static ENCODINGS: [Encoding; {}] = [", records.len());
+    let _ = writeln!(
+        out,
+        "\n/// Every encoding record, sorted by LLVM version then record name."
+    );
+    let _ = writeln!(
+        out,
+        "pub static ENCODINGS: [Encoding; {}] = [",
+        records.len()
+    );
     out.push_str(&rows);
     let _ = writeln!(out, "];");
     Ok(out)
@@ -362,8 +587,14 @@ mod tests {
     fn opcode_names_drop_generation_suffixes() {
         assert_eq!(opcode_name("V_LSHL_OR_B32_e64_gfx11"), "V_LSHL_OR_B32_e64");
         assert_eq!(opcode_name("V_LSHL_OR_B32_e64_vi"), "V_LSHL_OR_B32_e64");
-        assert_eq!(opcode_name("BUFFER_ATOMIC_ADD_ADDR64_RTN_gfx6_gfx7"), "BUFFER_ATOMIC_ADD_ADDR64_RTN");
-        assert_eq!(opcode_name("V_MFMA_F32_32X32X1F32_gfx90a"), "V_MFMA_F32_32X32X1F32");
+        assert_eq!(
+            opcode_name("BUFFER_ATOMIC_ADD_ADDR64_RTN_gfx6_gfx7"),
+            "BUFFER_ATOMIC_ADD_ADDR64_RTN"
+        );
+        assert_eq!(
+            opcode_name("V_MFMA_F32_32X32X1F32_gfx90a"),
+            "V_MFMA_F32_32X32X1F32"
+        );
         assert_eq!(opcode_name("S_NOP"), "S_NOP");
     }
 

@@ -1,0 +1,1152 @@
+//! The parser: LLVM assembler text to an instruction, for one [`Target`].
+//!
+//! The printer ([`super::print`]) is the map of the syntax, and the decoder is the judge. For
+//! each encoding the mnemonic may name on the target, the parser walks the encoding's AsmString
+//! as the printer does and, at each `$operand`, chooses the bits of the operand's field whose
+//! decoded value *prints* as the text at hand: registers and constants through a table of what
+//! each field value prints for that operand class, immediates through the numbers written or a
+//! table of every value of a small field (waitcnt, hwreg, sendmsg, DPP controls, cache policy),
+//! `op_sel`-style modifiers through the bits of the source modifiers they live in. An
+//! encoding whose whole text matches gives bytes; those bytes are decoded and printed again,
+//! and only a decode that prints the input back is accepted. So the result is exactly what
+//! [`super::operand::decode_operands`] makes of LLVM's bytes (the same encoding record, MC
+//! operand order, tied operands, MIMG conversion), and a parse is never a guess: text this
+//! scheme cannot read is an error, not a near miss.
+//!
+//! Of several encodings that print the input (a mnemonic written without `_e32`/`_e64`, an
+//! operand that fits VOP2 and VOP3) the shortest wins, VOP2 before VOP3, as LLVM's matcher
+//! chooses. Constants stay as written: `0xffffffff` in a source is a literal, `-1` an inline
+//! constant.
+
+mod file;
+mod text;
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use super::decode::{Decoder, plan};
+use super::inst::Inst;
+use super::operand::{Operands, Value, decode_operands, has_64bit_literals};
+use super::predicates::{self, PredContext};
+use super::print;
+use super::processor::PROCESSORS;
+use super::table::{Encoding, FieldBits, OperandClass, OperandName, encodings, flag};
+use super::target::Target;
+
+pub use file::{Line, assemble_file};
+pub use text::Source;
+
+/// One parsed instruction: the encoding and operands the decoder gives for its bytes, and the
+/// bytes.
+#[derive(Clone, Copy, Debug)]
+pub struct Parsed {
+    pub encoding: &'static Encoding,
+    pub ops: Operands,
+    pub inst: Inst,
+}
+
+/// Why text does not parse: where (1-based line and column), what, and what would be accepted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParseError {
+    pub line: usize,
+    pub column: usize,
+    pub message: String,
+    pub hint: Option<String>,
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}: {}", self.line, self.column, self.message)?;
+        if let Some(hint) = &self.hint {
+            write!(f, " ({hint})")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+/// A parser for one target.
+pub struct Parser {
+    target: Target,
+    decoder: Decoder,
+    /// Encodings on this target by the mnemonic of their AsmString, encoding suffix removed.
+    by_mnemonic: Arc<MnemonicIndex>,
+}
+
+impl Parser {
+    pub fn new(target: Target) -> Parser {
+        Parser {
+            target,
+            decoder: Decoder::new(target),
+            by_mnemonic: mnemonic_index(&target),
+        }
+    }
+
+    pub fn target(&self) -> &Target {
+        &self.target
+    }
+
+    /// Parses one instruction (no label, no comment).
+    pub fn parse(&self, line: &str) -> Result<Parsed, ParseError> {
+        let mut source = Source::new(line);
+        let mnemonic = source.mnemonic().to_owned();
+        let base = strip_suffix(&mnemonic);
+        if base.len() == mnemonic.len() {
+            source.suffix_gap = Some(mnemonic.len());
+        }
+        let candidates: Vec<u16> = self.by_mnemonic.get(base).cloned().unwrap_or_default();
+        if candidates.is_empty() {
+            return Err(self.unknown_mnemonic(&source, &mnemonic));
+        }
+        let mut best: Option<Parsed> = None;
+        let mut failure = Failure::default();
+        for &index in &candidates {
+            let e = &encodings()[index as usize];
+            match Attempt::new(self, e, &source).run() {
+                Ok(parsed) => {
+                    let better = match &best {
+                        None => true,
+                        Some(b) => (parsed.inst.len(), e.bits) < (b.inst.len(), b.encoding.bits),
+                    };
+                    if better {
+                        best = Some(parsed);
+                    }
+                }
+                Err(f) => failure.keep_furthest(f),
+            }
+        }
+        best.ok_or_else(|| failure.into_error(&source))
+    }
+
+    /// Each candidate encoding of `line` and how far it got: for diagnosing text that does not
+    /// parse as expected.
+    pub fn explain(&self, line: &str) -> Vec<String> {
+        let mut source = Source::new(line);
+        let mnemonic = source.mnemonic().to_owned();
+        let base = strip_suffix(&mnemonic);
+        if base.len() == mnemonic.len() {
+            source.suffix_gap = Some(mnemonic.len());
+        }
+        let candidates = self.by_mnemonic.get(base).cloned().unwrap_or_default();
+        candidates
+            .iter()
+            .map(|&index| {
+                let e = &encodings()[index as usize];
+                let outcome = match Attempt::new(self, e, &source).run() {
+                    Ok(p) => format!("ok {:02x?}", p.inst.bytes()),
+                    Err(f) => format!("{}: expected {}", f.at, f.expected),
+                };
+                format!("{} `{}`: {outcome}", e.record_name(), e.asm)
+            })
+            .collect()
+    }
+
+    /// The error for a mnemonic this target has no encoding of: where it exists, or what is
+    /// spelled alike.
+    fn unknown_mnemonic(&self, source: &Source, mnemonic: &str) -> ParseError {
+        let base = strip_suffix(mnemonic);
+        let elsewhere: Vec<&str> = PROCESSORS
+            .iter()
+            .filter(|p| !p.is_generic() && p.generation >= super::Generation::Gfx8)
+            .filter(|p| {
+                let t = Target::from_name(p.name, "").ok();
+                t.is_some_and(|t| {
+                    let index = mnemonic_index(&t);
+                    index.contains_key(base)
+                })
+            })
+            .map(|p| p.name)
+            .collect();
+        let here = self.target.processor.name;
+        let hint = if let Some(first) = elsewhere.first() {
+            Some(format!(
+                "{base} exists on {first}{}; {here} has none",
+                if elsewhere.len() > 1 {
+                    " and others"
+                } else {
+                    ""
+                }
+            ))
+        } else {
+            closest(self.by_mnemonic.keys().copied(), base).map(|m| format!("did you mean {m}?"))
+        };
+        let message = if elsewhere.is_empty() {
+            format!("unknown instruction {mnemonic}")
+        } else {
+            format!("{mnemonic} is not an instruction of {here}")
+        };
+        ParseError {
+            line: 1,
+            column: source.column(0),
+            message,
+            hint,
+        }
+    }
+}
+
+/// A mnemonic without the encoding suffix (`_e32`, `_e64`, `_dpp`, `_sdwa`) the printer adds.
+fn strip_suffix(mnemonic: &str) -> &str {
+    text::SUFFIXES
+        .iter()
+        .find_map(|s| mnemonic.strip_suffix(s))
+        .unwrap_or(mnemonic)
+}
+
+/// The closest known mnemonic by edit distance, if close enough to be a typo.
+fn closest<'a>(known: impl Iterator<Item = &'a str>, word: &str) -> Option<&'a str> {
+    let distance = |a: &str, b: &str| {
+        let b: Vec<char> = b.chars().collect();
+        let mut row: Vec<usize> = (0..=b.len()).collect();
+        for (i, ca) in a.chars().enumerate() {
+            let mut prev = row[0];
+            row[0] = i + 1;
+            for (j, &cb) in b.iter().enumerate() {
+                let cur = row[j + 1];
+                row[j + 1] = (prev + usize::from(ca != cb)).min(row[j] + 1).min(cur + 1);
+                prev = cur;
+            }
+        }
+        row[b.len()]
+    };
+    known
+        .map(|k| (distance(k, word), k))
+        .filter(|&(d, _)| d <= 3)
+        .min()
+        .map(|(_, k)| k)
+}
+
+/// Encodings a target's decoder tables hold (and the assembler-only records of the same
+/// tables), by mnemonic; shared between parsers of one target.
+/// Encoding indices by mnemonic.
+type MnemonicIndex = HashMap<&'static str, Vec<u16>>;
+
+fn mnemonic_index(target: &Target) -> Arc<MnemonicIndex> {
+    type Key = (&'static str, bool, bool);
+    static CACHE: OnceLock<Mutex<HashMap<Key, Arc<MnemonicIndex>>>> = OnceLock::new();
+    let key = (target.processor.name, target.wave64, target.real_true16);
+    if let Some(index) = CACHE
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap()
+        .get(&key)
+    {
+        return index.clone();
+    }
+    let ctx = PredContext {
+        processor: target.processor,
+        wave64: target.wave64,
+        real_true16: target.real_true16,
+    };
+    // Tables in the decoder's order; an encoding's rank is its table's position.
+    let tables: Vec<_> = plan(target).iter().map(|a| (a.namespace, a.bits)).collect();
+    let mut ranked: Vec<(usize, u16)> = encodings()
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.llvm == target.llvm_version())
+        .filter_map(|(i, e)| {
+            tables
+                .iter()
+                .position(|&t| t == (e.ns, e.bits))
+                .map(|rank| (rank, e, i))
+        })
+        .filter(|(_, e, _)| {
+            e.preds
+                .iter()
+                .all(|&p| !predicates::checked_by_decoder(p) || predicates::holds(p, &ctx))
+        })
+        .map(|(rank, _, i)| (rank, i as u16))
+        .collect();
+    // Shorter encodings first (VOP2 before VOP3), then the decoder's order.
+    ranked.sort_by_key(|&(rank, i)| (encodings()[i as usize].bits, rank, i));
+    let mut index: HashMap<&'static str, Vec<u16>> = HashMap::new();
+    for (_, i) in ranked {
+        index
+            .entry(strip_suffix(encodings()[i as usize].mnemonic()))
+            .or_default()
+            .push(i);
+    }
+    let index = Arc::new(index);
+    CACHE
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap()
+        .insert(key, index.clone());
+    index
+}
+
+/// How far one encoding got, and what it wanted there.
+#[derive(Default)]
+struct Failure {
+    at: usize,
+    expected: String,
+    hint: Option<String>,
+}
+
+impl Failure {
+    fn keep_furthest(&mut self, other: Failure) {
+        if self.expected.is_empty() || other.at > self.at {
+            *self = other;
+        }
+    }
+
+    fn into_error(self, source: &Source) -> ParseError {
+        let found = source.word_at(self.at);
+        let found = if found.is_empty() {
+            "the end of the line".to_owned()
+        } else {
+            found.to_owned()
+        };
+        ParseError {
+            line: 1,
+            column: source.column(self.at),
+            message: format!("expected {}, found {found}", self.expected),
+            hint: self.hint,
+        }
+    }
+}
+
+/// One piece of an AsmString.
+#[derive(Clone, Copy, Debug)]
+enum Piece {
+    Text(&'static str),
+    Operand(&'static str),
+}
+
+/// An AsmString split into text and operands, variant 0 of `{a|b}` alternatives chosen (the
+/// printer's reading of it).
+fn pieces(asm: &'static str) -> Vec<Piece> {
+    let bytes = asm.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'$' => {
+                let (name, next) = if bytes.get(i + 1) == Some(&b'{') {
+                    let end = asm[i + 2..].find('}').map_or(asm.len(), |e| i + 2 + e);
+                    (&asm[i + 2..end], end + 1)
+                } else {
+                    let end = asm[i + 1..]
+                        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                        .map_or(asm.len(), |e| i + 1 + e);
+                    (&asm[i + 1..end], end)
+                };
+                out.push(Piece::Operand(name.split(':').next().unwrap_or(name)));
+                i = next;
+            }
+            b'{' => {
+                let end = asm[i + 1..].find('}').map_or(asm.len(), |e| i + 1 + e);
+                out.push(Piece::Text(asm[i + 1..end].split('|').next().unwrap_or("")));
+                i = end + 1;
+            }
+            _ => {
+                let start = i;
+                while i < bytes.len() && bytes[i] != b'$' && bytes[i] != b'{' {
+                    i += 1;
+                }
+                out.push(Piece::Text(&asm[start..i]));
+            }
+        }
+    }
+    out
+}
+
+/// A candidate setting: field values to write (instruction bit runs, value) and the trailing
+/// bytes (literal) to use.
+#[derive(Clone, Debug, Default)]
+struct Setting {
+    fields: Vec<(FieldBits, u64)>,
+    bits: Vec<(u8, bool)>,
+    tail: Option<Vec<u8>>,
+}
+
+/// Writes `value` into the instruction bits of `field`.
+fn deposit(word: u128, field: FieldBits, value: u64) -> u128 {
+    let mut word = word;
+    for &(lo, hi, field_lo) in field {
+        let width = u32::from(hi - lo) + 1;
+        let mask = ((1u128 << width) - 1) << lo;
+        let part = (u128::from(value >> field_lo)) & ((1u128 << width) - 1);
+        word = (word & !mask) | (part << lo);
+    }
+    word
+}
+
+fn field_width(field: FieldBits) -> u32 {
+    field
+        .iter()
+        .map(|&(lo, hi, field_lo)| u32::from(field_lo) + u32::from(hi - lo) + 1)
+        .max()
+        .unwrap_or(0)
+}
+
+/// Print methods whose operand is a 16-bit (or narrower) control word worth tabulating whole.
+const TABULATED: [&str; 10] = [
+    "printCPol",
+    "printSWaitCnt",
+    "printHwreg",
+    "printSendMsg",
+    "printSDelayALU",
+    "printDepCtr",
+    "printSwizzle",
+    "printGPRIdxMode",
+    "printDPPCtrl",
+    "printFORMAT",
+];
+
+/// The state of matching one encoding against the text.
+struct Attempt<'a> {
+    parser: &'a Parser,
+    e: &'static Encoding,
+    index: u16,
+    source: &'a Source,
+    word: u128,
+    tail: Vec<u8>,
+    scratch: String,
+}
+
+impl<'a> Attempt<'a> {
+    fn new(parser: &'a Parser, e: &'static Encoding, source: &'a Source) -> Attempt<'a> {
+        let index = (e as *const Encoding as usize - encodings().as_ptr() as usize)
+            / std::mem::size_of::<Encoding>();
+        // A DPP8 record's src0 field carries the `fi` marker, which must be valid (0xE9) for
+        // any operand to decode before `fi` itself is reached.
+        let mut word = e.value;
+        for (operand, field) in e.operands.iter().zip(e.fields) {
+            if operand.class == OperandClass::Dpp8FI {
+                word = deposit(word, field, 0xe9);
+            }
+        }
+        Attempt {
+            parser,
+            e,
+            index: index as u16,
+            source,
+            word,
+            tail: Vec::new(),
+            scratch: String::new(),
+        }
+    }
+
+    fn target(&self) -> &Target {
+        &self.parser.target
+    }
+
+    fn fail(&self, at: usize, expected: String, hint: Option<String>) -> Failure {
+        Failure { at, expected, hint }
+    }
+
+    fn run(mut self) -> Result<Parsed, Failure> {
+        let mut at = 0;
+        for piece in pieces(self.e.asm) {
+            match piece {
+                Piece::Text(t) => {
+                    at = self
+                        .source
+                        .match_at(at, t)
+                        .ok_or_else(|| self.fail(at, format!("`{}`", t.trim()), None))?;
+                }
+                Piece::Operand(name) => {
+                    let Some(i) = self.e.operands.iter().position(|o| o.name.name() == name) else {
+                        continue;
+                    };
+                    at = self.operand(i, at)?;
+                }
+            }
+        }
+        if at < self.source.text.len() {
+            return Err(self.fail(at, "the end of the instruction".to_owned(), None));
+        }
+        self.finish(at)
+    }
+
+    /// The bytes of the current bits and tail, decoded and printed back.
+    fn finish(&self, at: usize) -> Result<Parsed, Failure> {
+        let ops = decode_operands(self.e, self.word, &self.tail, self.target())
+            .map_err(|why| self.fail(0, format!("operands that decode ({why:?})"), None))?;
+        let mut bytes: Vec<u8> = self.word.to_le_bytes()[..self.e.bits as usize / 8].to_vec();
+        bytes.extend_from_slice(&self.tail[..(ops.extra_bytes as usize).min(self.tail.len())]);
+        let inst = self.parser.decoder.decode_uncached(&bytes);
+        let mismatch = || {
+            self.fail(
+                at,
+                format!(
+                    "an instruction that reads back as written ({})",
+                    self.e.record_name()
+                ),
+                None,
+            )
+        };
+        if inst.len() != bytes.len() {
+            return Err(mismatch());
+        }
+        let Some(encoding) = inst.encoding() else {
+            return Err(mismatch());
+        };
+        let text = print::print(&inst, self.target(), 0);
+        if self.source.match_at(0, &text) != Some(self.source.text.len()) {
+            return Err(mismatch());
+        }
+        let tail: Vec<u8> = inst
+            .trailing_words()
+            .iter()
+            .flat_map(|w| w.to_le_bytes())
+            .collect();
+        let ops = decode_operands(encoding, inst.encoded_bits(), &tail, self.target())
+            .map_err(|_| mismatch())?;
+        Ok(Parsed {
+            encoding,
+            ops,
+            inst,
+        })
+    }
+
+    /// Applies `setting` to a copy of the state; the bits and tail it gives.
+    fn applied<'s>(&self, setting: &'s Setting) -> (u128, Option<&'s [u8]>) {
+        let mut word = self.word;
+        for &(field, value) in &setting.fields {
+            word = deposit(word, field, value);
+        }
+        for &(bit, on) in &setting.bits {
+            word = if on {
+                word | (1u128 << bit)
+            } else {
+                word & !(1u128 << bit)
+            };
+        }
+        (word, setting.tail.as_deref())
+    }
+
+    /// Where operand `i` printed from `setting` ends in the text at `at`, if it matches there.
+    fn try_setting(&mut self, i: usize, at: usize, setting: &Setting) -> Option<usize> {
+        let (word, tail) = self.applied(setting);
+        let tail = tail.unwrap_or(&self.tail);
+        let ops = decode_operands(self.e, word, tail, self.target()).ok()?;
+        let (encoding, index) = match ops.converted {
+            Some(sibling) => (sibling, sibling.operand_index(self.e.operands[i].name)?),
+            None => (self.e, i),
+        };
+        let target = self.parser.target;
+        let mut scratch = std::mem::take(&mut self.scratch);
+        scratch.clear();
+        print::write_operand(&mut scratch, encoding, &ops, &target, index);
+        let end = self.source.match_at(at, &scratch);
+        self.scratch = scratch;
+        end
+    }
+
+    /// Chooses operand `i`'s bits to match the text at `at`; returns where its text ends.
+    fn operand(&mut self, i: usize, at: usize) -> Result<usize, Failure> {
+        let settings = self.settings(i, at);
+        let mut best: Option<(usize, usize)> = None;
+        for (k, setting) in settings.iter().enumerate() {
+            if let Some(end) = self.try_setting(i, at, setting)
+                && best.is_none_or(|(b, _)| end > b)
+            {
+                best = Some((end, k));
+            }
+        }
+        let Some((end, k)) = best else {
+            let operand = &self.e.operands[i];
+            return Err(self.fail(
+                at,
+                describe(operand.class),
+                Some(format!(
+                    "{} {} takes {}",
+                    self.e.mnemonic(),
+                    operand.name.name(),
+                    takes(operand.class)
+                )),
+            ));
+        };
+        let setting = &settings[k];
+        let (word, tail) = self.applied(setting);
+        if let Some(tail) = tail {
+            self.tail = tail.to_vec();
+        }
+        self.word = word;
+        Ok(end)
+    }
+
+    /// Candidate settings for operand `i` at `at`, the current bits first.
+    fn settings(&self, i: usize, at: usize) -> Vec<Setting> {
+        let mut out = vec![Setting::default()];
+        let operand = &self.e.operands[i];
+        let field = self.e.fields[i];
+        let method = operand.class.info().print_method;
+        match method {
+            "printOperandAndFPInputMods" | "printOperandAndIntInputMods" => {
+                let sources = match self.e.fields.get(i + 1) {
+                    Some(f) if !f.is_empty() => self.source_settings(i + 1, at),
+                    _ => vec![Setting::default()],
+                };
+                let width = field_width(field).min(5);
+                for mods in 0..(1u64 << width) {
+                    for s in &sources {
+                        let mut s = s.clone();
+                        if !field.is_empty() {
+                            s.fields.push((field, mods));
+                        }
+                        out.push(s);
+                    }
+                }
+                return out;
+            }
+            "printOpSel" | "printOpSelHi" | "printNegLo" | "printNegHi" => {
+                let positions: &[u8] = match method {
+                    "printOpSel" => &[2, 3],
+                    "printOpSelHi" => &[3],
+                    "printNegLo" => &[0],
+                    _ => &[1],
+                };
+                let mut bits: Vec<u8> = Vec::new();
+                for (o, f) in self.e.operands.iter().zip(self.e.fields) {
+                    if o.name.name().ends_with("_modifiers") {
+                        for &pos in positions {
+                            if let Some(&(lo, _, field_lo)) =
+                                f.iter().find(|&&(lo, hi, field_lo)| {
+                                    field_lo <= pos && pos <= field_lo + (hi - lo)
+                                })
+                            {
+                                bits.push(lo + (pos - field_lo));
+                            }
+                        }
+                    }
+                }
+                for &(lo, hi, _) in field {
+                    bits.extend(lo..=hi);
+                }
+                bits.sort_unstable();
+                bits.dedup();
+                bits.truncate(10);
+                let mut subsets: Vec<u32> = (0..1u32 << bits.len()).collect();
+                subsets.sort_by_key(|s| s.count_ones());
+                out.clear();
+                for subset in subsets {
+                    let bits = bits
+                        .iter()
+                        .enumerate()
+                        .map(|(k, &b)| (b, subset & (1 << k) != 0))
+                        .collect();
+                    out.push(Setting {
+                        bits,
+                        ..Setting::default()
+                    });
+                }
+                return out;
+            }
+            _ => {}
+        }
+        if field.is_empty() {
+            return out;
+        }
+        if is_source_like(operand.class) {
+            out.extend(self.source_settings(i, at));
+            // Export sources print `off` unless their lane's `en` bit is set.
+            if let Some(lane) = method
+                .strip_prefix("printExpSrc")
+                .and_then(|n| n.parse::<u8>().ok())
+                && let Some(en) = self.e.operand_index(OperandName::en)
+                && let Some(&(lo, _, _)) = self.e.fields[en].first()
+            {
+                let with_en: Vec<Setting> = out
+                    .iter()
+                    .map(|s| {
+                        let mut s = s.clone();
+                        s.bits.push((lo + lane, true));
+                        s
+                    })
+                    .collect();
+                out.extend(with_en);
+            }
+            // LLVM prints an MTBUF's format right after `soffset`: choose both together.
+            if self.e.flags.has(flag::MTBUF)
+                && operand.name == OperandName::soffset
+                && let Some(format) = self.e.operand_index(OperandName::format)
+            {
+                let format_field = self.e.fields[format];
+                let sources = std::mem::take(&mut out);
+                for v in 0..(1u64 << field_width(format_field).min(8)) {
+                    for s in &sources {
+                        let mut s = s.clone();
+                        s.fields.push((format_field, v));
+                        out.push(s);
+                    }
+                }
+            }
+            return out;
+        }
+        let width = field_width(field);
+        if width <= 8 || (width <= 16 && TABULATED.contains(&method)) {
+            let table = imm_table(self.index, self.word, i, self.target(), self.e);
+            let text = &self.source.text;
+            let squeezed: String = text[at..].chars().take(96).collect();
+            let mut key = String::new();
+            for (k, c) in squeezed.char_indices() {
+                let boundary = matches!(c, ' ' | ',');
+                if boundary && let Some(values) = table.get(&key) {
+                    out.extend(values.iter().map(|&v| Setting {
+                        fields: vec![(field, v)],
+                        ..Setting::default()
+                    }));
+                }
+                let _ = k;
+                if !c.is_whitespace() {
+                    key.push(c);
+                }
+            }
+            if let Some(values) = table.get(&key) {
+                out.extend(values.iter().map(|&v| Setting {
+                    fields: vec![(field, v)],
+                    ..Setting::default()
+                }));
+            }
+            if let Some(values) = table.get("") {
+                out.extend(values.iter().take(1).map(|&v| Setting {
+                    fields: vec![(field, v)],
+                    ..Setting::default()
+                }));
+            }
+        }
+        // The numbers written in the next word.
+        let word = self.source.word_at(at);
+        if method == "printDPP8" {
+            // dpp8:[a,b,...,h]: three bits a lane.
+            let lanes = text::integers(word);
+            let value = lanes
+                .iter()
+                .take(8)
+                .enumerate()
+                .fold(0u64, |v, (k, &l)| v | ((l as u64 & 7) << (3 * k)));
+            out.push(Setting {
+                fields: vec![(field, value)],
+                ..Setting::default()
+            });
+        }
+        let mask = if width >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << width) - 1
+        };
+        for n in text::integers(word).into_iter().take(2) {
+            out.push(Setting {
+                fields: vec![(field, (n as u64) & mask)],
+                ..Setting::default()
+            });
+        }
+        if let Some(f) = text::float(
+            word.trim_start_matches(|c: char| c.is_ascii_alphabetic() || c == ':' || c == '('),
+        ) {
+            for bits in float_encodings(f) {
+                out.push(Setting {
+                    fields: vec![(field, bits & mask)],
+                    ..Setting::default()
+                });
+            }
+        }
+        out
+    }
+
+    /// Candidate field values for a register-or-constant operand `i` from the text at `at`:
+    /// whatever a value printed at one of the next word starts would read as, and literals.
+    fn source_settings(&self, i: usize, at: usize) -> Vec<Setting> {
+        let operand = &self.e.operands[i];
+        let field = self.e.fields[i];
+        let table = value_table(operand.class, self.word, i, self.target(), self.e);
+        let text = self.source.text.as_bytes();
+        let mut out = Vec::new();
+        let window = (at + 40).min(text.len());
+        let starts = (at..window)
+            .filter(|&s| s == at || matches!(text[s - 1], b' ' | b',' | b'-' | b'|' | b'(' | b'['));
+        let mut literal_tried = false;
+        for start in starts {
+            for end in start + 1..=(start + 32).min(text.len()) {
+                if end < text.len() && !matches!(text[end], b' ' | b',' | b'|' | b')' | b']' | b':')
+                {
+                    continue;
+                }
+                if let Some(codes) = std::str::from_utf8(&text[start..end])
+                    .ok()
+                    .and_then(|k| table.values.get(k))
+                {
+                    out.extend(codes.iter().map(|&c| Setting {
+                        fields: vec![(field, c)],
+                        ..Setting::default()
+                    }));
+                }
+            }
+            // An integer written in hex names the same inline constant as in decimal (`0x6` is
+            // 6); one outside the inline range (`0xffffffff`) stays a literal below.
+            if text[start..].starts_with(b"0x") {
+                let digits: String = std::str::from_utf8(&text[start + 2..])
+                    .unwrap_or("")
+                    .chars()
+                    .take_while(char::is_ascii_hexdigit)
+                    .collect();
+                let negative = start > 0 && text[start - 1] == b'-';
+                if let Ok(n) = u64::from_str_radix(&digits, 16) {
+                    let decimal = if negative {
+                        format!("-{n}")
+                    } else {
+                        n.to_string()
+                    };
+                    if let Some(codes) = table.values.get(&decimal) {
+                        out.extend(codes.iter().map(|&c| Setting {
+                            fields: vec![(field, c)],
+                            ..Setting::default()
+                        }));
+                    }
+                }
+            }
+            // A literal: the number starting here, in each form the operand could hold it.
+            if !literal_tried && !table.literal_codes.is_empty() && text[start].is_ascii_digit() {
+                literal_tried = true;
+                let negative = start > 0 && text[start - 1] == b'-';
+                let word: String = std::str::from_utf8(&text[start..])
+                    .unwrap_or("")
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '.')
+                    .collect();
+                let word = if negative { format!("-{word}") } else { word };
+                for &code in &table.literal_codes {
+                    let wide = code == 254 && has_64bit_literals(self.target());
+                    for value in literal_values(&word, wide) {
+                        let tail = if wide {
+                            value.to_le_bytes().to_vec()
+                        } else {
+                            (value as u32).to_le_bytes().to_vec()
+                        };
+                        // One literal per instruction: a second source must repeat the first.
+                        if !self.tail.is_empty() && self.tail != tail {
+                            continue;
+                        }
+                        let mut setting = Setting {
+                            fields: vec![(field, u64::from(code))],
+                            bits: Vec::new(),
+                            tail: Some(tail),
+                        };
+                        // A K constant in the encoding is the literal its sources read.
+                        if let Some(k) = self
+                            .e
+                            .operands
+                            .iter()
+                            .position(|o| o.class.info().decoder_method.contains("KImm"))
+                        {
+                            setting.fields.push((self.e.fields[k], value));
+                            setting.tail = None;
+                        }
+                        out.push(setting);
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+/// Whether an operand class holds a register or constant (read through a value table) rather
+/// than a plain immediate.
+fn is_source_like(class: OperandClass) -> bool {
+    let info = class.info();
+    if info.decoder_method.contains("KImm")
+        || info.decoder_method.contains("SMEMOffset")
+        || class == OperandClass::SOPPBrTarget
+    {
+        return false;
+    }
+    !info.reg_class.is_empty()
+        || (!info.decoder_method.is_empty() && !info.decoder_method.contains("Dpp8FI"))
+}
+
+/// The bit patterns a float may be stored as: f32, f16, bf16, the high half of an f64, f64.
+fn float_encodings(f: f64) -> Vec<u64> {
+    let f32_bits = (f as f32).to_bits();
+    let mut out = vec![u64::from(f32_bits), f.to_bits() >> 32, f.to_bits()];
+    if let Some(h) = f16_bits(f) {
+        out.push(u64::from(h));
+    }
+    if f32_bits & 0xffff == 0 {
+        out.push(u64::from(f32_bits >> 16));
+    }
+    out
+}
+
+/// The values a literal written as `word` may hold: integers as written (32-bit, 16-bit low
+/// half, the high half of a 64-bit value) and floats in each width.
+fn literal_values(word: &str, wide: bool) -> Vec<u64> {
+    let mut out = Vec::new();
+    if let Some(f) = text::float(word) {
+        out.extend(float_encodings(f));
+    } else if let Some(&n) = text::integers(word).first() {
+        let n = if word.starts_with('-') && n > 0 {
+            -n
+        } else {
+            n
+        };
+        if wide {
+            out.push(n as u64);
+        }
+        out.push(n as u64 & 0xffff_ffff);
+        out.push(((n as u64) >> 32) & 0xffff_ffff);
+    }
+    out.dedup();
+    out
+}
+
+/// IEEE half-precision bits of `f`, when exact.
+fn f16_bits(f: f64) -> Option<u16> {
+    if f == 0.0 {
+        return Some(if f.is_sign_negative() { 0x8000 } else { 0 });
+    }
+    let sign = if f < 0.0 { 0x8000u16 } else { 0 };
+    let a = f.abs();
+    let exp = a.log2().floor() as i32;
+    if !(-14..=15).contains(&exp) {
+        return None;
+    }
+    let mantissa = a / 2f64.powi(exp) - 1.0;
+    let m = mantissa * 1024.0;
+    if m.fract() != 0.0 {
+        return None;
+    }
+    Some(sign | (((exp + 15) as u16) << 10) | m as u16)
+}
+
+/// What each value of a register-or-constant field prints as, for one operand class.
+#[derive(Default)]
+struct ValueTable {
+    /// Printed text to field values (several may print alike; smallest first).
+    values: HashMap<String, Vec<u64>>,
+    /// Field values selecting a literal (255; 254 for a 64-bit one).
+    literal_codes: Vec<u16>,
+}
+
+type TableKey = (u16, &'static str, bool, bool);
+
+/// The value table of operand `i` of `e`, read from bits `base` with the field varied (shared
+/// by every encoding with the same operand class on the target).
+fn value_table(
+    class: OperandClass,
+    base: u128,
+    i: usize,
+    target: &Target,
+    e: &'static Encoding,
+) -> Arc<ValueTable> {
+    static CACHE: OnceLock<Mutex<HashMap<TableKey, Arc<ValueTable>>>> = OnceLock::new();
+    let key = (
+        class as u16,
+        target.processor.name,
+        target.wave64,
+        target.real_true16,
+    );
+    if let Some(t) = CACHE
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap()
+        .get(&key)
+    {
+        return t.clone();
+    }
+    let field = e.fields[i];
+    let width = field_width(field).min(10);
+    let mut table = ValueTable::default();
+    let zeros = [0u8; 8];
+    let mut out = String::new();
+    for code in 0..(1u64 << width) {
+        let word = deposit(base, field, code);
+        let Ok(ops) = decode_operands(e, word, &zeros, target) else {
+            continue;
+        };
+        let (encoding, index) = match ops.converted {
+            Some(s) => match s.operand_index(e.operands[i].name) {
+                Some(k) => (s, k),
+                None => continue,
+            },
+            None => (e, i),
+        };
+        let value = ops.as_slice()[index].value;
+        if matches!(value, Value::Literal(_) | Value::Literal64(_)) {
+            table.literal_codes.push(code as u16);
+            continue;
+        }
+        out.clear();
+        print::operand::print_value(
+            &mut out,
+            &print_ctx_dummy(encoding, &ops, target),
+            index,
+            value,
+        );
+        table.values.entry(out.clone()).or_default().push(code);
+    }
+    let table = Arc::new(table);
+    if !table.values.is_empty() {
+        CACHE
+            .get_or_init(Default::default)
+            .lock()
+            .unwrap()
+            .insert(key, table.clone());
+    }
+    table
+}
+
+/// What each value of a small immediate field prints as (whitespace removed), for one operand
+/// of one encoding on the target.
+fn imm_table(
+    index: u16,
+    base: u128,
+    i: usize,
+    target: &Target,
+    e: &'static Encoding,
+) -> Arc<HashMap<String, Vec<u64>>> {
+    type Key = (u16, u8, &'static str, bool, bool);
+    type Tables = HashMap<Key, Arc<HashMap<String, Vec<u64>>>>;
+    static CACHE: OnceLock<Mutex<Tables>> = OnceLock::new();
+    let key = (
+        index,
+        i as u8,
+        target.processor.name,
+        target.wave64,
+        target.real_true16,
+    );
+    if let Some(t) = CACHE
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap()
+        .get(&key)
+    {
+        return t.clone();
+    }
+    let field = e.fields[i];
+    let width = field_width(field).min(16);
+    let mut table: HashMap<String, Vec<u64>> = HashMap::new();
+    let zeros = [0u8; 8];
+    let mut out = String::new();
+    for v in 0..(1u64 << width) {
+        let word = deposit(base, field, v);
+        let Ok(ops) = decode_operands(e, word, &zeros, target) else {
+            continue;
+        };
+        let (encoding, index) = match ops.converted {
+            Some(s) => match s.operand_index(e.operands[i].name) {
+                Some(k) => (s, k),
+                None => continue,
+            },
+            None => (e, i),
+        };
+        out.clear();
+        print::write_operand(&mut out, encoding, &ops, target, index);
+        out.retain(|c| !c.is_whitespace());
+        let values = table.entry(out.clone()).or_default();
+        if values.len() < 4 {
+            values.push(v);
+        }
+    }
+    let table = Arc::new(table);
+    CACHE
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap()
+        .insert(key, table.clone());
+    table
+}
+
+/// A print context for printing one value.
+fn print_ctx_dummy<'a>(
+    encoding: &'static Encoding,
+    ops: &'a Operands,
+    target: &'a Target,
+) -> print::Ctx<'a> {
+    static RAW: OnceLock<Inst> = OnceLock::new();
+    print::Ctx {
+        inst: RAW.get_or_init(|| Inst::raw(0)),
+        encoding,
+        ops,
+        target,
+        address: 0,
+    }
+}
+
+/// "a VGPR" and the like, for "expected ..." messages.
+fn describe(class: OperandClass) -> String {
+    let info = class.info();
+    let rc = if info.reg_class.is_empty() {
+        class.name()
+    } else {
+        info.reg_class
+    };
+    let bits = rc
+        .split('_')
+        .find_map(|p| p.parse::<u32>().ok())
+        .unwrap_or(32);
+    let width = if bits > 32 {
+        format!("{bits}-bit ")
+    } else {
+        String::new()
+    };
+    if rc.starts_with("VGPR") || rc.starts_with("VReg") {
+        format!("a {width}VGPR")
+    } else if rc.starts_with("AGPR") || rc.starts_with("AReg") {
+        format!("an {width}AGPR")
+    } else if rc.starts_with("AV") {
+        format!("a {width}VGPR or AGPR")
+    } else if rc.starts_with("SReg") || rc.starts_with("SGPR") {
+        format!("an {width}SGPR")
+    } else if rc.starts_with("VS")
+        || rc.starts_with("VCSrc")
+        || rc.starts_with("VSrc")
+        || rc.starts_with("SSrc")
+        || rc.starts_with("SCSrc")
+    {
+        format!("a {width}register or constant")
+    } else {
+        format!("{} operand", class.name())
+    }
+}
+
+/// What an operand class accepts, for hints.
+fn takes(class: OperandClass) -> String {
+    let info = class.info();
+    let rc = if info.reg_class.is_empty() {
+        class.name()
+    } else {
+        info.reg_class
+    };
+    let mut parts: Vec<&str> = Vec::new();
+    if rc.contains("VGPR")
+        || rc.contains("VReg")
+        || rc.starts_with("VS")
+        || rc.starts_with("AV")
+        || rc.starts_with("VSrc")
+        || rc.starts_with("VCSrc")
+    {
+        parts.push("v0..v255");
+    }
+    if rc.contains("AGPR") || rc.contains("AReg") || rc.starts_with("AV") {
+        parts.push("a0..a255");
+    }
+    if rc.contains("SReg")
+        || rc.contains("SGPR")
+        || rc.starts_with("VS")
+        || rc.starts_with("SSrc")
+        || rc.starts_with("SCSrc")
+        || rc.starts_with("VSrc")
+        || rc.starts_with("VCSrc")
+    {
+        parts.push("SGPRs");
+    }
+    if info.operand_type.contains("INLINE") || info.operand_type.contains("IMM") {
+        parts.push(if info.operand_type.contains("INLINE_C") {
+            "inline constants"
+        } else {
+            "constants"
+        });
+    }
+    if parts.is_empty() {
+        return format!("{} ({})", class.name(), rc);
+    }
+    parts.join(", ")
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,53 @@
+use super::*;
+
+fn bytes(cpu: &str, mattr: &str, text: &str) -> Result<Vec<u8>, ParseError> {
+    let parser = Parser::new(Target::from_name(cpu, mattr).unwrap());
+    parser.parse(text).map(|p| p.inst.bytes())
+}
+
+#[test]
+fn seed_examples_assemble_to_llvms_bytes() {
+    let lshl = "v_lshl_or_b32 v5, v1, v2, s3";
+    assert_eq!(
+        bytes("gfx900", "", lshl).unwrap(),
+        [0x05, 0x00, 0x00, 0xd2, 0x01, 0x05, 0x0e, 0x00]
+    );
+    assert_eq!(
+        bytes("gfx90a", "", lshl).unwrap(),
+        [0x05, 0x00, 0x00, 0xd2, 0x01, 0x05, 0x0e, 0x00]
+    );
+    assert_eq!(
+        bytes("gfx1030", "", lshl).unwrap()[..4],
+        [0x05, 0x00, 0x6f, 0xd7]
+    );
+    assert_eq!(
+        bytes("gfx1100", "", lshl).unwrap()[..4],
+        [0x05, 0x00, 0x56, 0xd6]
+    );
+    assert_eq!(
+        bytes("gfx1200", "", lshl).unwrap()[..4],
+        [0x05, 0x00, 0x56, 0xd6]
+    );
+    let cmp = "v_cmp_le_i64 vcc, -1, v[2:3]";
+    assert_eq!(bytes("gfx900", "", cmp).unwrap(), [0xc1, 0x04, 0xc6, 0x7d]);
+    assert_eq!(
+        bytes("gfx1030", "+wavefrontsize64", cmp).unwrap(),
+        [0xc1, 0x04, 0x46, 0x7d]
+    );
+    assert_eq!(
+        bytes("gfx1100", "+wavefrontsize64", cmp).unwrap(),
+        [0xc1, 0x04, 0xa6, 0x7c]
+    );
+}
+
+/// Regression (fuzz `parse_never_panics`, gfx1100): `0x6` in a source became a literal 6, which
+/// prints as `6` and then parses to the inline constant: hex integers in the inline range are
+/// inline constants, as LLVM assembles them.
+#[test]
+fn hex_inline_integer_is_an_inline_constant() {
+    let text = "v_med3_u32 v5, null, exec_lo, 0x6";
+    assert_eq!(
+        bytes("gfx1100", "+wavefrontsize64", text).unwrap(),
+        [5, 0, 33, 214, 124, 252, 24, 2]
+    );
+}

@@ -1,0 +1,211 @@
+//! LLVM's own assembler test vectors (tests/data/vectors-*.jsonl.gz, the checks of
+//! `llvm/test/MC/AMDGPU/*.s`): the canonical text LLVM prints for each instruction, parsed by
+//! gfxpatch for the check's CPU and mode, must give LLVM's bytes. Rates per generation may not
+//! fall below the floors in tests/golden/asm-vector-rates.txt; after an improvement raise them
+//! with `GFXPATCH_BLESS=1 cargo test --release --test asm_vectors`. The vectors that fail are
+//! listed by reason in target/asm-vector-failures.txt (or `$GFXPATCH_VECTOR_FAILURES`).
+//!
+//! The full run parses about 300,000 vectors; the default (debug) run takes every 8th distinct
+//! vector of each generation, and `GFXPATCH_ASM_VECTORS=all` takes all of them.
+
+mod common;
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::io::{BufRead, BufReader};
+
+use gfxpatch::isa::Target;
+use gfxpatch::isa::parse::Parser;
+
+#[derive(serde::Deserialize)]
+struct Config {
+    cpu: Option<String>,
+    mattr: Option<String>,
+}
+
+#[derive(serde::Deserialize)]
+struct Vector {
+    file: String,
+    configs: Vec<Config>,
+    asm: String,
+    bytes: String,
+}
+
+/// LLVM's older CPU names used by its tests.
+fn canonical_cpu(cpu: &str) -> &str {
+    match cpu {
+        "tonga" | "iceland" => "gfx802",
+        "fiji" | "polaris10" | "polaris11" => "gfx803",
+        "carrizo" => "gfx801",
+        "stoney" => "gfx810",
+        "gfx940" | "gfx941" => "gfx942",
+        other => other,
+    }
+}
+
+fn load(file: &str) -> Vec<Vector> {
+    let path = common::repo().join("tests/data").join(file);
+    let reader = BufReader::new(flate2::read::GzDecoder::new(
+        std::fs::File::open(&path).unwrap(),
+    ));
+    reader
+        .lines()
+        .map(|l| serde_json::from_str(&l.unwrap()).unwrap())
+        .collect()
+}
+
+#[derive(Default)]
+struct Tally {
+    total: usize,
+    same: usize,
+}
+
+/// Why a vector failed, coarsely: the parse error's kind, or "other bytes".
+fn reason(message: &str) -> String {
+    if let Some(rest) = message.split_once(": expected ").map(|(_, r)| r) {
+        let what = rest.split(", found").next().unwrap_or(rest);
+        return format!(
+            "expected {}",
+            if what.starts_with('`') {
+                "literal text"
+            } else {
+                what
+            }
+        );
+    }
+    message
+        .split(':')
+        .skip(2)
+        .collect::<Vec<_>>()
+        .join(":")
+        .split(" (")
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_owned()
+}
+
+#[test]
+fn assembler_vectors_parse_to_llvms_bytes() {
+    let every = match std::env::var("GFXPATCH_ASM_VECTORS").as_deref() {
+        Ok("all") => 1,
+        _ if cfg!(debug_assertions) => 8,
+        _ => 1,
+    };
+    let mut parsers: HashMap<(String, String), Option<Parser>> = HashMap::new();
+    let mut by_generation: BTreeMap<String, Tally> = BTreeMap::new();
+    let mut reasons: BTreeMap<String, BTreeMap<String, usize>> = BTreeMap::new();
+    let mut failures: Vec<String> = Vec::new();
+    let mut seen: HashSet<(String, String, String, String)> = HashSet::new();
+    let mut counter: HashMap<String, usize> = HashMap::new();
+    for file in [
+        "vectors-llvm-19.1.7.jsonl.gz",
+        "vectors-llvm-22.1.8-gfx950-gfx1250.jsonl.gz",
+    ] {
+        for v in load(file) {
+            if v.file.contains("/Disassembler/") {
+                continue;
+            }
+            let bytes: Vec<u8> = (0..v.bytes.len() / 2)
+                .filter_map(|i| u8::from_str_radix(&v.bytes[2 * i..2 * i + 2], 16).ok())
+                .collect();
+            for config in &v.configs {
+                let cpu = canonical_cpu(config.cpu.as_deref().unwrap_or("")).to_owned();
+                if file.contains("22.1.8")
+                    != matches!(cpu.as_str(), "gfx950" | "gfx1250" | "gfx1251")
+                {
+                    continue;
+                }
+                let mattr = config.mattr.clone().unwrap_or_default();
+                if !seen.insert((cpu.clone(), mattr.clone(), v.asm.clone(), v.bytes.clone())) {
+                    continue;
+                }
+                let parser = parsers
+                    .entry((cpu.clone(), mattr.clone()))
+                    .or_insert_with(|| Target::from_name(&cpu, &mattr).ok().map(Parser::new));
+                let Some(parser) = parser else { continue };
+                let generation = parser.target().generation().name().to_owned();
+                let n = counter.entry(generation.clone()).or_default();
+                *n += 1;
+                if !(*n - 1).is_multiple_of(every) {
+                    continue;
+                }
+                let tally = by_generation.entry(generation.clone()).or_default();
+                tally.total += 1;
+                let why = match parser.parse(&v.asm) {
+                    Ok(parsed) if parsed.inst.bytes() == bytes => {
+                        tally.same += 1;
+                        continue;
+                    }
+                    Ok(parsed) => {
+                        let ours: String = parsed
+                            .inst
+                            .bytes()
+                            .iter()
+                            .map(|b| format!("{b:02x}"))
+                            .collect();
+                        failures.push(format!(
+                            "{cpu} {mattr}: `{}` llvm {} ours {ours} ({})",
+                            v.asm,
+                            v.bytes,
+                            parsed.encoding.record_name()
+                        ));
+                        "other bytes".to_owned()
+                    }
+                    Err(e) => {
+                        failures.push(format!("{cpu} {mattr}: `{}` llvm {}: {e}", v.asm, v.bytes));
+                        reason(&e.to_string())
+                    }
+                };
+                *reasons
+                    .entry(generation)
+                    .or_default()
+                    .entry(why)
+                    .or_default() += 1;
+            }
+        }
+    }
+    let rates: BTreeMap<String, f64> = by_generation
+        .iter()
+        .map(|(g, t)| (g.clone(), 100.0 * t.same as f64 / t.total.max(1) as f64))
+        .collect();
+    let mut report = String::new();
+    for (g, t) in &by_generation {
+        report.push_str(&format!(
+            "{g:8} {:6}/{:6} {:7.3}% same bytes\n",
+            t.same, t.total, rates[g]
+        ));
+        let mut top: Vec<_> = reasons.get(g).into_iter().flatten().collect();
+        top.sort_by(|a, b| b.1.cmp(a.1));
+        for (why, n) in top.iter().take(6) {
+            report.push_str(&format!("           {n:6} {why}\n"));
+        }
+    }
+    eprintln!("{report}");
+    let list = std::env::var("GFXPATCH_VECTOR_FAILURES").map_or_else(
+        |_| common::repo().join("target/asm-vector-failures.txt"),
+        Into::into,
+    );
+    let _ = std::fs::write(list, format!("{report}\n{}", failures.join("\n")));
+
+    let golden = common::repo().join("tests/golden/asm-vector-rates.txt");
+    if std::env::var("GFXPATCH_BLESS").is_ok_and(|v| v == "1") {
+        let text: String = rates
+            .iter()
+            .map(|(g, r)| format!("{g} {:.3}\n", (r * 1000.0).floor() / 1000.0 - 0.2))
+            .collect();
+        std::fs::write(&golden, text).unwrap();
+        return;
+    }
+    let floors = std::fs::read_to_string(&golden).unwrap_or_default();
+    for line in floors.lines() {
+        let Some((g, floor)) = line.split_once(' ') else {
+            continue;
+        };
+        let floor: f64 = floor.parse().unwrap();
+        let rate = rates.get(g).copied().unwrap_or(0.0);
+        assert!(
+            rate >= floor,
+            "{g}: {rate:.3}% of assembler vectors parse to LLVM's bytes, below the floor {floor}% (raise floors with GFXPATCH_BLESS=1 after an improvement)\n{report}"
+        );
+    }
+}
