@@ -6,4 +6,5 @@
 pub mod cli;
 pub mod container;
 pub mod isa;
+pub mod pass;
 pub mod llvm;

@@ -1,0 +1,3 @@
+//! Passes over decoded code. (The pass trait and registry arrive with the rewrite engine.)
+
+pub mod peephole;
