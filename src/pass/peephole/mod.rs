@@ -4,4 +4,5 @@
 //! - [`eval`]: an interpreter for AMD's pseudocode subset the rules need.
 
 pub mod eval;
+pub mod meaning;
 pub mod syntax;
