@@ -8,7 +8,6 @@
 //! control flow, function calls) is a parse error, so a text that is not what it claims to be
 //! fails instead of being half-evaluated.
 
-use std::collections::HashMap;
 use std::fmt;
 
 /// A typed value: the low `width` bits of `bits` are the value.
@@ -478,7 +477,7 @@ impl Program {
     /// as its operand, `source_bits`). Errors are type errors found while running (a
     /// temporary read before written).
     pub fn run(&self, state: &mut Lane, sources: &[(u64, u8)]) -> Result<(), SyntaxError> {
-        let mut temps: HashMap<&str, Val> = HashMap::new();
+        let mut temps: Temps = Vec::new();
         for (place, expr) in &self.stmts {
             let v = eval(expr, state, sources, &temps)?;
             match place {
@@ -491,9 +490,10 @@ impl Program {
                     let bit = 1u64 << state.lane;
                     state.vcc = if v.bits & 1 == 1 { state.vcc | bit } else { state.vcc & !bit };
                 }
-                Place::Tmp(name) => {
-                    temps.insert(name.as_str(), v);
-                }
+                Place::Tmp(name) => match temps.iter_mut().find(|(n, _)| *n == name.as_str()) {
+                    Some(slot) => slot.1 = v,
+                    None => temps.push((name.as_str(), v)),
+                },
             }
         }
         Ok(())
@@ -511,7 +511,10 @@ pub struct Lane {
     pub lane: u32,
 }
 
-fn eval(e: &Expr, st: &Lane, src: &[(u64, u8)], temps: &HashMap<&str, Val>) -> Result<Val, SyntaxError> {
+/// Temporaries by name (a text has one or two).
+type Temps<'a> = Vec<(&'a str, Val)>;
+
+fn eval(e: &Expr, st: &Lane, src: &[(u64, u8)], temps: &Temps) -> Result<Val, SyntaxError> {
     let ev = |e: &Expr| eval(e, st, src, temps);
     Ok(match e {
         Expr::Const(v) => *v,
@@ -523,7 +526,7 @@ fn eval(e: &Expr, st: &Lane, src: &[(u64, u8)], temps: &HashMap<&str, Val>) -> R
         Expr::Scc => Val::bool(st.scc),
         Expr::Vcc => Val::new(u128::from(st.vcc), 64, false),
         Expr::LaneId => Val::new(u128::from(st.lane), 32, false),
-        Expr::Tmp(name) => *temps.get(name.as_str()).ok_or_else(|| SyntaxError(format!("`{name}` read before it is written")))?,
+        Expr::Tmp(name) => temps.iter().find(|(n, _)| *n == name.as_str()).map(|t| t.1).ok_or_else(|| SyntaxError(format!("`{name}` read before it is written")))?,
         Expr::View(e, ty) => ev(e)?.cast(Ty { width: ty.width, signed: false }).cast(*ty),
         Expr::Slice(e, hi, lo) => {
             let v = ev(e)?;

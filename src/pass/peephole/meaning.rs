@@ -14,7 +14,7 @@
 //! nearest first.
 //!
 //! When no table has a fitting text, [`TRANSCRIBED`] holds the text from AMD's RDNA3.5 ISA
-//! reference guide (section "SOP2 Instructions"), typed in by hand because the machine-readable
+//! reference guide (section "SOP2 Instructions"; RDNA4 spells `S_ADD_U32`/`S_ADD_I32` `S_ADD_CO_U32`/`S_ADD_CO_I32`), typed in by hand because the machine-readable
 //! tables lost it. These are the only hand-entered semantics; each is named in reports.
 
 use std::collections::HashMap;
@@ -31,6 +31,7 @@ pub const TRANSCRIBED: &[(&str, &str)] = &[
     ("S_ADD_U32", "tmp = 64'U(S0.u32) + 64'U(S1.u32);\nSCC = tmp >= 0x100000000ULL ? 1'1U : 1'0U;\nD0.u32 = tmp.u32"),
     ("S_ADD_CO_U32", "tmp = 64'U(S0.u32) + 64'U(S1.u32);\nSCC = tmp >= 0x100000000ULL ? 1'1U : 1'0U;\nD0.u32 = tmp.u32"),
     ("S_ADD_I32", "tmp = S0.i32 + S1.i32;\nSCC = ((S0.u32[31] == S1.u32[31]) && (S0.u32[31] != tmp.u32[31]));\nD0.i32 = tmp.i32"),
+    ("S_ADD_CO_I32", "tmp = S0.i32 + S1.i32;\nSCC = ((S0.u32[31] == S1.u32[31]) && (S0.u32[31] != tmp.u32[31]));\nD0.i32 = tmp.i32"),
     ("S_LSHL_B32", "D0.u32 = (S0.u32 << S1[4 : 0].u32);\nSCC = D0.u32 != 0U"),
     ("S_LSHL1_ADD_U32", "tmp = (64'U(S0.u32) << 1U) + 64'U(S1.u32);\nSCC = tmp >= 0x100000000ULL ? 1'1U : 1'0U;\nD0.u32 = tmp.u32"),
     ("S_LSHL2_ADD_U32", "tmp = (64'U(S0.u32) << 2U) + 64'U(S1.u32);\nSCC = tmp >= 0x100000000ULL ? 1'1U : 1'0U;\nD0.u32 = tmp.u32"),

@@ -1,0 +1,1 @@
+//! Finding rule matches in a block of decoded instructions (in progress).
