@@ -333,8 +333,7 @@ impl Parser {
             return self.unary();
         }
         let mut left = self.binary(level + 1)?;
-        loop {
-            let Some(Tok::Op(op)) = self.peek() else { break };
+        while let Some(Tok::Op(op)) = self.peek() {
             let Some(&op) = LEVELS[level].iter().find(|o| *o == op) else { break };
             self.at += 1;
             let right = self.binary(level + 1)?;

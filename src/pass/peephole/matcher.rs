@@ -518,11 +518,7 @@ impl<'r> Matcher<'r> {
                     }
                     Value::Literal64(_) => return Err("literal"),
                     Value::Reg(Reg::Vgpr { .. } | Reg::Agpr { .. } | Reg::Vgpr16 { .. }) => {}
-                    Value::Reg(_) if e.flags.has(flag::VALU) => {
-                        if !scalars.contains(&value) {
-                            scalars.push(value);
-                        }
-                    }
+                    Value::Reg(_) if e.flags.has(flag::VALU) && !scalars.contains(&value) => scalars.push(value),
                     _ => {}
                 }
             }

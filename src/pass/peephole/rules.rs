@@ -168,7 +168,9 @@ type FormIndex = HashMap<String, Vec<Form>>;
 /// The forms of every mnemonic on `target`: encodings of the target's LLVM whose decoder table
 /// the target tries and whose predicates hold.
 pub fn forms_on(target: &Target) -> Arc<FormIndex> {
-    static CACHE: OnceLock<Mutex<HashMap<(&'static str, bool), Arc<FormIndex>>>> = OnceLock::new();
+    /// Per (processor, wave64).
+    type Cache = Mutex<HashMap<(&'static str, bool), Arc<FormIndex>>>;
+    static CACHE: OnceLock<Cache> = OnceLock::new();
     let key = (target.processor.name, target.wave64);
     if let Some(index) = CACHE.get_or_init(Default::default).lock().unwrap().get(&key) {
         return index.clone();
