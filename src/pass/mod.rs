@@ -2,6 +2,7 @@
 //! edit API (`ir::edit`), which records every change; it counts what it applied and what it
 //! declined, by reason, for the report.
 
+pub mod peephole;
 mod nops;
 
 use std::collections::BTreeMap;
