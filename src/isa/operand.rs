@@ -124,7 +124,7 @@ pub fn has_64bit_literals(target: &Target) -> bool {
 
 /// How an operand class decodes, parsed from LLVM's decoder-method names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Method {
+pub(crate) enum Method {
     /// `decodeSrcRegOrImm9` and friends: a 9-bit scalar/vector source, maybe a constant.
     Src { dwords: u8, imm_bits: u8, literal: bool, deferred: bool, agpr: bool },
     /// A 10-bit source whose bit 9 selects AGPRs (`decodeSrcAV10`, `decodeAV10`, AVLdSt).
@@ -172,7 +172,7 @@ fn opw_bits(arg: &str) -> u32 {
 }
 
 /// The decoding method of `class`, parsed once per class.
-fn method_of(class: OperandClass) -> Method {
+pub(crate) fn method_of(class: OperandClass) -> Method {
     static METHODS: std::sync::OnceLock<Vec<Method>> = std::sync::OnceLock::new();
     METHODS.get_or_init(|| OperandClass::ALL.iter().map(|&c| compute_method(c)).collect())[class as usize]
 }
@@ -326,7 +326,7 @@ fn llvm22(generation: Generation) -> bool {
 
 /// A scalar-side register encoding (SGPRs, TTMPs, specials) of `dwords` width, aligned as LLVM
 /// aligns wide SGPR tuples (rounding down to the tuple start).
-fn scalar(code: u16, dwords: u8, generation: Generation) -> Result<Reg, DecodeFail> {
+pub(crate) fn scalar(code: u16, dwords: u8, generation: Generation) -> Result<Reg, DecodeFail> {
     let align = |index: u16| match dwords {
         1 => index,
         2 => index & !1,
