@@ -68,26 +68,34 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
         return bench_encode(&work);
     }
 
-    let (n_ours, t_decode) = measure(|| {
+    // With the decoder's memo (a repeat costs one probe) and without it (every instruction
+    // decoded afresh): real code repeats itself, so both figures are reported.
+    let decode_all = |memo: bool| {
         let mut n = 0u64;
         for w in &work {
             let decoder = Decoder::new(w.target);
             for s in &w.sections {
                 let mut at = 0;
                 while at + 4 <= s.len() {
-                    at += decoder.decode(&s[at..]).len();
+                    let inst = if memo { decoder.decode(&s[at..]) } else { decoder.decode_uncached(&s[at..]) };
+                    at += inst.len();
                     n += 1;
                 }
             }
         }
         n
-    });
+    };
+    let (n_ours, t_decode) = measure(|| decode_all(true));
+    let (_, t_uncached) = measure(|| decode_all(false));
+    let rate = |n: u64, t: Duration| n as f64 / t.as_secs_f64() / 1e6;
+    let ns = |n: u64, t: Duration| t.as_secs_f64() * 1e9 / n as f64;
+    let decode_lines = || {
+        for (t, memo) in [(t_decode, "on"), (t_uncached, "off")] {
+            println!("gfxpatch decode only:   {:8.2} M inst/s  ({t:?}, {:.1} ns/inst, memo {memo})", rate(n_ours, t), ns(n_ours, t));
+        }
+    };
     if args.decode_only {
-        println!(
-            "gfxpatch decode only:   {:8.2} M inst/s  ({:?})",
-            n_ours as f64 / t_decode.as_secs_f64() / 1e6,
-            t_decode
-        );
+        decode_lines();
         return Ok(());
     }
     let (_, t_print) = measure(|| {
@@ -123,31 +131,12 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
         }
         n
     });
-    let rate = |n: u64, t: Duration| n as f64 / t.as_secs_f64() / 1e6;
-    println!(
-        "gfxpatch decode only:   {:8.2} M inst/s  ({:?})",
-        rate(n_ours, t_decode),
-        t_decode
-    );
-    println!(
-        "gfxpatch decode+print:  {:8.2} M inst/s  ({:?})",
-        rate(n_ours, t_print),
-        t_print
-    );
-    println!(
-        "LLVM decode+print:      {:8.2} M inst/s  ({:?}, {} instructions)",
-        rate(n_llvm, t_llvm),
-        t_llvm,
-        n_llvm
-    );
-    println!(
-        "ratio decode only:      {:8.1}x LLVM",
-        t_llvm.as_secs_f64() / t_decode.as_secs_f64()
-    );
-    println!(
-        "ratio decode+print:     {:8.1}x LLVM",
-        t_llvm.as_secs_f64() / t_print.as_secs_f64()
-    );
+    decode_lines();
+    println!("gfxpatch decode+print:  {:8.2} M inst/s  ({t_print:?}, {:.1} ns/inst, decoder memo on)", rate(n_ours, t_print), ns(n_ours, t_print));
+    println!("LLVM decode+print:      {:8.2} M inst/s  ({t_llvm:?}, {:.1} ns/inst, {n_llvm} instructions)", rate(n_llvm, t_llvm), ns(n_llvm, t_llvm));
+    let ratio = |t: Duration| t_llvm.as_secs_f64() / t.as_secs_f64();
+    println!("ratio decode only:      {:8.1}x LLVM (memo on), {:.1}x (memo off)", ratio(t_decode), ratio(t_uncached));
+    println!("ratio decode+print:     {:8.1}x LLVM", ratio(t_print));
     Ok(())
 }
 

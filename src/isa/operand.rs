@@ -447,7 +447,7 @@ fn llvm22(generation: Generation) -> bool {
 
 /// A scalar-side register encoding (SGPRs, TTMPs, specials) of `dwords` width, aligned as LLVM
 /// aligns wide SGPR tuples (rounding down to the tuple start).
-fn scalar(code: u16, dwords: u8, generation: Generation) -> Result<Reg, DecodeFail> {
+pub(crate) fn scalar(code: u16, dwords: u8, generation: Generation) -> Result<Reg, DecodeFail> {
     let align = |index: u16| match dwords {
         1 => index,
         2 => index & !1,

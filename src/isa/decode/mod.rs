@@ -9,17 +9,19 @@
 
 mod plan;
 pub mod tree;
+mod validate;
 
 use std::cell::Cell;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use super::inst::Inst;
-use super::operand::{Operands, decode_operands_into, max_inst_bytes};
+use super::operand::{max_inst_bytes, DecodeFail};
 use super::predicates::{self, PredContext};
-use super::table::{FieldBits, Namespace, OperandClass, encodings, extract, flag};
+use super::table::{encodings, flag, Namespace};
 use super::target::Target;
 use tree::Tree;
+use validate::validate;
 
 pub use plan::{Attempt, plan};
 
@@ -131,7 +133,6 @@ impl Decoder {
         let n = limit.len().min(16);
         head[..n].copy_from_slice(&limit[..n]);
         let head = u128::from_le_bytes(head);
-        let mut ops = Operands::new();
         for (attempt, tree) in &self.attempts {
             let size = attempt.bits as usize / 8;
             if limit.len() < size {
@@ -144,48 +145,21 @@ impl Decoder {
             }) else {
                 continue;
             };
-            let e = &encodings()[index as usize];
-            // DPP8 records match every VOP1/VOP2/VOPC word (their src0 field carries the fi
-            // marker) and then fail in operand decoding unless it is 0xE9/0xEA: say so before
-            // decoding the rest, with the same outcome.
-            if let Some(fi) = dpp8_marker_field(index)
-                && !matches!(extract(fi, word) & 0x1ff, 0xe9 | 0xea)
-            {
+            let tail_at = attempt.literal_at as usize;
+            let extra = match validate(index, word, &limit[tail_at..], &self.target) {
+                Ok(extra) => extra as usize,
+                Err(DecodeFail::NegativeBufferOffset) => break,
+                Err(_) => continue,
+            };
+            // LLVM's size is what it read: the encoded bits, or (reading the literal from
+            // inside them) up to the literal's end. An instruction must cover its pattern.
+            if tail_at < size && tail_at + extra < size {
                 continue;
             }
-            let tail_at = attempt.literal_at as usize;
-            let decoded = decode_operands_into(e, word, &limit[tail_at..], &self.target, &mut ops);
-            if decoded == Err(super::operand::DecodeFail::NegativeBufferOffset) {
-                break;
-            }
-            if decoded.is_ok() {
-                // LLVM's size is what it read: the encoded bits, or (reading the literal from
-                // inside them) up to the literal's end. An instruction must cover its pattern.
-                let len = size.max(tail_at + ops.extra_bytes as usize);
-                if tail_at < size && tail_at + (ops.extra_bytes as usize) < size {
-                    continue;
-                }
-                return Inst::new(index, &limit[..len], tail_at);
-            }
+            return Inst::new(index, &limit[..size.max(tail_at + extra)], tail_at);
         }
         raw(bytes)
     }
-}
-
-/// The bits of an encoding's DPP8 `fi` marker operand (decoded from the src0 field), if any.
-fn dpp8_marker_field(index: u16) -> Option<FieldBits> {
-    static FIELDS: OnceLock<Vec<Option<FieldBits>>> = OnceLock::new();
-    FIELDS.get_or_init(|| {
-        encodings()
-            .iter()
-            .map(|e| {
-                e.operands
-                    .iter()
-                    .position(|o| o.class == OperandClass::Dpp8FI)
-                    .map(|i| e.fields[i])
-            })
-            .collect()
-    })[index as usize]
 }
 
 /// Memo slot of a key: multiplicative hashing of both halves.

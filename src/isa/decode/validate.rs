@@ -1,0 +1,230 @@
+//! Validation plans: whether a candidate encoding's operands decode, and how many bytes they
+//! add, without building the operand list.
+//!
+//! The decoder only needs two facts from a candidate's operands: does LLVM's operand decoding
+//! fail (then the table fails and the next is tried), and does a literal extend the
+//! instruction. Of an encoding's operands only a few can decide either: 9-bit sources (a
+//! literal, an unknown register encoding, a tuple past the register file), register fields
+//! whose tuple may run past the file, DPP8 markers. A plan lists just those fields with what
+//! to check, precompiled once per encoding, so accepting a candidate costs a handful of field
+//! extractions instead of [`decode_operands_into`].
+//!
+//! Encodings whose decoding has more to it (K constants, image fix-ups, LLVM 22's records,
+//! more operands than an operand list holds) keep the full decode: their plan says so. The
+//! unit test at the end checks plans against the full decode on every record.
+
+use std::sync::OnceLock;
+
+use crate::isa::operand::{DecodeFail, MAX_OPERANDS, Method, Operands, decode_operands_into, method_of, scalar};
+use crate::isa::processor::Generation;
+use crate::isa::reg::inline_integer;
+use crate::isa::table::{Encoding, FieldBits, encodings, extract, flag};
+use crate::isa::target::Target;
+
+/// What one field must satisfy.
+#[derive(Clone, Copy, Debug)]
+enum Check {
+    /// LLVM's `decodeSrcOp` on `field | or` (a forced VGPR bit): a VGPR tuple within the file,
+    /// an inline constant, the literal (if `literal`; it needs 4 bytes), or a scalar register.
+    /// `deferred` sources selecting the literal take the K constant later: nothing to check.
+    Src { bits: FieldBits, or: u16, dwords: u8, literal: bool, deferred: bool },
+    /// `decodeBoolReg`: a scalar source of the wave's mask width.
+    Bool { bits: FieldBits },
+    /// A direct VGPR/AGPR index whose tuple must fit (`lo128`: only v0..v127 exist).
+    Vector { bits: FieldBits, dwords: u8, lo128: bool },
+    /// A 7-bit scalar register encoding.
+    Scalar { bits: FieldBits, dwords: u8 },
+    /// `decodeSDWASrc`: from GFX9 a field of 256 and up is a scalar source or constant.
+    SdwaSrc { bits: FieldBits },
+    /// `decodeSDWAVopcDst`: with bit 7 set, a scalar register of the wave's mask width.
+    SdwaVopcDst { bits: FieldBits },
+    /// DPP8's `fi` marker in the src0 field: 0xE9 or 0xEA.
+    Dpp8Fi { bits: FieldBits },
+    /// A True16 source: with bit 8 clear, an 8-bit scalar source or constant (literal allowed).
+    T16Src { bits: FieldBits },
+}
+
+/// An encoding's plan: its checks, or `None` for "decode the operands in full".
+type Plan = Option<Box<[Check]>>;
+
+fn plans() -> &'static [Plan] {
+    static PLANS: OnceLock<Vec<Plan>> = OnceLock::new();
+    PLANS.get_or_init(|| encodings().iter().map(plan_of).collect())
+}
+
+fn plan_of(e: &Encoding) -> Plan {
+    // Decoding with fix-ups beyond per-field checks: LLVM 22's records (64-bit literals,
+    // negative buffer offsets, shared K literals), images (NSA dwords, convertMIMGInst), lists
+    // longer than `Operands` holds.
+    if e.llvm == 22 || e.flags.has(flag::MIMG | flag::VIMAGE | flag::VSAMPLE) || e.operands.len() > MAX_OPERANDS {
+        return None;
+    }
+    let mut checks = Vec::new();
+    for (operand, &bits) in e.operands.iter().zip(e.fields) {
+        if bits.is_empty() {
+            continue;
+        }
+        let check = match method_of(operand.class) {
+            // A K constant inside the encoding is the literal its sources share.
+            Method::KImm { .. } => return None,
+            Method::Src { dwords, literal, deferred, .. } => Check::Src { bits, or: 0, dwords, literal, deferred },
+            Method::AccVector { dwords, force_vector, .. } => {
+                // The acc bit (0x200) picks AGPR or VGPR of the same index: it cannot fail.
+                Check::Src { bits, or: if force_vector { 0x100 } else { 0 }, dwords, literal: false, deferred: false }
+            }
+            Method::Vector { dwords, .. } => {
+                let info = operand.class.info();
+                let lo128 = info.decoder_method.is_empty() && info.reg_class.ends_with("_Lo128");
+                Check::Vector { bits, dwords, lo128 }
+            }
+            Method::Scalar { dwords } => Check::Scalar { bits, dwords },
+            Method::Bool => Check::Bool { bits },
+            Method::SdwaSrc => Check::SdwaSrc { bits },
+            Method::SdwaVopcDst => Check::SdwaVopcDst { bits },
+            Method::Dpp8Fi => Check::Dpp8Fi { bits },
+            Method::T16 { src: true, .. } => Check::T16Src { bits },
+            // Fields that decode whatever their value.
+            Method::T16 { src: false, .. } | Method::SmemOffset | Method::VopdDstY | Method::Imm => continue,
+        };
+        checks.push(check);
+    }
+    Some(checks.into_boxed_slice())
+}
+
+/// Whether encoding `index`'s operands decode from `word` with `tail` (the bytes after the
+/// encoded bits, up to the instruction limit) after them, as [`decode_operands_into`] would
+/// say; `Ok` holds the bytes they consume after the encoded bits.
+pub(super) fn validate(index: u16, word: u128, tail: &[u8], target: &Target) -> Result<u8, DecodeFail> {
+    let Some(checks) = &plans()[index as usize] else {
+        let mut ops = Operands::new();
+        decode_operands_into(&encodings()[index as usize], word, tail, target, &mut ops)?;
+        return Ok(ops.extra_bytes);
+    };
+    let generation = target.generation();
+    let mask_dwords = if target.wave64 { 2 } else { 1 };
+    let mut literal = false;
+    for &check in checks.iter() {
+        let field = |bits: FieldBits| extract(bits, word) as u16;
+        match check {
+            Check::Src { bits, or, dwords, literal: literal_ok, deferred } => {
+                let code = (field(bits) | or) & 0x1ff;
+                if !(deferred && code == 255) {
+                    literal |= src(code, dwords, literal_ok, generation)?;
+                }
+            }
+            Check::Bool { bits } => {
+                src(field(bits) & 0x1ff, mask_dwords, false, generation)?;
+            }
+            Check::Vector { bits, dwords, lo128 } => {
+                let index = field(bits) & 0xff;
+                if index + u16::from(dwords) > 256 || (lo128 && index >= 128) {
+                    return Err(DecodeFail::BadRegister(index));
+                }
+            }
+            Check::Scalar { bits, dwords } => {
+                scalar(field(bits), dwords, generation)?;
+            }
+            Check::SdwaSrc { bits } => {
+                let value = field(bits);
+                if generation != Generation::Gfx8 && value >= 256 {
+                    let code = value - 256;
+                    if inline_integer(code).is_none() && !(240..=248).contains(&code) {
+                        scalar(code, 1, generation)?;
+                    }
+                }
+            }
+            Check::SdwaVopcDst { bits } => {
+                let value = field(bits);
+                if value & 0x80 != 0 {
+                    scalar(value & 0x7f, mask_dwords, generation)?;
+                }
+            }
+            Check::Dpp8Fi { bits } => {
+                let marker = field(bits) & 0x1ff;
+                if !matches!(marker, 0xe9 | 0xea) {
+                    return Err(DecodeFail::BadDpp8Marker(marker));
+                }
+            }
+            Check::T16Src { bits } => {
+                let value = field(bits);
+                if value & 0x100 == 0 {
+                    literal |= src(value & 0xff, 1, true, generation)?;
+                }
+            }
+        }
+    }
+    if !literal {
+        return Ok(0);
+    }
+    if tail.len() < 4 {
+        return Err(DecodeFail::LiteralPastEnd);
+    }
+    Ok(4)
+}
+
+/// `decodeSrcOp` for a 9-bit source code (LLVM 19 targets: no 64-bit literals): `Ok(true)`
+/// when it selects the literal.
+fn src(code: u16, dwords: u8, literal_ok: bool, generation: Generation) -> Result<bool, DecodeFail> {
+    if code >= 256 {
+        if code - 256 + u16::from(dwords) > 256 {
+            return Err(DecodeFail::BadRegister(code));
+        }
+        return Ok(false);
+    }
+    if inline_integer(code).is_some() || (240..=248).contains(&code) {
+        return Ok(false);
+    }
+    if code == 255 {
+        return if literal_ok { Ok(true) } else { Err(DecodeFail::BadRegister(code)) };
+    }
+    scalar(code, dwords, generation).map(|_| false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every record with a plan, on targets of every LLVM 19 generation: random words over the
+    /// record's fixed bits and tails of 0..8 bytes give the full decode's verdict and length.
+    #[test]
+    fn plans_agree_with_full_decoding() {
+        let targets = [
+            ("gfx803", ""),
+            ("gfx900", "+wavefrontsize64"),
+            ("gfx90a", ""),
+            ("gfx1030", "+wavefrontsize64"),
+            ("gfx1030", ""),
+            ("gfx1100", "+real-true16"),
+            ("gfx1200", ""),
+        ];
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut scratch = Operands::new();
+        let mut checked = 0;
+        for (cpu, features) in targets {
+            let target = Target::from_name(cpu, features).unwrap();
+            for (i, e) in encodings().iter().enumerate() {
+                if e.llvm != target.llvm_version() || plans()[i].is_none() {
+                    continue;
+                }
+                for round in 0..6 {
+                    let random = (u128::from(next()) << 64 | u128::from(next())) & (u128::MAX >> (128 - u32::from(e.bits)));
+                    let word = (random & !e.mask) | e.value;
+                    let tail = [0xabu8; 8];
+                    let tail = &tail[..round % 3 * 4];
+                    let planned = validate(i as u16, word, tail, &target).map_err(|_| ());
+                    let full =
+                        decode_operands_into(e, word, tail, &target, &mut scratch).map(|()| scratch.extra_bytes).map_err(|_| ());
+                    assert_eq!(planned, full, "{} on {cpu}{features}, word {word:#x}, tail {}", e.record_name(), tail.len());
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 100_000, "{checked}");
+    }
+}
