@@ -13,6 +13,7 @@
 pub mod eval;
 pub mod matcher;
 pub mod meaning;
+pub mod pass;
 pub mod prove;
 pub mod rules;
 pub mod syntax;
