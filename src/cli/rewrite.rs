@@ -135,6 +135,9 @@ fn parse_passes(names: &[String], rule_files: &[PathBuf], explain: bool) -> anyh
     if explain && !uses_peephole {
         bail!("--explain explains the peephole pass: add --passes peephole");
     }
+    if !uses_peephole {
+        return Ok(list.into_iter().map(|(p, _)| p).collect());
+    }
     let mut all = RuleSet::builtin().clone();
     for file in rule_files {
         let source = std::fs::read_to_string(file).with_context(|| file.display().to_string())?;
