@@ -1,13 +1,14 @@
 //! `gfxpatch rewrite --passes peephole` end to end on hand-written code objects: one source
-//! (`tests/data/peephole/cases.s`, separate shifts and ORs, positive and negative cases) is
+//! (`tests/data/peephole/cases.s`, separate shifts and ORs and the rest of the family, positive and negative cases) is
 //! assembled with llvm-mc-19 and linked with ld.lld-19 for gfx803, gfx900, gfx1030, gfx1100 and
 //! gfx1201, rewritten, and checked:
 //!
 //! - exactly the expected rewrites and refusals (`--explain` and the rewritten disassembly by
 //!   llvm-objdump-19, golden in `tests/golden/peephole-fixtures.txt`; `GFXPATCH_BLESS=1`
 //!   rewrites it);
-//! - facts that do not depend on the golden file: gfx803 (no `v_lshl_or_b32`) is unchanged byte
-//!   for byte; every rewrite is one `v_lshl_or_b32` in LLVM's disassembly; the instruction count
+//! - facts that do not depend on the golden file: gfx803 (no `v_lshl_or_b32` and none of the
+//!   other replacements) is unchanged byte for byte; every rewrite is one merged instruction in
+//!   LLVM's disassembly; the instruction count
 //!   drops by the rewrites (less the `s_nop 0` kept for wait states); kernels without a rewrite
 //!   are byte-identical; `gfxpatch verify` accepts every output;
 //! - `--rules` (a user's rule proven at load, a wrong one refused with its counterexample) and
@@ -106,8 +107,9 @@ fn peephole_rewrites_and_refusals_per_generation_are_exact() {
         let old = disassembly(&input, target);
         let new = disassembly(&output, target);
         assert_eq!(old.keys().collect::<Vec<_>>(), new.keys().collect::<Vec<_>>(), "{target}");
-        let fused: usize = new.values().flatten().filter(|l| l.starts_with("v_lshl_or_b32")).count();
-        assert_eq!(fused as u64, applied, "{target}: one v_lshl_or_b32 per rewrite");
+        let merged = ["v_lshl_or_b32 ", "v_and_or_b32 ", "v_or3_b32 ", "v_xor3_b32 ", "s_lshl2_add_u32 "];
+        let fused: usize = new.values().flatten().filter(|l| merged.iter().any(|m| l.starts_with(m))).count();
+        assert_eq!(fused as u64, applied, "{target}: one merged instruction per rewrite");
         for (kernel, lines) in &old {
             let rewritten = rewrites.iter().any(|l| l.starts_with(&format!("{kernel} ")));
             if !rewritten {
@@ -120,7 +122,13 @@ fn peephole_rewrites_and_refusals_per_generation_are_exact() {
             assert!(lshl_or.is_null() || lshl_or["matched"] == 0, "{target}: {lshl_or}");
             assert_eq!(std::fs::read(&input).unwrap(), std::fs::read(&output).unwrap(), "gfx803 output differs");
         } else {
-            assert!(applied >= 6, "{target}: {applied}");
+            assert!(applied >= 9, "{target}: {applied}");
+            for (kernel, rule) in [("and_or", "and-or"), ("or3", "or3"), ("salu_lshl2_add", "s-lshl2-add")] {
+                assert!(stdout.lines().any(|l| l.starts_with(&format!("{kernel} ")) && l.contains(&format!(": {rule}: "))), "{target}: {kernel}:\n{stdout}");
+            }
+            // v_xor3_b32 exists from GFX10 only.
+            let xor3 = stdout.lines().any(|l| l.starts_with("xor3 ") && l.contains(" => v_xor3_b32"));
+            assert_eq!(xor3, *target != "gfx900", "{target}:\n{stdout}");
             // The negative cases every generation refuses, and why.
             for (kernel, reason) in [
                 ("second_use", "live-after"),
@@ -179,7 +187,7 @@ fn selected_rules_and_user_rules() {
     let (i, o) = (input.to_str().unwrap(), out.to_str().unwrap());
 
     // Only other rules: nothing fires.
-    let (ok, stdout, stderr) = run(&["rewrite", i, "-o", o, "--passes", "peephole:add3,or3", "--explain"]);
+    let (ok, stdout, stderr) = run(&["rewrite", i, "-o", o, "--passes", "peephole:add3,lshl-add", "--explain"]);
     assert!(ok, "{stderr}");
     assert!(stdout.is_empty(), "{stdout}");
     assert_eq!(std::fs::read(&input).unwrap(), std::fs::read(&out).unwrap());

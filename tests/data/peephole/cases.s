@@ -124,9 +124,40 @@
 	v_readlane_b32	s12, v7, s10
 	s_endpgm
 
+// The family, same spelling on every generation: (a & b) | c (v_and_or_b32 from GFX9),
+// a | b | c (v_or3_b32 from GFX9), a ^ b ^ c (v_xor3_b32 from GFX10), and the SALU
+// (a << 2) + b into s_lshl2_add_u32 (GFX9+; SCC and the shifted value dead).
+	kernel	and_or
+	v_and_b32	v1, v2, v5
+	v_or_b32	v3, v1, v4
+	s_endpgm
+
+	kernel	or3
+	v_or_b32	v1, v2, v5
+	v_or_b32	v3, v4, v1
+	s_endpgm
+
+	kernel	xor3
+	v_xor_b32	v1, v2, v5
+	v_xor_b32	v3, v1, v4
+	s_endpgm
+
+	kernel	salu_lshl2_add
+	s_lshl_b32	s2, s3, 2
+	s_add_u32	s4, s2, s5
+	v_mov_b32	v0, s4
+	s_endpgm
+
+// The shifted SGPR is read again: declined (live-after).
+	kernel	salu_shift_read_again
+	s_lshl_b32	s2, s3, 2
+	s_add_u32	s4, s2, s5
+	v_mov_b32	v0, s2
+	s_endpgm
+
 	.rodata
 	.p2align	6
-	.irp	name, shift_or, shift_or_commuted, unrelated_between, second_use, read_between, redefined_between, two_sgprs, literal, dpp_source, overwritten_later, exec_changed_before_overwrite, read_in_successor, dead_in_successor, wait_state
+	.irp	name, shift_or, shift_or_commuted, unrelated_between, second_use, read_between, redefined_between, two_sgprs, literal, dpp_source, overwritten_later, exec_changed_before_overwrite, read_in_successor, dead_in_successor, wait_state, and_or, or3, xor3, salu_lshl2_add, salu_shift_read_again
 	.amdhsa_kernel \name
 		.amdhsa_next_free_vgpr 16
 		.amdhsa_next_free_sgpr 16
