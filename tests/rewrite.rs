@@ -228,5 +228,5 @@ fn print_after_shows_the_inserted_instructions() {
     assert_eq!(text.matches("+ s_nop 0").count(), 6, "{text}");
     let o = gfxpatch(&["rewrite", fixture("handwritten.asm.co").to_str().unwrap(), "-o", out.to_str().unwrap(), "--passes", "no-such-pass"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("unknown pass \"no-such-pass\" (known: insert-nops, remove-nops)"));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("unknown pass \"no-such-pass\" (known: insert-nops, remove-nops, peephole)"));
 }

@@ -24,8 +24,17 @@ pub struct RewriteArgs {
     #[arg(long, conflicts_with = "output")]
     in_place: bool,
     /// Passes to run, in order (comma-separated); `gfxpatch rewrite --list-passes` names them.
+    /// `peephole:lshl-or,add3` runs only those peephole rules.
     #[arg(long, value_delimiter = ',')]
     passes: Vec<String>,
+    /// Peephole rule files to load besides the shipped ones (each rule is proven when loaded;
+    /// a wrong rule is refused with its counterexample).
+    #[arg(long)]
+    rules: Vec<PathBuf>,
+    /// Print each peephole rewrite (function, address, before, after) and each declined match
+    /// with its reason.
+    #[arg(long)]
+    explain: bool,
     /// Print every function after this pass.
     #[arg(long)]
     print_after: Option<String>,
@@ -39,16 +48,7 @@ pub struct RewriteArgs {
 
 pub fn run(args: &RewriteArgs) -> anyhow::Result<()> {
     let path = args.input.display().to_string();
-    let passes: Vec<&'static dyn Pass> = args
-        .passes
-        .iter()
-        .map(|name| {
-            pass::find(name).with_context(|| {
-                let known: Vec<&str> = pass::registry().iter().map(|p| p.name()).collect();
-                format!("unknown pass {name:?} (known: {})", known.join(", "))
-            })
-        })
-        .collect::<anyhow::Result<_>>()?;
+    let passes = parse_passes(&args.passes, &args.rules, args.explain)?;
     if let Some(p) = &args.print_after
         && !passes.iter().any(|q| q.name() == p)
     {
@@ -67,6 +67,14 @@ pub fn run(args: &RewriteArgs) -> anyhow::Result<()> {
     for o in &outcomes {
         print!("{}", o.listings);
     }
+    if args.explain {
+        for (i, o) in outcomes.iter().enumerate() {
+            let prefix = if outcomes.len() > 1 { format!("code object {i}: ") } else { String::new() };
+            for line in o.stats.iter().flat_map(|s| &s.explain) {
+                println!("{prefix}{line}");
+            }
+        }
+    }
     let bytes = output_bytes(data, &input, &outcomes).with_context(|| path.clone())?;
     let out_path = if args.in_place { args.input.clone() } else { args.output.clone().unwrap() };
     drop(input);
@@ -76,7 +84,7 @@ pub fn run(args: &RewriteArgs) -> anyhow::Result<()> {
         let totals = rewrite::total_stats(&outcomes, &passes);
         let describe = |i: usize, o: &Outcome, what: &str| -> Option<String> { o.refused.as_ref().map(|r| format!("code object {i}: {what}{r}")) };
         let report = Report {
-            passes: totals.into_iter().map(|s| PassReport { name: s.name, applied: s.applied, declined: s.declined }).collect(),
+            passes: totals.into_iter().map(|s| PassReport { name: s.name, applied: s.applied, declined: s.declined, rules: s.rules }).collect(),
             instructions_before: outcomes.iter().map(|o| o.instructions_before).sum(),
             instructions_after: outcomes.iter().map(|o| o.instructions_after).sum(),
             functions_opaque: outcomes.iter().flat_map(|o| o.opaque.iter().cloned()).collect(),
@@ -92,6 +100,70 @@ pub fn run(args: &RewriteArgs) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+/// The passes named by `--passes`. `peephole:a,b` (split by clap at the commas) selects rules:
+/// names after `peephole:` that are no pass name are more rules of it (`+` also separates).
+/// `--rules FILE` adds a user's rules to the shipped ones; `--explain` records what the peephole
+/// pass did and declined.
+fn parse_passes(names: &[String], rule_files: &[PathBuf], explain: bool) -> anyhow::Result<Vec<&'static dyn Pass>> {
+    use crate::pass::peephole::{pass::Peephole, RuleSet};
+    // (pass, selected rule names when it is a peephole pass with a selection)
+    let mut list: Vec<(&'static dyn Pass, Option<Vec<String>>)> = Vec::new();
+    for name in names {
+        if let Some(rules) = name.strip_prefix("peephole:") {
+            list.push((&crate::pass::peephole::pass::BUILTIN, Some(rules.split('+').filter(|r| !r.is_empty()).map(str::to_owned).collect())));
+            continue;
+        }
+        if let Some(p) = pass::find(name) {
+            list.push((p, None));
+            continue;
+        }
+        if let Some((p, Some(sel))) = list.last_mut()
+            && p.name() == "peephole"
+        {
+            sel.extend(name.split('+').filter(|r| !r.is_empty()).map(str::to_owned));
+            continue;
+        }
+        let known: Vec<&str> = pass::registry().iter().map(|p| p.name()).collect();
+        bail!("unknown pass {name:?} (known: {})", known.join(", "));
+    }
+    let uses_peephole = list.iter().any(|(p, _)| p.name() == "peephole");
+    if !rule_files.is_empty() && !uses_peephole {
+        bail!("--rules needs the peephole pass (--passes peephole)");
+    }
+    if explain && !uses_peephole {
+        bail!("--explain explains the peephole pass: add --passes peephole");
+    }
+    if !uses_peephole {
+        return Ok(list.into_iter().map(|(p, _)| p).collect());
+    }
+    let mut all = RuleSet::builtin().clone();
+    for file in rule_files {
+        let source = std::fs::read_to_string(file).with_context(|| file.display().to_string())?;
+        let user = RuleSet::load(&file.display().to_string(), &source).map_err(|e| anyhow::anyhow!("{e}"))?;
+        all.extend(user).map_err(|e| anyhow::anyhow!("{e}"))?;
+    }
+    let all: &'static RuleSet = Box::leak(Box::new(all));
+    let mut out: Vec<&'static dyn Pass> = Vec::new();
+    for (p, sel) in list {
+        if p.name() != "peephole" {
+            out.push(p);
+            continue;
+        }
+        let set: &'static RuleSet = match sel {
+            Some(names) => {
+                if names.is_empty() {
+                    bail!("peephole: names no rule (peephole:lshl-or,add3)");
+                }
+                let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+                Box::leak(Box::new(all.select(&refs).map_err(|e| anyhow::anyhow!(e))?))
+            }
+            None => all,
+        };
+        out.push(Box::leak(Box::new(Peephole::new(set, explain))));
+    }
+    Ok(out)
 }
 
 /// The whole output file: the rewritten object, or the container with its objects replaced.

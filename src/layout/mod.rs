@@ -181,11 +181,16 @@ pub fn layout(program: &Program, original: &[u8], shift: &dyn Fn(u64) -> Result<
             }
         }
     }
-    for a in deleted {
-        let next = out.map.partition_point(|&(x, _)| x < a);
-        let value = out.map.get(next).map_or(program.text.address + placement.text_len, |&(_, v)| v);
-        out.map.push((a, value));
-    }
+    // Look every value up in the sorted map first: pushing while searching would break the
+    // binary search for the next deleted address (tests/peephole_fixtures.rs, `wait_state`).
+    let values: Vec<(u64, u64)> = deleted
+        .into_iter()
+        .map(|a| {
+            let next = out.map.partition_point(|&(x, _)| x < a);
+            (a, out.map.get(next).map_or(program.text.address + placement.text_len, |&(_, v)| v))
+        })
+        .collect();
+    out.map.extend(values);
     out.map.sort_unstable();
     out.map.dedup_by_key(|&mut (a, _)| a);
 

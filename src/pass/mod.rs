@@ -12,6 +12,8 @@ use crate::isa::Target;
 use crate::layout::encode::Assembler;
 
 pub use nops::{InsertNops, RemoveNops};
+pub use peephole::matcher::RuleStats;
+pub use peephole::pass::Peephole;
 
 /// What a pass did.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
@@ -20,6 +22,12 @@ pub struct PassStats {
     pub applied: u64,
     /// Declined rewrites by reason.
     pub declined: BTreeMap<String, u64>,
+    /// Per rule (the peephole pass): matched, applied, declined by reason.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub rules: BTreeMap<String, RuleStats>,
+    /// One line per rewrite and per declined match, for `--explain` (when the pass records them).
+    #[serde(skip)]
+    pub explain: Vec<String>,
 }
 
 impl PassStats {
@@ -33,6 +41,15 @@ impl PassStats {
         for (k, v) in &other.declined {
             *self.declined.entry(k.clone()).or_insert(0) += v;
         }
+        for (name, r) in &other.rules {
+            let t = self.rules.entry(name.clone()).or_default();
+            t.matched += r.matched;
+            t.applied += r.applied;
+            for (k, v) in &r.declined {
+                *t.declined.entry(k).or_insert(0) += v;
+            }
+        }
+        self.explain.extend(other.explain.iter().cloned());
     }
 }
 
@@ -53,7 +70,8 @@ pub trait Pass: Sync {
 
 /// Every pass, in the order they are documented.
 pub fn registry() -> &'static [&'static dyn Pass] {
-    &[&InsertNops, &RemoveNops]
+    static REGISTRY: [&dyn Pass; 3] = [&InsertNops, &RemoveNops, &peephole::pass::BUILTIN];
+    &REGISTRY
 }
 
 /// The pass called `name`.

@@ -151,6 +151,9 @@ pub struct PassReport {
     pub name: &'static str,
     pub applied: u64,
     pub declined: BTreeMap<String, u64>,
+    /// Per peephole rule: `{"matched", "applied", "declined": {"reason": N}}`.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub rules: BTreeMap<String, crate::pass::RuleStats>,
 }
 
 /// Writing the object: the text patch and register counts go to the container writer.

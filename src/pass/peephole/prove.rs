@@ -115,7 +115,21 @@ pub fn prove(file: &str, rule: &Rule, generation: Generation) -> Result<Vec<Used
                 used.push(u);
             }
         }
+        // The check depends on the rule, the texts and the operand shapes, not on the
+        // generation's name: generations sharing all three (GFX9, GFX90A and GFX940 read the
+        // same table) are checked once per process.
+        let mut key = format!("{alternative:?}|{:?}|{:?}|{}", rule.replacement, rule.conditions, target.wave64);
+        for s in pattern.iter().chain(&replacement) {
+            let shape: Vec<_> = (0..s.pat.operands.len()).map(|i| (s.form.role(i), s.form.bits(i, target.wave64))).collect();
+            key.push_str(&format!("|{}|{:?}|{shape:?}", s.meaning.text, s.form.signature(target.wave64)));
+        }
+        static PROVEN: std::sync::OnceLock<std::sync::Mutex<std::collections::HashSet<String>>> = std::sync::OnceLock::new();
+        let proven = PROVEN.get_or_init(Default::default);
+        if proven.lock().unwrap().contains(&key) {
+            continue;
+        }
         check(file, rule, n, generation, target.wave64, &pattern, &replacement)?;
+        proven.lock().unwrap().insert(key);
     }
     Ok(used)
 }

@@ -1,0 +1,130 @@
+//! The peephole pass on real LLVM-compiled code (`GFXPATCH_CORPUS=1`, after
+//! scripts/fetch-corpus.sh; with `--release`): every librocsparse code object for gfx803,
+//! gfx900, gfx90a and gfx1030 is rewritten with every shipped rule. Rules fire on gfx900,
+//! gfx90a and gfx1030 and the instruction count drops; every output passes the rewrite's own
+//! verification (in-process, against its input) and, for the first rewritten object of each
+//! target, `gfxpatch verify` and `llvm-objdump-19 -d` (no undecodable word); on gfx803 no rule
+//! whose replacement is missing there fires. The per-target, per-rule counts are written to
+//! `target/peephole-corpus.txt`. `GFXPATCH_PEEPHOLE_OBJECTS=N` takes the first N objects of each
+//! target only.
+
+mod common;
+
+use std::collections::BTreeMap;
+
+use gfxpatch::container::bundle::DecompressLimits;
+use gfxpatch::container::input::Input;
+use gfxpatch::container::CodeObject;
+use gfxpatch::isa::Generation;
+use gfxpatch::pass::peephole::RuleSet;
+use gfxpatch::pass::{self, PassStats};
+use gfxpatch::rewrite::{rewrite_object, Options};
+use rayon::prelude::*;
+
+const TARGETS: &[&str] = &["gfx803", "gfx900", "gfx90a", "gfx1030"];
+
+#[derive(Default)]
+struct PerTarget {
+    objects: usize,
+    rewritten: usize,
+    before: usize,
+    after: usize,
+    stats: PassStats,
+    refused: Vec<String>,
+    sample: Option<Vec<u8>>,
+}
+
+#[test]
+#[cfg_attr(not(gfxpatch_corpus), ignore = "real-world corpus: scripts/fetch-corpus.sh, then GFXPATCH_CORPUS=1")]
+fn peephole_fires_on_rocsparse_and_every_output_verifies() {
+    let limit: usize = std::env::var("GFXPATCH_PEEPHOLE_OBJECTS").ok().and_then(|v| v.parse().ok()).unwrap_or(usize::MAX);
+    let lib = "librocsparse.so.0.1";
+    let data = std::fs::read(common::corpus_file(lib)).unwrap();
+    let input = Input::parse(&data, &DecompressLimits::default()).unwrap();
+    let options = Options { passes: vec![pass::find("peephole").unwrap()], print_after: None, strip_debug_on_failure: true };
+    // (target processor, object index)
+    let mut chosen: Vec<(&str, usize)> = Vec::new();
+    let mut taken: BTreeMap<&str, usize> = BTreeMap::new();
+    for (i, o) in input.objects.iter().enumerate() {
+        let object = CodeObject::parse(&o.bytes).unwrap();
+        let processor = object.target.processor.name;
+        let Some(t) = TARGETS.iter().find(|t| **t == processor) else { continue };
+        let n = taken.entry(t).or_default();
+        if *n < limit {
+            *n += 1;
+            chosen.push((t, i));
+        }
+    }
+    let outcomes: Vec<(&str, usize, gfxpatch::rewrite::Outcome)> = chosen
+        .par_iter()
+        .map(|&(t, i)| {
+            let o = &input.objects[i];
+            // rewrite_object verifies its output against its input (an Err is a failure).
+            let out = rewrite_object(&o.bytes, &options).unwrap_or_else(|e| panic!("{lib}: {}: {e:#}", o.describe(i)));
+            (t, i, out)
+        })
+        .collect();
+    let mut per: BTreeMap<&str, PerTarget> = BTreeMap::new();
+    for (t, i, out) in outcomes {
+        let p = per.entry(t).or_default();
+        p.objects += 1;
+        p.before += out.instructions_before;
+        p.after += out.instructions_after;
+        p.stats.merge(&out.stats[0]);
+        if let Some(r) = &out.refused {
+            p.refused.push(format!("{}: {r}", input.objects[i].describe(i)));
+        }
+        if let Some(b) = out.bytes {
+            p.rewritten += 1;
+            if p.sample.is_none() {
+                p.sample = Some(b);
+            }
+        }
+    }
+
+    let mut text = format!("peephole on {lib} (every shipped rule)\n");
+    for (t, p) in &per {
+        text.push_str(&format!(
+            "{t}: {} objects, {} rewritten, {} refused; instructions {} -> {} (-{}); applied {}\n",
+            p.objects,
+            p.rewritten,
+            p.refused.len(),
+            p.before,
+            p.after,
+            p.before - p.after,
+            p.stats.applied
+        ));
+        for (rule, s) in p.stats.rules.iter().filter(|(_, s)| s.matched > 0) {
+            let declined: Vec<String> = s.declined.iter().map(|(k, v)| format!("{k} {v}")).collect();
+            text.push_str(&format!("    {rule}: matched {} applied {} declined: {}\n", s.matched, s.applied, declined.join(", ")));
+        }
+        for r in p.refused.iter().take(3) {
+            text.push_str(&format!("    refused: {r}\n"));
+        }
+    }
+    eprintln!("{text}");
+    let _ = std::fs::write(common::repo().join("target/peephole-corpus.txt"), &text);
+
+    let dir = tempfile::tempdir().unwrap();
+    for t in TARGETS {
+        let p = per.get(t).unwrap_or_else(|| panic!("no {t} code object in {lib}"));
+        if *t == "gfx803" {
+            // Only rules whose every instruction exists on GFX8 may fire there.
+            for (rule, s) in &p.stats.rules {
+                let r = RuleSet::builtin().rules.iter().find(|r| r.rule.name == *rule).unwrap();
+                assert!(s.applied == 0 || r.generations.contains(&Generation::Gfx8), "{rule} fired on gfx803");
+            }
+            continue;
+        }
+        assert!(p.stats.applied > 0, "{t}: no rule fired");
+        assert!(p.after < p.before, "{t}: the instruction count did not drop");
+        let sample = p.sample.as_ref().unwrap();
+        let path = dir.path().join(format!("{t}.co"));
+        std::fs::write(&path, sample).unwrap();
+        let v = common::gfxpatch(&["verify", path.to_str().unwrap()]);
+        assert!(v.status.success(), "{t}: gfxpatch verify: {}{}", String::from_utf8_lossy(&v.stdout), String::from_utf8_lossy(&v.stderr));
+        let listing = common::llvm_tool("llvm-objdump-19", &["-d", &format!("--mcpu={t}"), path.to_str().unwrap()]);
+        assert!(!listing.contains("<unknown>"), "{t}: llvm-objdump-19 finds undecodable words");
+        assert!(listing.contains("v_lshl_or_b32") || listing.contains("v_lshl_add_u32") || listing.contains("v_add3_u32"), "{t}");
+    }
+}

@@ -1,0 +1,229 @@
+//! `gfxpatch rewrite --passes peephole` end to end on hand-written code objects: one source
+//! (`tests/data/peephole/cases.s`, separate shifts and ORs and the rest of the family, positive and negative cases) is
+//! assembled with llvm-mc-19 and linked with ld.lld-19 for gfx803, gfx900, gfx1030, gfx1100 and
+//! gfx1201, rewritten, and checked:
+//!
+//! - exactly the expected rewrites and refusals (`--explain` and the rewritten disassembly by
+//!   llvm-objdump-19, golden in `tests/golden/peephole-fixtures.txt`; `GFXPATCH_BLESS=1`
+//!   rewrites it);
+//! - facts that do not depend on the golden file: gfx803 (no `v_lshl_or_b32` and none of the
+//!   other replacements) is unchanged byte for byte; every rewrite is one merged instruction in
+//!   LLVM's disassembly; the instruction count
+//!   drops by the rewrites (less the `s_nop 0` kept for wait states); kernels without a rewrite
+//!   are byte-identical; `gfxpatch verify` accepts every output;
+//! - `--rules` (a user's rule proven at load, a wrong one refused with its counterexample) and
+//!   `--passes peephole:RULE,...`.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::{gfxpatch, llvm_tool, repo};
+
+const TARGETS: &[&str] = &["gfx803", "gfx900", "gfx1030", "gfx1100", "gfx1201"];
+
+/// Assembles and links the cases for `target` into `dir`; returns the code object.
+fn build(dir: &Path, target: &str) -> PathBuf {
+    let source = std::fs::read_to_string(repo().join("tests/data/peephole/cases.s")).unwrap();
+    let accum = if target.starts_with("gfx90a") || target.starts_with("gfx94") { ".amdhsa_accum_offset 16" } else { "" };
+    let s = dir.join(format!("{target}.s"));
+    std::fs::write(&s, source.replace("@TARGET@", target).replace("@ACCUM@", accum)).unwrap();
+    let o = dir.join(format!("{target}.o"));
+    let co = dir.join(format!("{target}.co"));
+    llvm_tool("llvm-mc-19", &["-triple=amdgcn-amd-amdhsa", &format!("-mcpu={target}"), "-filetype=obj", s.to_str().unwrap(), "-o", o.to_str().unwrap()]);
+    llvm_tool("ld.lld-19", &["-shared", o.to_str().unwrap(), "-o", co.to_str().unwrap()]);
+    co
+}
+
+/// Runs gfxpatch; returns (success, stdout, stderr).
+fn run(args: &[&str]) -> (bool, String, String) {
+    let o = gfxpatch(args);
+    (o.status.success(), String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
+}
+
+/// `llvm-objdump-19 -d` per function: name -> instruction lines without addresses.
+fn disassembly(file: &Path, target: &str) -> BTreeMap<String, Vec<String>> {
+    let text = llvm_tool("llvm-objdump-19", &["-d", &format!("--mcpu={target}"), file.to_str().unwrap()]);
+    let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut current = None;
+    for line in text.lines() {
+        if let Some(name) = line.strip_suffix(">:").and_then(|l| l.split_once(" <")).map(|(_, n)| n.to_owned()) {
+            current = Some(name);
+            continue;
+        }
+        let Some(name) = &current else { continue };
+        let line = line.trim();
+        if line.is_empty() {
+            continue;
+        }
+        assert!(!line.contains("<unknown>"), "{}: llvm-objdump-19 cannot read: {line}", file.display());
+        // `text // ADDRESS: WORDS` -> `text // WORDS`
+        let cleaned = match line.split_once("// ") {
+            Some((inst, rest)) => format!("{} // {}", inst.trim_end(), rest.split_once(": ").map_or(rest, |(_, w)| w)),
+            None => line.to_owned(),
+        };
+        out.entry(name.clone()).or_default().push(cleaned);
+    }
+    out
+}
+
+#[test]
+fn peephole_rewrites_and_refusals_per_generation_are_exact() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut golden = String::new();
+    for target in TARGETS {
+        let input = build(dir.path(), target);
+        let output = dir.path().join(format!("{target}.out.co"));
+        let report_path = dir.path().join(format!("{target}.json"));
+        let (ok, stdout, stderr) = run(&[
+            "rewrite",
+            input.to_str().unwrap(),
+            "-o",
+            output.to_str().unwrap(),
+            "--passes",
+            "peephole",
+            "--explain",
+            "--report",
+            report_path.to_str().unwrap(),
+        ]);
+        assert!(ok && stderr.is_empty(), "{target}: {stderr}");
+        let report: serde_json::Value = serde_json::from_slice(&std::fs::read(&report_path).unwrap()).unwrap();
+        assert!(report["refused"].as_array().unwrap().is_empty(), "{target}: {report}");
+        let pass = &report["passes"][0];
+        assert_eq!(pass["name"], "peephole");
+        let applied = pass["applied"].as_u64().unwrap();
+        let lshl_or = &pass["rules"]["lshl-or"];
+        let rewrites: Vec<&str> = stdout.lines().filter(|l| l.contains(" => ")).collect();
+        assert_eq!(rewrites.len() as u64, applied, "{target}: {stdout}");
+        let nops = rewrites.iter().filter(|l| l.contains("=> s_nop 0 ;")).count() as u64;
+        let before = report["instructions_before"].as_u64().unwrap();
+        let after = report["instructions_after"].as_u64().unwrap();
+        assert_eq!(after, before - applied + nops, "{target}");
+
+        let (ok, verify, verr) = run(&["verify", output.to_str().unwrap()]);
+        assert!(ok, "{target}: gfxpatch verify: {verify}{verr}");
+        let old = disassembly(&input, target);
+        let new = disassembly(&output, target);
+        assert_eq!(old.keys().collect::<Vec<_>>(), new.keys().collect::<Vec<_>>(), "{target}");
+        let merged = ["v_lshl_or_b32 ", "v_and_or_b32 ", "v_or3_b32 ", "v_xor3_b32 ", "s_lshl2_add_u32 "];
+        let fused: usize = new.values().flatten().filter(|l| merged.iter().any(|m| l.starts_with(m))).count();
+        assert_eq!(fused as u64, applied, "{target}: one merged instruction per rewrite");
+        for (kernel, lines) in &old {
+            let rewritten = rewrites.iter().any(|l| l.starts_with(&format!("{kernel} ")));
+            if !rewritten {
+                assert_eq!(lines, &new[kernel], "{target}: {kernel} has no rewrite but changed");
+            }
+        }
+        if *target == "gfx803" {
+            // No v_lshl_or_b32 on GFX8: no rule whose replacement is missing may fire.
+            assert_eq!(applied, 0);
+            assert!(lshl_or.is_null() || lshl_or["matched"] == 0, "{target}: {lshl_or}");
+            assert_eq!(std::fs::read(&input).unwrap(), std::fs::read(&output).unwrap(), "gfx803 output differs");
+        } else {
+            assert!(applied >= 9, "{target}: {applied}");
+            for (kernel, rule) in [("and_or", "and-or"), ("or3", "or3"), ("salu_lshl2_add", "s-lshl2-add")] {
+                assert!(stdout.lines().any(|l| l.starts_with(&format!("{kernel} ")) && l.contains(&format!(": {rule}: "))), "{target}: {kernel}:\n{stdout}");
+            }
+            // v_xor3_b32 exists from GFX10 only.
+            let xor3 = stdout.lines().any(|l| l.starts_with("xor3 ") && l.contains(" => v_xor3_b32"));
+            assert_eq!(xor3, *target != "gfx900", "{target}:\n{stdout}");
+            // The negative cases every generation refuses, and why.
+            for (kernel, reason) in [
+                ("second_use", "live-after"),
+                ("read_between", "intermediate-read"),
+                ("redefined_between", "input-redefined"),
+                ("dpp_source", "dpp"),
+                ("exec_changed_before_overwrite", "live-after"),
+                ("read_in_successor", "live-after"),
+            ] {
+                assert!(stdout.lines().any(|l| l.starts_with(&format!("{kernel} ")) && l.contains(&format!("declined ({reason})"))), "{target}: {kernel} not declined {reason}:\n{stdout}");
+            }
+            let pre_gfx10 = *target == "gfx900";
+            for (kernel, reason) in [("two_sgprs", "constant-bus"), ("literal", "literal")] {
+                let declined = stdout.lines().any(|l| l.starts_with(&format!("{kernel} ")) && l.contains(&format!("declined ({reason})")));
+                assert_eq!(declined, pre_gfx10, "{target}: {kernel}:\n{stdout}");
+            }
+        }
+
+        golden.push_str(&format!("== {target}: {before} -> {after} instructions\n"));
+        golden.push_str(&stdout);
+        if let Some(rules) = pass["rules"].as_object() {
+            for (name, s) in rules.iter().filter(|(_, s)| s["matched"] != 0) {
+                golden.push_str(&format!("rule {name}: matched {} applied {} declined {}\n", s["matched"], s["applied"], s["declined"]));
+            }
+        }
+        for (kernel, lines) in &new {
+            if old[kernel] != *lines {
+                golden.push_str(&format!("{kernel}:\n"));
+                // Without the padding after the code.
+                let end = lines.iter().rposition(|l| !l.starts_with("s_nop 0 ") && !l.starts_with("s_code_end")).map_or(0, |e| e + 1);
+                for l in &lines[..end] {
+                    golden.push_str(&format!("    {l}\n"));
+                }
+            }
+        }
+    }
+    let path = repo().join("tests/golden/peephole-fixtures.txt");
+    if std::env::var("GFXPATCH_BLESS").is_ok_and(|v| v == "1") {
+        std::fs::write(&path, &golden).unwrap();
+        return;
+    }
+    let want = std::fs::read_to_string(&path).unwrap_or_default();
+    if want != golden {
+        let got = dir.path().join("peephole-fixtures.txt");
+        std::fs::write(&got, &golden).unwrap();
+        let diff = Command::new("diff").args(["-u", path.to_str().unwrap(), got.to_str().unwrap()]).output().unwrap();
+        panic!("peephole fixtures differ from the golden file (GFXPATCH_BLESS=1 after a reviewed change):\n{}", String::from_utf8_lossy(&diff.stdout));
+    }
+}
+
+#[test]
+fn selected_rules_and_user_rules() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = build(dir.path(), "gfx1030");
+    let out = dir.path().join("out.co");
+    let (i, o) = (input.to_str().unwrap(), out.to_str().unwrap());
+
+    // Only other rules: nothing fires.
+    let (ok, stdout, stderr) = run(&["rewrite", i, "-o", o, "--passes", "peephole:add3,lshl-add", "--explain"]);
+    assert!(ok, "{stderr}");
+    assert!(stdout.is_empty(), "{stdout}");
+    assert_eq!(std::fs::read(&input).unwrap(), std::fs::read(&out).unwrap());
+    // lshl-or selected (clap splits at the comma; `+` also separates).
+    for sel in ["peephole:add3,lshl-or", "peephole:add3+lshl-or"] {
+        let (ok, stdout, stderr) = run(&["rewrite", i, "-o", o, "--passes", sel, "--explain"]);
+        assert!(ok, "{stderr}");
+        assert_eq!(stdout.lines().filter(|l| l.contains(" => v_lshl_or_b32")).count(), 8, "{sel}: {stdout}");
+    }
+    let (ok, _, stderr) = run(&["rewrite", i, "-o", o, "--passes", "peephole:no-such-rule"]);
+    assert!(!ok && stderr.contains("unknown peephole rule `no-such-rule`"), "{stderr}");
+
+    // A user's rule, proven at load, selected by name.
+    let good = dir.path().join("good.rules");
+    std::fs::write(
+        &good,
+        "# The OR first, then the shift: same as lshl-or, under another name.\nrule my-lshl-or\nmatch\n    v_lshlrev_b32 %t, %s, %a\n    v_or_b32 %d, %b, %t\nrewrite\n    v_lshl_or_b32 %d, %a, %s, %b\nwhere\n    dead %t\n",
+    )
+    .unwrap();
+    let (ok, stdout, stderr) = run(&["rewrite", i, "-o", o, "--passes", "peephole:my-lshl-or", "--rules", good.to_str().unwrap(), "--explain"]);
+    assert!(ok, "{stderr}");
+    // Only the commuted case and the cases whose OR reads the shift second fire.
+    assert!(stdout.lines().any(|l| l.starts_with("shift_or_commuted ") && l.contains("my-lshl-or: ") && l.contains(" => v_lshl_or_b32 v3, v2, v5, v4")), "{stdout}");
+    assert!(!stdout.lines().any(|l| l.starts_with("shift_or ") && l.contains(" => ")), "{stdout}");
+
+    // A wrong one (shift count and value swapped) is refused with its counterexample.
+    let bad = dir.path().join("bad.rules");
+    std::fs::write(
+        &bad,
+        "# Wrong on purpose: shift count and value swapped.\nrule swapped\nmatch\n    v_lshlrev_b32 %t, %s, %a\n    v_or_b32 %d, %t, %b\nrewrite\n    v_lshl_or_b32 %d, %s, %a, %b\nwhere\n    dead %t\n",
+    )
+    .unwrap();
+    let (ok, _, stderr) = run(&["rewrite", i, "-o", o, "--passes", "peephole", "--rules", bad.to_str().unwrap()]);
+    assert!(!ok, "a wrong rule was accepted");
+    assert!(stderr.contains("rule `swapped` (match 1) is wrong on GFX9: with ") && stderr.contains("the pattern leaves %d = "), "{stderr}");
+    // --rules without the peephole pass is a usage error, not silently ignored.
+    let (ok, _, stderr) = run(&["rewrite", i, "-o", o, "--rules", good.to_str().unwrap()]);
+    assert!(!ok && stderr.contains("--rules needs the peephole pass"), "{stderr}");
+}
