@@ -7,6 +7,7 @@
 //! instruction. A word nothing decodes becomes a raw [`Inst`] of 4 bytes: the decoder never
 //! fails the stream.
 
+mod dispatch;
 mod plan;
 pub mod tree;
 mod validate;
@@ -20,19 +21,21 @@ use super::operand::{max_inst_bytes, DecodeFail};
 use super::predicates::{self, PredContext};
 use super::table::{encodings, flag, Namespace};
 use super::target::Target;
-use tree::Tree;
+use dispatch::Dispatch;
 use validate::validate;
 
 pub use plan::{Attempt, plan};
 
-/// A decoder for one target: the decision trees of the tables its plan tries, in order.
+/// A decoder for one target: the tables its plan tries, in order, merged into one decision
+/// tree ([`dispatch`]).
 ///
 /// Code repeats itself: the same instruction words recur thousands of times in a kernel. The
 /// decoder remembers recent results in a small direct-mapped memo keyed by the instruction's
 /// leading bytes (all the bytes the decode can depend on), so a repeat costs one probe.
 pub struct Decoder {
     target: Target,
-    attempts: Vec<(Attempt, Arc<Tree>)>,
+    attempts: Vec<Attempt>,
+    dispatch: Arc<Dispatch>,
     /// LLVM's `getMaxInstLength`: bytes beyond it are never part of an instruction.
     max_bytes: usize,
     /// How many leading bytes decide a decode that the memo may keep: 12 where 96-bit tables
@@ -50,7 +53,7 @@ struct Memo {
     tail_at: u8,
 }
 
-const MEMO_SLOTS: usize = 1 << 12;
+const MEMO_SLOTS: usize = 1 << 15;
 
 impl Decoder {
     pub fn new(target: Target) -> Decoder {
@@ -59,19 +62,13 @@ impl Decoder {
             wave64: target.wave64,
             real_true16: target.real_true16,
         };
-        let attempts: Vec<(Attempt, Arc<Tree>)> = plan(&target)
-            .into_iter()
-            .map(|attempt| {
-                let tree =
-                    cached_tree(target.llvm_version(), attempt.namespace, attempt.bits, &ctx);
-                (attempt, tree)
-            })
-            .collect();
+        let attempts = plan(&target);
+        let dispatch = cached_dispatch(&target, &attempts, &ctx);
         // LLVM 22 targets read 64-bit literals and can reject a decode on a literal's value
         // beyond the leading 12 bytes, so they decode without the memo.
         let key_bytes = match (
             target.llvm_version(),
-            attempts.iter().any(|(a, _)| a.bits > 64),
+            attempts.iter().any(|a| a.bits > 64),
         ) {
             (22, _) => 0,
             (_, true) => 12,
@@ -83,6 +80,7 @@ impl Decoder {
         Decoder {
             target,
             attempts,
+            dispatch,
             max_bytes: max_inst_bytes(&target),
             key_bytes,
             memo,
@@ -133,20 +131,22 @@ impl Decoder {
         let n = limit.len().min(16);
         head[..n].copy_from_slice(&limit[..n]);
         let head = u128::from_le_bytes(head);
-        for (attempt, tree) in &self.attempts {
+        // Attempts whose first matching candidate failed: the loop over tables moved on.
+        let mut failed = 0u64;
+        for entry in self.dispatch.candidates(head) {
+            let bit = 1u64 << entry.attempt;
+            if failed & bit != 0 || head & entry.mask != entry.value {
+                continue;
+            }
+            failed |= bit;
+            let attempt = &self.attempts[entry.attempt as usize];
             let size = attempt.bits as usize / 8;
             if limit.len() < size {
                 continue;
             }
-            let word = head & (u128::MAX >> (128 - attempt.bits as u32));
-            let Some(&index) = tree.candidates(word).iter().find(|&&i| {
-                let e = &encodings()[i as usize];
-                word & e.mask == e.value
-            }) else {
-                continue;
-            };
+            let index = entry.index;
             let tail_at = attempt.literal_at as usize;
-            let extra = match validate(index, word, &limit[tail_at..], &self.target) {
+            let extra = match validate(index, head & width_mask(attempt.bits), &limit[tail_at..], &self.target) {
                 Ok(extra) => extra as usize,
                 Err(DecodeFail::NegativeBufferOffset) => break,
                 Err(_) => continue,
@@ -162,6 +162,11 @@ impl Decoder {
     }
 }
 
+/// The low `bits` bits.
+fn width_mask(bits: u8) -> u128 {
+    u128::MAX >> (128 - u32::from(bits))
+}
+
 /// Memo slot of a key: multiplicative hashing of both halves.
 fn memo_slot(key: u128) -> usize {
     let mixed = (key as u64 ^ (key >> 64) as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
@@ -175,23 +180,29 @@ fn raw(bytes: &[u8]) -> Inst {
     Inst::raw(u32::from_le_bytes(word))
 }
 
-/// Trees are shared between decoders of the same processor and mode.
-fn cached_tree(llvm: u8, namespace: Namespace, bits: u8, ctx: &PredContext) -> Arc<Tree> {
-    type Key = (u8, Namespace, u8, &'static str, bool, bool);
-    static CACHE: OnceLock<Mutex<HashMap<Key, Arc<Tree>>>> = OnceLock::new();
-    let key = (
-        llvm,
-        namespace,
-        bits,
-        ctx.processor.name,
-        ctx.wave64,
-        ctx.real_true16,
-    );
+/// Dispatch trees are shared between decoders of the same processor and mode.
+fn cached_dispatch(target: &Target, attempts: &[Attempt], ctx: &PredContext) -> Arc<Dispatch> {
+    type Key = (u8, &'static str, bool, bool);
+    static CACHE: OnceLock<Mutex<HashMap<Key, Arc<Dispatch>>>> = OnceLock::new();
+    let key = (target.llvm_version(), ctx.processor.name, ctx.wave64, ctx.real_true16);
     let cache = CACHE.get_or_init(Default::default);
-    if let Some(tree) = cache.lock().unwrap().get(&key) {
-        return tree.clone();
+    if let Some(d) = cache.lock().unwrap().get(&key) {
+        return d.clone();
     }
-    let indices: Vec<u16> = encodings()
+    let mut items = Vec::new();
+    for (i, attempt) in attempts.iter().enumerate() {
+        let indices = table_indices(target.llvm_version(), attempt.namespace, attempt.bits, ctx);
+        items.extend(dispatch::entries_of(i as u8, &indices));
+    }
+    let d = Arc::new(Dispatch::build(items));
+    cache.lock().unwrap().insert(key, d.clone());
+    d
+}
+
+/// The encodings of one decoder table (namespace and width) that LLVM's decoder would consider
+/// on this processor and mode, in table order.
+fn table_indices(llvm: u8, namespace: Namespace, bits: u8, ctx: &PredContext) -> Vec<u16> {
+    encodings()
         .iter()
         .enumerate()
         // Assembler-only records (aliases, MIMG size variants) are not in LLVM's decoder tables.
@@ -207,8 +218,98 @@ fn cached_tree(llvm: u8, namespace: Namespace, bits: u8, ctx: &PredContext) -> A
                 .all(|&p| !predicates::checked_by_decoder(p) || predicates::holds(p, ctx))
         })
         .map(|(i, _)| i as u16)
-        .collect();
-    let tree = Arc::new(Tree::build(&indices));
-    cache.lock().unwrap().insert(key, tree.clone());
-    tree
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tree::Tree;
+
+    /// The decode the merged tree replaces: one tree per attempt, tried in order.
+    fn decode_by_tables(target: &Target, trees: &[(Attempt, Tree)], bytes: &[u8]) -> Inst {
+        let limit = &bytes[..bytes.len().min(max_inst_bytes(target))];
+        let mut head = [0u8; 16];
+        let n = limit.len().min(16);
+        head[..n].copy_from_slice(&limit[..n]);
+        let head = u128::from_le_bytes(head);
+        for (attempt, tree) in trees {
+            let size = attempt.bits as usize / 8;
+            if limit.len() < size {
+                continue;
+            }
+            let word = head & width_mask(attempt.bits);
+            let Some(&index) = tree.candidates(word).iter().find(|&&i| word & encodings()[i as usize].mask == encodings()[i as usize].value)
+            else {
+                continue;
+            };
+            let tail_at = attempt.literal_at as usize;
+            let extra = match validate(index, word, &limit[tail_at..], target) {
+                Ok(extra) => extra as usize,
+                Err(DecodeFail::NegativeBufferOffset) => break,
+                Err(_) => continue,
+            };
+            if tail_at < size && tail_at + extra < size {
+                continue;
+            }
+            return Inst::new(index, &limit[..size.max(tail_at + extra)], tail_at);
+        }
+        raw(bytes)
+    }
+
+    /// Words built from every candidate record's pattern (fixed bits over random ones), plus
+    /// random words, decode the same through the merged tree as table by table.
+    #[test]
+    fn merged_tree_decodes_as_the_tables_in_order() {
+        let targets = [
+            ("gfx803", ""),
+            ("gfx900", ""),
+            ("gfx90a", ""),
+            ("gfx950", ""),
+            ("gfx1030", "+wavefrontsize64"),
+            ("gfx1100", "+real-true16"),
+            ("gfx1200", ""),
+            ("gfx1250", ""),
+        ];
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut checked = 0;
+        for (cpu, features) in targets {
+            let target = Target::from_name(cpu, features).unwrap();
+            let decoder = Decoder::new(target);
+            let ctx = PredContext { processor: target.processor, wave64: target.wave64, real_true16: target.real_true16 };
+            let trees: Vec<(Attempt, Tree)> = plan(&target)
+                .into_iter()
+                .map(|a| (a, Tree::build(&table_indices(target.llvm_version(), a.namespace, a.bits, &ctx))))
+                .collect();
+            let (longest, entries) = decoder.dispatch.stats();
+            assert!(longest < 64 && entries < 200_000, "{cpu}: leaf {longest}, {entries} entries");
+            // Sample each record of the target's tables a few times.
+            let records: Vec<u16> = decoder.dispatch.entries_sample();
+            for (k, &i) in records.iter().enumerate() {
+                let e = &encodings()[i as usize];
+                for round in 0..2 {
+                    let random = u128::from(next()) << 64 | u128::from(next());
+                    let word = (random & !e.mask) | e.value;
+                    let mut bytes = word.to_le_bytes().to_vec();
+                    bytes.extend((0..8).map(|_| next() as u8));
+                    // Sometimes cut the stream short (literals and wide forms past the end).
+                    let cut = if (k + round) % 5 == 0 { (next() % 5 * 4) as usize + 4 } else { bytes.len() };
+                    let bytes = &bytes[..cut];
+                    assert_eq!(decoder.decode_uncached(bytes), decode_by_tables(&target, &trees, bytes), "{cpu}{features} {}", e.record_name());
+                    checked += 1;
+                }
+            }
+            for _ in 0..2000 {
+                let bytes: Vec<u8> = (0..24).map(|_| next() as u8).collect();
+                assert_eq!(decoder.decode_uncached(&bytes), decode_by_tables(&target, &trees, &bytes), "{cpu}{features} {bytes:02x?}");
+            }
+        }
+        assert!(checked > 10_000, "{checked}");
+    }
 }

@@ -107,7 +107,7 @@ pub fn print_value(out: &mut String, ctx: &Ctx<'_>, index: usize, value: Value) 
         Value::Reg(reg) => {
             let _ = write!(out, "{reg}");
             if let Some(rc) = register_class(ctx, class)
-                && class_contains(&rc, reg) == Some(false)
+                && class_contains_cached(&rc, reg) == Some(false)
             {
                 let _ = write!(
                     out,
@@ -866,6 +866,68 @@ fn is_scalar64(reg: Reg) -> bool {
         }
         _ => false,
     }
+}
+
+/// [`class_contains`], remembered per thread for the tables' own class names (parsing the
+/// class name is most of what it costs).
+fn class_contains_cached(rc: &std::borrow::Cow<'static, str>, reg: Reg) -> Option<bool> {
+    use std::cell::RefCell;
+    use std::hash::{Hash, Hasher};
+    let std::borrow::Cow::Borrowed(name) = rc else {
+        return class_contains(rc, reg);
+    };
+    type Slot = Option<((usize, usize, Reg), Option<bool>)>;
+    const SLOTS: usize = 1 << 10;
+    thread_local! {
+        static MEMO: RefCell<Vec<Slot>> = const { RefCell::new(Vec::new()) };
+    }
+    struct Fx(u64);
+    impl Hasher for Fx {
+        fn finish(&self) -> u64 {
+            self.0
+        }
+        fn write(&mut self, bytes: &[u8]) {
+            for &b in bytes {
+                self.write_u64(u64::from(b));
+            }
+        }
+        fn write_u8(&mut self, i: u8) {
+            self.write_u64(u64::from(i));
+        }
+        fn write_u16(&mut self, i: u16) {
+            self.write_u64(u64::from(i));
+        }
+        fn write_u32(&mut self, i: u32) {
+            self.write_u64(u64::from(i));
+        }
+        fn write_usize(&mut self, i: usize) {
+            self.write_u64(i as u64);
+        }
+        fn write_isize(&mut self, i: isize) {
+            self.write_u64(i as u64);
+        }
+        fn write_u64(&mut self, i: u64) {
+            self.0 = (self.0.rotate_left(5) ^ i).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+        }
+    }
+    let key = (name.as_ptr() as usize, name.len(), reg);
+    let mut h = Fx(0);
+    key.hash(&mut h);
+    let at = (h.finish() >> (64 - SLOTS.trailing_zeros())) as usize;
+    MEMO.with(|memo| {
+        let mut memo = memo.borrow_mut();
+        if memo.is_empty() {
+            memo.resize(SLOTS, None);
+        }
+        if let Some((k, v)) = memo[at]
+            && k == key
+        {
+            return v;
+        }
+        let v = class_contains(name, reg);
+        memo[at] = Some((key, v));
+        v
+    })
 }
 
 /// Whether MC register class `rc` holds `reg`; `None` where gfxpatch does not model the class
