@@ -27,6 +27,8 @@ pub struct Entry {
     pub value: u128,
     pub index: u16,
     pub attempt: u8,
+    /// Bytes from the start up to the last fixed bit: what testing the pattern reads.
+    pub mask_bytes: usize,
 }
 
 #[derive(Debug)]
@@ -70,28 +72,31 @@ impl Dispatch {
     }
 
     /// The candidates that could match `word` (the zero-padded leading 16 bytes), in the order
-    /// the attempts would try them.
+    /// the attempts would try them, and how many leading bytes the walk read.
     #[inline]
-    pub fn candidates(&self, word: u128) -> &[Entry] {
+    pub fn candidates_traced(&self, word: u128) -> (&[Entry], usize) {
         let mut id = 0u32;
+        let mut read = 0usize;
         loop {
             match &self.nodes[id as usize] {
                 Node::Leaf { start, len } => {
-                    return &self.entries[*start as usize..(*start + *len) as usize];
+                    return (&self.entries[*start as usize..(*start + *len) as usize], read);
                 }
                 Node::Dense { lo, width, first } => {
+                    read = read.max(usize::from(lo + width).div_ceil(8));
                     let key = ((word >> lo) as u32) & ((1u32 << width) - 1);
                     let child = self.slots[(first + key) as usize];
                     if child == NONE {
-                        return &[];
+                        return (&[], read);
                     }
                     id = child;
                 }
                 Node::Sparse { lo, width, keys, children } => {
+                    read = read.max(usize::from(lo + width).div_ceil(8));
                     let key = ((word >> lo) as u32) & ((1u32 << width) - 1);
                     match keys.binary_search(&key) {
                         Ok(i) => id = children[i],
-                        Err(_) => return &[],
+                        Err(_) => return (&[], read),
                     }
                 }
             }
@@ -248,6 +253,7 @@ fn widest_run(mask: u128) -> (u32, u32) {
 pub fn entries_of(attempt: u8, indices: &[u16]) -> impl Iterator<Item = Entry> + '_ {
     indices.iter().map(move |&i| {
         let e = &encodings()[i as usize];
-        Entry { mask: e.mask, value: e.value, index: i, attempt }
+        let mask_bytes = (128 - e.mask.leading_zeros()).div_ceil(8) as usize;
+        Entry { mask: e.mask, value: e.value, index: i, attempt, mask_bytes }
     })
 }

@@ -38,19 +38,21 @@ pub struct Decoder {
     dispatch: Arc<Dispatch>,
     /// LLVM's `getMaxInstLength`: bytes beyond it are never part of an instruction.
     max_bytes: usize,
-    /// How many leading bytes decide a decode that the memo may keep: 12 where 96-bit tables
-    /// are tried (GFX11+), else 8; 0 turns the memo off.
+    /// The longest memo key in bytes (a multiple of 4, at most 16); 0 turns the memo off.
     key_bytes: usize,
     memo: Box<[Cell<Memo>]>,
 }
 
-/// One memo slot: the leading bytes and the decode they gave (encoding index, length).
+/// One memo slot: the leading bytes a decode consulted (`dwords` of them) and the decode they
+/// gave (encoding index, length).
 #[derive(Clone, Copy, Default)]
 struct Memo {
     key: u128,
     encoding: u16,
     len: u8,
     tail_at: u8,
+    /// 0 for an empty slot.
+    dwords: u8,
 }
 
 const MEMO_SLOTS: usize = 1 << 15;
@@ -66,13 +68,9 @@ impl Decoder {
         let dispatch = cached_dispatch(&target, &attempts, &ctx);
         // LLVM 22 targets read 64-bit literals and can reject a decode on a literal's value
         // beyond the leading 12 bytes, so they decode without the memo.
-        let key_bytes = match (
-            target.llvm_version(),
-            attempts.iter().any(|a| a.bits > 64),
-        ) {
-            (22, _) => 0,
-            (_, true) => 12,
-            (_, false) => 8,
+        let key_bytes = match target.llvm_version() {
+            22 => 0,
+            _ => max_inst_bytes(&target).min(16),
         };
         let memo = (0..MEMO_SLOTS)
             .map(|_| Cell::new(Memo::default()))
@@ -95,28 +93,35 @@ impl Decoder {
     /// truncated word becomes a raw 4-byte instruction (a trailing fragment under 4 bytes is
     /// zero-padded; callers stop at the end of their range).
     pub fn decode(&self, bytes: &[u8]) -> Inst {
-        // The memo is consulted only with every byte a decode may read at hand, so a hit is
-        // exactly what decoding afresh would give; instructions longer than the key (literals
-        // past it, MIMG address dwords) are never stored.
+        // The memo is used only with every byte a decode may read at hand (a full
+        // `max_bytes`), so the decode is a function of the bytes alone. A decode records how
+        // many leading bytes it consulted (tree switches, candidate patterns, the validated
+        // encodings' widths, the instruction itself); its result is stored under exactly that
+        // many bytes, rounded up to a dword. A later decode whose leading bytes equal a stored
+        // key would consult the same bytes and take the same path: the stored result is what
+        // decoding afresh gives. Lookups probe each key length, shortest first.
         if self.key_bytes != 0 && bytes.len() >= self.max_bytes {
-            let mut head = [0u8; 16];
-            head[..self.key_bytes].copy_from_slice(&bytes[..self.key_bytes]);
-            let key = u128::from_le_bytes(head);
-            let slot = &self.memo[memo_slot(key)];
-            let m = slot.get();
-            if m.len != 0 && m.key == key {
-                return Inst::new(m.encoding, &bytes[..m.len as usize], m.tail_at as usize);
+            let head = read_head(&bytes[..self.max_bytes]);
+            for dwords in 1..=self.key_bytes as u8 / 4 {
+                let key = head & width_mask(dwords * 32);
+                let m = self.memo[memo_slot(key, dwords)].get();
+                if m.dwords == dwords && m.key == key {
+                    return Inst::new(m.encoding, &bytes[..m.len as usize], m.tail_at as usize);
+                }
             }
-            let inst = self.decode_uncached(bytes);
-            if let Some(encoding) = inst.encoding_index()
-                && inst.len() <= self.key_bytes
-            {
-                slot.set(Memo {
-                    key,
-                    encoding,
-                    len: inst.len() as u8,
-                    tail_at: inst.tail_at() as u8,
-                });
+            let (inst, consulted) = self.decode_traced(bytes);
+            if let Some(encoding) = inst.encoding_index() {
+                let dwords = consulted.max(inst.len()).div_ceil(4) as u8;
+                if usize::from(dwords) * 4 <= self.key_bytes {
+                    let key = head & width_mask(dwords * 32);
+                    self.memo[memo_slot(key, dwords)].set(Memo {
+                        key,
+                        encoding,
+                        len: inst.len() as u8,
+                        tail_at: inst.tail_at() as u8,
+                        dwords,
+                    });
+                }
             }
             return inst;
         }
@@ -125,17 +130,25 @@ impl Decoder {
 
     /// [`Decoder::decode`] without the memo.
     pub fn decode_uncached(&self, bytes: &[u8]) -> Inst {
+        self.decode_traced(bytes).0
+    }
+
+    /// The decode, and how many leading bytes it consulted (at most the instruction limit).
+    #[inline]
+    fn decode_traced(&self, bytes: &[u8]) -> (Inst, usize) {
         let limit = &bytes[..bytes.len().min(self.max_bytes)];
         // The leading 16 bytes (zero-padded) read once; each attempt masks its width out.
-        let mut head = [0u8; 16];
-        let n = limit.len().min(16);
-        head[..n].copy_from_slice(&limit[..n]);
-        let head = u128::from_le_bytes(head);
+        let head = read_head(limit);
+        let (candidates, mut consulted) = self.dispatch.candidates_traced(head);
         // Attempts whose first matching candidate failed: the loop over tables moved on.
         let mut failed = 0u64;
-        for entry in self.dispatch.candidates(head) {
+        for entry in candidates {
             let bit = 1u64 << entry.attempt;
-            if failed & bit != 0 || head & entry.mask != entry.value {
+            if failed & bit != 0 {
+                continue;
+            }
+            consulted = consulted.max(entry.mask_bytes);
+            if head & entry.mask != entry.value {
                 continue;
             }
             failed |= bit;
@@ -146,6 +159,9 @@ impl Decoder {
             }
             let index = entry.index;
             let tail_at = attempt.literal_at as usize;
+            // A planned validation reads the encoded bits and the tail's length only; a full
+            // operand decode may read the tail's bytes.
+            consulted = consulted.max(if validate::is_planned(index) { size } else { limit.len() });
             let extra = match validate(index, head & width_mask(attempt.bits), &limit[tail_at..], &self.target) {
                 Ok(extra) => extra as usize,
                 Err(DecodeFail::NegativeBufferOffset) => break,
@@ -156,9 +172,24 @@ impl Decoder {
             if tail_at < size && tail_at + extra < size {
                 continue;
             }
-            return Inst::new(index, &limit[..size.max(tail_at + extra)], tail_at);
+            let len = size.max(tail_at + extra);
+            return (Inst::new(index, &limit[..len], tail_at), limit.len().min(consulted.max(len)));
         }
-        raw(bytes)
+        (raw(bytes), limit.len().min(consulted.max(4)))
+    }
+}
+
+/// The leading 16 bytes of `bytes`, zero-padded, as one little-endian integer.
+#[inline]
+fn read_head(bytes: &[u8]) -> u128 {
+    match bytes.first_chunk::<16>() {
+        Some(head) => u128::from_le_bytes(*head),
+        None => {
+            let mut head = [0u8; 16];
+            let n = bytes.len().min(16);
+            head[..n].copy_from_slice(&bytes[..n]);
+            u128::from_le_bytes(head)
+        }
     }
 }
 
@@ -167,9 +198,9 @@ fn width_mask(bits: u8) -> u128 {
     u128::MAX >> (128 - u32::from(bits))
 }
 
-/// Memo slot of a key: multiplicative hashing of both halves.
-fn memo_slot(key: u128) -> usize {
-    let mixed = (key as u64 ^ (key >> 64) as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+/// Memo slot of a key of `dwords` dwords: multiplicative hashing of both halves.
+fn memo_slot(key: u128, dwords: u8) -> usize {
+    let mixed = (key as u64 ^ ((key >> 64) as u64).rotate_left(29) ^ u64::from(dwords)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
     (mixed >> (64 - MEMO_SLOTS.trailing_zeros())) as usize
 }
 
@@ -303,6 +334,24 @@ mod tests {
                     let bytes = &bytes[..cut];
                     assert_eq!(decoder.decode_uncached(bytes), decode_by_tables(&target, &trees, bytes), "{cpu}{features} {}", e.record_name());
                     checked += 1;
+                }
+            }
+            // The memo: streams sharing 4, 8 or 12 leading bytes with an earlier one (its
+            // stored key may cover them) decode as afresh.
+            for &i in records.iter().step_by(3) {
+                let e = &encodings()[i as usize];
+                let random = u128::from(next()) << 64 | u128::from(next());
+                let word = (random & !e.mask) | e.value;
+                let mut bytes = word.to_le_bytes().to_vec();
+                bytes.extend((0..8).map(|_| next() as u8));
+                for shared in [4usize, 8, 12, 16, 24] {
+                    let mut other = bytes.clone();
+                    for b in &mut other[shared..] {
+                        *b = next() as u8;
+                    }
+                    for stream in [&bytes, &other] {
+                        assert_eq!(decoder.decode(stream), decoder.decode_uncached(stream), "{cpu}{features} {} memo", e.record_name());
+                    }
                 }
             }
             for _ in 0..2000 {

@@ -91,6 +91,12 @@ fn plan_of(e: &Encoding) -> Plan {
     Some(checks.into_boxed_slice())
 }
 
+/// Whether encoding `index` is validated by its plan (reading only the encoded bits and the
+/// tail's length), not by a full operand decode (which may read the tail's bytes).
+pub(super) fn is_planned(index: u16) -> bool {
+    plans()[index as usize].is_some()
+}
+
 /// Whether encoding `index`'s operands decode from `word` with `tail` (the bytes after the
 /// encoded bits, up to the instruction limit) after them, as [`decode_operands_into`] would
 /// say; `Ok` holds the bytes they consume after the encoded bits.

@@ -20,6 +20,7 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU8, Ordering};
 
 use super::Ctx;
 use crate::isa::operand::Value;
@@ -105,7 +106,7 @@ pub fn print_value(out: &mut String, ctx: &Ctx<'_>, index: usize, value: Value) 
     let class = operand.class;
     match value {
         Value::Reg(reg) => {
-            let _ = write!(out, "{reg}");
+            push_reg(out, reg);
             if let Some(rc) = register_class(ctx, class)
                 && class_contains_cached(&rc, reg) == Some(false)
             {
@@ -346,6 +347,11 @@ fn has_doubled_name(e: &Encoding) -> bool {
 /// LLVM's `getVOP3IsSingle`: a VOP3 op prints `_e64` only when the same generation also has a
 /// 32-bit encoding of it (VOP1/VOP2/VOPC `_e32`, or VINTRP for `v_interp_*_e64`).
 fn vop3_is_single(e: &Encoding) -> bool {
+    static CACHE: OnceLock<Box<[AtomicU8]>> = OnceLock::new();
+    per_record(&CACHE, e, vop3_is_single_uncached)
+}
+
+fn vop3_is_single_uncached(e: &Encoding) -> bool {
     if has_doubled_name(e) {
         return true;
     }
@@ -362,6 +368,30 @@ fn vop3_is_single(e: &Encoding) -> bool {
 /// generation also has its VOP3 (`_e64`) encoding. On GFX8/9 (`_vi` records) every `_e32` op
 /// has a VOP3 pseudo, even `v_pk_fmac_f16`, whose VOP3 form has no encoding.
 fn e32_is_single(e: &Encoding) -> bool {
+    static CACHE: OnceLock<Box<[AtomicU8]>> = OnceLock::new();
+    per_record(&CACHE, e, e32_is_single_uncached)
+}
+
+/// A per-record fact computed once: `cache` holds 0 (not yet), 1 (false) or 2 (true) per
+/// encoding.
+fn per_record(cache: &OnceLock<Box<[AtomicU8]>>, e: &Encoding, f: fn(&Encoding) -> bool) -> bool {
+    let cache = cache.get_or_init(|| (0..encodings().len()).map(|_| AtomicU8::new(0)).collect());
+    let base = encodings().as_ptr() as usize;
+    let at = (e as *const Encoding as usize).wrapping_sub(base) / std::mem::size_of::<Encoding>();
+    let Some(slot) = cache.get(at) else {
+        return f(e);
+    };
+    match slot.load(Ordering::Relaxed) {
+        0 => {
+            let v = f(e);
+            slot.store(1 + u8::from(v), Ordering::Relaxed);
+            v
+        }
+        v => v == 2,
+    }
+}
+
+fn e32_is_single_uncached(e: &Encoding) -> bool {
     if has_doubled_name(e) {
         return true;
     }
@@ -385,8 +415,13 @@ enum Sema {
     Fp64,
 }
 
-/// `(ImmWidth, Sema)` of an operand class's decoder.
+/// `(ImmWidth, Sema)` of an operand class's decoder, computed once per class.
 fn decoder_semantics(class: OperandClass) -> (u8, Sema) {
+    static CACHE: OnceLock<Box<[(u8, Sema)]>> = OnceLock::new();
+    CACHE.get_or_init(|| OperandClass::ALL.iter().map(|&c| decoder_semantics_uncached(c)).collect())[class as usize]
+}
+
+fn decoder_semantics_uncached(class: OperandClass) -> (u8, Sema) {
     let info = class.info();
     let dm = info.decoder_method;
     let name = dm.split('<').next().unwrap_or("");
@@ -866,6 +901,48 @@ fn is_scalar64(reg: Reg) -> bool {
         }
         _ => false,
     }
+}
+
+/// Appends `reg` as its `Display` writes it, without the formatting machinery.
+fn push_reg(out: &mut String, reg: Reg) {
+    let range = |out: &mut String, prefix: &str, index: u16, count: u8| {
+        out.push_str(prefix);
+        if count == 1 {
+            push_u16(out, index);
+        } else {
+            out.push('[');
+            push_u16(out, index);
+            out.push(':');
+            push_u16(out, index + u16::from(count) - 1);
+            out.push(']');
+        }
+    };
+    match reg {
+        Reg::Sgpr { index, count } => range(out, "s", index, count),
+        Reg::Vgpr { index, count } => range(out, "v", index, count),
+        Reg::Agpr { index, count } => range(out, "a", index, count),
+        Reg::Ttmp { index, count } => range(out, "ttmp", index, count),
+        Reg::Vgpr16 { .. } | Reg::Special(_) => {
+            let _ = write!(out, "{reg}");
+        }
+    }
+}
+
+/// Appends `v` in decimal.
+fn push_u16(out: &mut String, v: u16) {
+    let mut buf = [0u8; 5];
+    let mut i = buf.len();
+    let mut v = v;
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    // Only ASCII digits were written.
+    out.push_str(std::str::from_utf8(&buf[i..]).unwrap_or(""));
 }
 
 /// [`class_contains`], remembered per thread for the tables' own class names (parsing the
