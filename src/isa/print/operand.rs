@@ -930,19 +930,20 @@ fn push_reg(out: &mut String, reg: Reg) {
 
 /// Appends `v` in decimal.
 fn push_u16(out: &mut String, v: u16) {
-    let mut buf = [0u8; 5];
-    let mut i = buf.len();
-    let mut v = v;
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (v % 10) as u8;
-        v /= 10;
-        if v == 0 {
-            break;
-        }
+    let digit = |d: u16| char::from(b'0' + (d % 10) as u8);
+    if v >= 10_000 {
+        out.push(digit(v / 10_000));
     }
-    // Only ASCII digits were written.
-    out.push_str(std::str::from_utf8(&buf[i..]).unwrap_or(""));
+    if v >= 1_000 {
+        out.push(digit(v / 1_000));
+    }
+    if v >= 100 {
+        out.push(digit(v / 100));
+    }
+    if v >= 10 {
+        out.push(digit(v / 10));
+    }
+    out.push(digit(v));
 }
 
 /// [`class_contains`], remembered per thread for the tables' own class names (parsing the
@@ -1349,5 +1350,17 @@ mod tests {
             &[0x03, 0x08, 0x08, 0x50],
             "v_add_co_ci_u32_e32 v4, vcc_lo, s3, v4, vcc_lo",
         );
+    }
+}
+
+#[cfg(test)]
+mod push_tests {
+    #[test]
+    fn push_u16_writes_decimal() {
+        for v in [0u16, 7, 9, 10, 99, 100, 101, 255, 999, 1000, 1023, 9999, 10000, 65535] {
+            let mut s = String::from("x");
+            super::push_u16(&mut s, v);
+            assert_eq!(s, format!("x{v}"));
+        }
     }
 }
