@@ -104,6 +104,8 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
     // With the printer's text memo (a repeated instruction's text is copied) and without it
     // (every instruction's operands decoded and printed afresh).
     let print_all = |memo: bool| {
+        // Each run starts with an empty text memo, as one pass over a file would.
+        print::clear_text_memo();
         let mut n = 0u64;
         let mut text = String::new();
         for w in &work {

@@ -114,6 +114,11 @@ thread_local! {
     static TEXT_MEMO: RefCell<Vec<TextSlot>> = const { RefCell::new(Vec::new()) };
 }
 
+/// Empties this thread's text memo (so a benchmark run starts as cold as a first pass).
+pub fn clear_text_memo() {
+    TEXT_MEMO.with(|memo| memo.borrow_mut().clear());
+}
+
 fn text_slot(key: &TextKey) -> usize {
     let mut h = u64::from(key.encoding) << 8 | u64::from(key.len);
     for &w in &key.words {
