@@ -30,6 +30,9 @@ pub struct BenchArgs {
     /// Measure decoding only (for profiling the decoder).
     #[arg(long)]
     decode_only: bool,
+    /// Measure ours only, without LLVM (for profiling the printer).
+    #[arg(long)]
+    no_llvm: bool,
 }
 
 /// One target's worth of code: the decoder inputs.
@@ -98,7 +101,11 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
         decode_lines();
         return Ok(());
     }
-    let (_, t_print) = measure(|| {
+    // With the printer's text memo (a repeated instruction's text is copied) and without it
+    // (every instruction's operands decoded and printed afresh).
+    let print_all = |memo: bool| {
+        // Each run starts with an empty text memo, as one pass over a file would.
+        print::clear_text_memo();
         let mut n = 0u64;
         let mut text = String::new();
         for w in &work {
@@ -108,14 +115,30 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
                 while at + 4 <= s.len() {
                     let inst = decoder.decode(&s[at..]);
                     text.clear();
-                    print::write_inst(&mut text, &inst, &w.target, at as u64);
+                    if memo {
+                        print::write_inst(&mut text, &inst, &w.target, at as u64);
+                    } else {
+                        print::write_inst_uncached(&mut text, &inst, &w.target, at as u64);
+                    }
                     at += inst.len();
                     n += text.len() as u64;
                 }
             }
         }
         n
-    });
+    };
+    let (_, t_print) = measure(|| print_all(true));
+    let (_, t_print_uncached) = measure(|| print_all(false));
+    let print_lines = || {
+        for (t, memo) in [(t_print, "on"), (t_print_uncached, "off")] {
+            println!("gfxpatch decode+print:  {:8.2} M inst/s  ({t:?}, {:.1} ns/inst, decoder memo on, print memo {memo})", rate(n_ours, t), ns(n_ours, t));
+        }
+    };
+    if args.no_llvm {
+        decode_lines();
+        print_lines();
+        return Ok(());
+    }
     let (n_llvm, t_llvm) = measure(|| {
         let mut n = 0u64;
         for w in &work {
@@ -132,11 +155,11 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
         n
     });
     decode_lines();
-    println!("gfxpatch decode+print:  {:8.2} M inst/s  ({t_print:?}, {:.1} ns/inst, decoder memo on)", rate(n_ours, t_print), ns(n_ours, t_print));
+    print_lines();
     println!("LLVM decode+print:      {:8.2} M inst/s  ({t_llvm:?}, {:.1} ns/inst, {n_llvm} instructions)", rate(n_llvm, t_llvm), ns(n_llvm, t_llvm));
     let ratio = |t: Duration| t_llvm.as_secs_f64() / t.as_secs_f64();
     println!("ratio decode only:      {:8.1}x LLVM (memo on), {:.1}x (memo off)", ratio(t_decode), ratio(t_uncached));
-    println!("ratio decode+print:     {:8.1}x LLVM", ratio(t_print));
+    println!("ratio decode+print:     {:8.1}x LLVM (print memo on), {:.1}x (print memo off)", ratio(t_print), ratio(t_print_uncached));
     Ok(())
 }
 

@@ -7,6 +7,7 @@
 //! instruction. A word nothing decodes becomes a raw [`Inst`] of 4 bytes: the decoder never
 //! fails the stream.
 
+mod dispatch;
 mod plan;
 pub mod tree;
 mod validate;
@@ -20,37 +21,41 @@ use super::operand::{max_inst_bytes, DecodeFail};
 use super::predicates::{self, PredContext};
 use super::table::{encodings, flag, Namespace};
 use super::target::Target;
-use tree::Tree;
+use dispatch::Dispatch;
 use validate::validate;
 
 pub use plan::{Attempt, plan};
 
-/// A decoder for one target: the decision trees of the tables its plan tries, in order.
+/// A decoder for one target: the tables its plan tries, in order, merged into one decision
+/// tree ([`dispatch`]).
 ///
 /// Code repeats itself: the same instruction words recur thousands of times in a kernel. The
 /// decoder remembers recent results in a small direct-mapped memo keyed by the instruction's
 /// leading bytes (all the bytes the decode can depend on), so a repeat costs one probe.
 pub struct Decoder {
     target: Target,
-    attempts: Vec<(Attempt, Arc<Tree>)>,
+    attempts: Vec<Attempt>,
+    dispatch: Arc<Dispatch>,
     /// LLVM's `getMaxInstLength`: bytes beyond it are never part of an instruction.
     max_bytes: usize,
-    /// How many leading bytes decide a decode that the memo may keep: 12 where 96-bit tables
-    /// are tried (GFX11+), else 8; 0 turns the memo off.
+    /// The longest memo key in bytes (a multiple of 4, at most 16); 0 turns the memo off.
     key_bytes: usize,
     memo: Box<[Cell<Memo>]>,
 }
 
-/// One memo slot: the leading bytes and the decode they gave (encoding index, length).
+/// One memo slot: the leading bytes a decode consulted (`dwords` of them) and the decode they
+/// gave (encoding index, length).
 #[derive(Clone, Copy, Default)]
 struct Memo {
     key: u128,
     encoding: u16,
     len: u8,
     tail_at: u8,
+    /// 0 for an empty slot.
+    dwords: u8,
 }
 
-const MEMO_SLOTS: usize = 1 << 12;
+const MEMO_SLOTS: usize = 1 << 15;
 
 impl Decoder {
     pub fn new(target: Target) -> Decoder {
@@ -59,23 +64,13 @@ impl Decoder {
             wave64: target.wave64,
             real_true16: target.real_true16,
         };
-        let attempts: Vec<(Attempt, Arc<Tree>)> = plan(&target)
-            .into_iter()
-            .map(|attempt| {
-                let tree =
-                    cached_tree(target.llvm_version(), attempt.namespace, attempt.bits, &ctx);
-                (attempt, tree)
-            })
-            .collect();
+        let attempts = plan(&target);
+        let dispatch = cached_dispatch(&target, &attempts, &ctx);
         // LLVM 22 targets read 64-bit literals and can reject a decode on a literal's value
         // beyond the leading 12 bytes, so they decode without the memo.
-        let key_bytes = match (
-            target.llvm_version(),
-            attempts.iter().any(|(a, _)| a.bits > 64),
-        ) {
-            (22, _) => 0,
-            (_, true) => 12,
-            (_, false) => 8,
+        let key_bytes = match target.llvm_version() {
+            22 => 0,
+            _ => max_inst_bytes(&target).min(16),
         };
         let memo = (0..MEMO_SLOTS)
             .map(|_| Cell::new(Memo::default()))
@@ -83,6 +78,7 @@ impl Decoder {
         Decoder {
             target,
             attempts,
+            dispatch,
             max_bytes: max_inst_bytes(&target),
             key_bytes,
             memo,
@@ -97,28 +93,35 @@ impl Decoder {
     /// truncated word becomes a raw 4-byte instruction (a trailing fragment under 4 bytes is
     /// zero-padded; callers stop at the end of their range).
     pub fn decode(&self, bytes: &[u8]) -> Inst {
-        // The memo is consulted only with every byte a decode may read at hand, so a hit is
-        // exactly what decoding afresh would give; instructions longer than the key (literals
-        // past it, MIMG address dwords) are never stored.
+        // The memo is used only with every byte a decode may read at hand (a full
+        // `max_bytes`), so the decode is a function of the bytes alone. A decode records how
+        // many leading bytes it consulted (tree switches, candidate patterns, the validated
+        // encodings' widths, the instruction itself); its result is stored under exactly that
+        // many bytes, rounded up to a dword. A later decode whose leading bytes equal a stored
+        // key would consult the same bytes and take the same path: the stored result is what
+        // decoding afresh gives. Lookups probe each key length, shortest first.
         if self.key_bytes != 0 && bytes.len() >= self.max_bytes {
-            let mut head = [0u8; 16];
-            head[..self.key_bytes].copy_from_slice(&bytes[..self.key_bytes]);
-            let key = u128::from_le_bytes(head);
-            let slot = &self.memo[memo_slot(key)];
-            let m = slot.get();
-            if m.len != 0 && m.key == key {
-                return Inst::new(m.encoding, &bytes[..m.len as usize], m.tail_at as usize);
+            let head = read_head(&bytes[..self.max_bytes]);
+            for dwords in 1..=self.key_bytes as u8 / 4 {
+                let key = head & width_mask(dwords * 32);
+                let m = self.memo[memo_slot(key, dwords)].get();
+                if m.dwords == dwords && m.key == key {
+                    return Inst::new(m.encoding, &bytes[..m.len as usize], m.tail_at as usize);
+                }
             }
-            let inst = self.decode_uncached(bytes);
-            if let Some(encoding) = inst.encoding_index()
-                && inst.len() <= self.key_bytes
-            {
-                slot.set(Memo {
-                    key,
-                    encoding,
-                    len: inst.len() as u8,
-                    tail_at: inst.tail_at() as u8,
-                });
+            let (inst, consulted) = self.decode_traced(bytes);
+            if let Some(encoding) = inst.encoding_index() {
+                let dwords = consulted.max(inst.len()).div_ceil(4) as u8;
+                if usize::from(dwords) * 4 <= self.key_bytes {
+                    let key = head & width_mask(dwords * 32);
+                    self.memo[memo_slot(key, dwords)].set(Memo {
+                        key,
+                        encoding,
+                        len: inst.len() as u8,
+                        tail_at: inst.tail_at() as u8,
+                        dwords,
+                    });
+                }
             }
             return inst;
         }
@@ -127,26 +130,39 @@ impl Decoder {
 
     /// [`Decoder::decode`] without the memo.
     pub fn decode_uncached(&self, bytes: &[u8]) -> Inst {
+        self.decode_traced(bytes).0
+    }
+
+    /// The decode, and how many leading bytes it consulted (at most the instruction limit).
+    #[inline]
+    fn decode_traced(&self, bytes: &[u8]) -> (Inst, usize) {
         let limit = &bytes[..bytes.len().min(self.max_bytes)];
         // The leading 16 bytes (zero-padded) read once; each attempt masks its width out.
-        let mut head = [0u8; 16];
-        let n = limit.len().min(16);
-        head[..n].copy_from_slice(&limit[..n]);
-        let head = u128::from_le_bytes(head);
-        for (attempt, tree) in &self.attempts {
+        let head = read_head(limit);
+        let (candidates, mut consulted) = self.dispatch.candidates_traced(head);
+        // Attempts whose first matching candidate failed: the loop over tables moved on.
+        let mut failed = 0u64;
+        for entry in candidates {
+            let bit = 1u64 << entry.attempt;
+            if failed & bit != 0 {
+                continue;
+            }
+            consulted = consulted.max(entry.mask_bytes);
+            if head & entry.mask != entry.value {
+                continue;
+            }
+            failed |= bit;
+            let attempt = &self.attempts[entry.attempt as usize];
             let size = attempt.bits as usize / 8;
             if limit.len() < size {
                 continue;
             }
-            let word = head & (u128::MAX >> (128 - attempt.bits as u32));
-            let Some(&index) = tree.candidates(word).iter().find(|&&i| {
-                let e = &encodings()[i as usize];
-                word & e.mask == e.value
-            }) else {
-                continue;
-            };
+            let index = entry.index;
             let tail_at = attempt.literal_at as usize;
-            let extra = match validate(index, word, &limit[tail_at..], &self.target) {
+            // A planned validation reads the encoded bits and the tail's length only; a full
+            // operand decode may read the tail's bytes.
+            consulted = consulted.max(if validate::is_planned(index) { size } else { limit.len() });
+            let extra = match validate(index, head & width_mask(attempt.bits), &limit[tail_at..], &self.target) {
                 Ok(extra) => extra as usize,
                 Err(DecodeFail::NegativeBufferOffset) => break,
                 Err(_) => continue,
@@ -156,15 +172,35 @@ impl Decoder {
             if tail_at < size && tail_at + extra < size {
                 continue;
             }
-            return Inst::new(index, &limit[..size.max(tail_at + extra)], tail_at);
+            let len = size.max(tail_at + extra);
+            return (Inst::new(index, &limit[..len], tail_at), limit.len().min(consulted.max(len)));
         }
-        raw(bytes)
+        (raw(bytes), limit.len().min(consulted.max(4)))
     }
 }
 
-/// Memo slot of a key: multiplicative hashing of both halves.
-fn memo_slot(key: u128) -> usize {
-    let mixed = (key as u64 ^ (key >> 64) as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+/// The leading 16 bytes of `bytes`, zero-padded, as one little-endian integer.
+#[inline]
+fn read_head(bytes: &[u8]) -> u128 {
+    match bytes.first_chunk::<16>() {
+        Some(head) => u128::from_le_bytes(*head),
+        None => {
+            let mut head = [0u8; 16];
+            let n = bytes.len().min(16);
+            head[..n].copy_from_slice(&bytes[..n]);
+            u128::from_le_bytes(head)
+        }
+    }
+}
+
+/// The low `bits` bits.
+fn width_mask(bits: u8) -> u128 {
+    u128::MAX >> (128 - u32::from(bits))
+}
+
+/// Memo slot of a key of `dwords` dwords: multiplicative hashing of both halves.
+fn memo_slot(key: u128, dwords: u8) -> usize {
+    let mixed = (key as u64 ^ ((key >> 64) as u64).rotate_left(29) ^ u64::from(dwords)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
     (mixed >> (64 - MEMO_SLOTS.trailing_zeros())) as usize
 }
 
@@ -175,23 +211,29 @@ fn raw(bytes: &[u8]) -> Inst {
     Inst::raw(u32::from_le_bytes(word))
 }
 
-/// Trees are shared between decoders of the same processor and mode.
-fn cached_tree(llvm: u8, namespace: Namespace, bits: u8, ctx: &PredContext) -> Arc<Tree> {
-    type Key = (u8, Namespace, u8, &'static str, bool, bool);
-    static CACHE: OnceLock<Mutex<HashMap<Key, Arc<Tree>>>> = OnceLock::new();
-    let key = (
-        llvm,
-        namespace,
-        bits,
-        ctx.processor.name,
-        ctx.wave64,
-        ctx.real_true16,
-    );
+/// Dispatch trees are shared between decoders of the same processor and mode.
+fn cached_dispatch(target: &Target, attempts: &[Attempt], ctx: &PredContext) -> Arc<Dispatch> {
+    type Key = (u8, &'static str, bool, bool);
+    static CACHE: OnceLock<Mutex<HashMap<Key, Arc<Dispatch>>>> = OnceLock::new();
+    let key = (target.llvm_version(), ctx.processor.name, ctx.wave64, ctx.real_true16);
     let cache = CACHE.get_or_init(Default::default);
-    if let Some(tree) = cache.lock().unwrap().get(&key) {
-        return tree.clone();
+    if let Some(d) = cache.lock().unwrap().get(&key) {
+        return d.clone();
     }
-    let indices: Vec<u16> = encodings()
+    let mut items = Vec::new();
+    for (i, attempt) in attempts.iter().enumerate() {
+        let indices = table_indices(target.llvm_version(), attempt.namespace, attempt.bits, ctx);
+        items.extend(dispatch::entries_of(i as u8, &indices));
+    }
+    let d = Arc::new(Dispatch::build(items));
+    cache.lock().unwrap().insert(key, d.clone());
+    d
+}
+
+/// The encodings of one decoder table (namespace and width) that LLVM's decoder would consider
+/// on this processor and mode, in table order.
+fn table_indices(llvm: u8, namespace: Namespace, bits: u8, ctx: &PredContext) -> Vec<u16> {
+    encodings()
         .iter()
         .enumerate()
         // Assembler-only records (aliases, MIMG size variants) are not in LLVM's decoder tables.
@@ -207,8 +249,116 @@ fn cached_tree(llvm: u8, namespace: Namespace, bits: u8, ctx: &PredContext) -> A
                 .all(|&p| !predicates::checked_by_decoder(p) || predicates::holds(p, ctx))
         })
         .map(|(i, _)| i as u16)
-        .collect();
-    let tree = Arc::new(Tree::build(&indices));
-    cache.lock().unwrap().insert(key, tree.clone());
-    tree
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tree::Tree;
+
+    /// The decode the merged tree replaces: one tree per attempt, tried in order.
+    fn decode_by_tables(target: &Target, trees: &[(Attempt, Tree)], bytes: &[u8]) -> Inst {
+        let limit = &bytes[..bytes.len().min(max_inst_bytes(target))];
+        let mut head = [0u8; 16];
+        let n = limit.len().min(16);
+        head[..n].copy_from_slice(&limit[..n]);
+        let head = u128::from_le_bytes(head);
+        for (attempt, tree) in trees {
+            let size = attempt.bits as usize / 8;
+            if limit.len() < size {
+                continue;
+            }
+            let word = head & width_mask(attempt.bits);
+            let Some(&index) = tree.candidates(word).iter().find(|&&i| word & encodings()[i as usize].mask == encodings()[i as usize].value)
+            else {
+                continue;
+            };
+            let tail_at = attempt.literal_at as usize;
+            let extra = match validate(index, word, &limit[tail_at..], target) {
+                Ok(extra) => extra as usize,
+                Err(DecodeFail::NegativeBufferOffset) => break,
+                Err(_) => continue,
+            };
+            if tail_at < size && tail_at + extra < size {
+                continue;
+            }
+            return Inst::new(index, &limit[..size.max(tail_at + extra)], tail_at);
+        }
+        raw(bytes)
+    }
+
+    /// Words built from every candidate record's pattern (fixed bits over random ones), plus
+    /// random words, decode the same through the merged tree as table by table.
+    #[test]
+    fn merged_tree_decodes_as_the_tables_in_order() {
+        let targets = [
+            ("gfx803", ""),
+            ("gfx900", ""),
+            ("gfx90a", ""),
+            ("gfx950", ""),
+            ("gfx1030", "+wavefrontsize64"),
+            ("gfx1100", "+real-true16"),
+            ("gfx1200", ""),
+            ("gfx1250", ""),
+        ];
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut checked = 0;
+        for (cpu, features) in targets {
+            let target = Target::from_name(cpu, features).unwrap();
+            let decoder = Decoder::new(target);
+            let ctx = PredContext { processor: target.processor, wave64: target.wave64, real_true16: target.real_true16 };
+            let trees: Vec<(Attempt, Tree)> = plan(&target)
+                .into_iter()
+                .map(|a| (a, Tree::build(&table_indices(target.llvm_version(), a.namespace, a.bits, &ctx))))
+                .collect();
+            let (longest, entries) = decoder.dispatch.stats();
+            assert!(longest < 64 && entries < 200_000, "{cpu}: leaf {longest}, {entries} entries");
+            // Sample each record of the target's tables a few times.
+            let records: Vec<u16> = decoder.dispatch.entries_sample();
+            for (k, &i) in records.iter().enumerate() {
+                let e = &encodings()[i as usize];
+                for round in 0..2 {
+                    let random = u128::from(next()) << 64 | u128::from(next());
+                    let word = (random & !e.mask) | e.value;
+                    let mut bytes = word.to_le_bytes().to_vec();
+                    bytes.extend((0..8).map(|_| next() as u8));
+                    // Sometimes cut the stream short (literals and wide forms past the end).
+                    let cut = if (k + round) % 5 == 0 { (next() % 5 * 4) as usize + 4 } else { bytes.len() };
+                    let bytes = &bytes[..cut];
+                    assert_eq!(decoder.decode_uncached(bytes), decode_by_tables(&target, &trees, bytes), "{cpu}{features} {}", e.record_name());
+                    checked += 1;
+                }
+            }
+            // The memo: streams sharing 4, 8 or 12 leading bytes with an earlier one (its
+            // stored key may cover them) decode as afresh.
+            for &i in records.iter().step_by(3) {
+                let e = &encodings()[i as usize];
+                let random = u128::from(next()) << 64 | u128::from(next());
+                let word = (random & !e.mask) | e.value;
+                let mut bytes = word.to_le_bytes().to_vec();
+                bytes.extend((0..8).map(|_| next() as u8));
+                for shared in [4usize, 8, 12, 16, 24] {
+                    let mut other = bytes.clone();
+                    for b in &mut other[shared..] {
+                        *b = next() as u8;
+                    }
+                    for stream in [&bytes, &other] {
+                        assert_eq!(decoder.decode(stream), decoder.decode_uncached(stream), "{cpu}{features} {} memo", e.record_name());
+                    }
+                }
+            }
+            for _ in 0..2000 {
+                let bytes: Vec<u8> = (0..24).map(|_| next() as u8).collect();
+                assert_eq!(decoder.decode_uncached(&bytes), decode_by_tables(&target, &trees, &bytes), "{cpu}{features} {bytes:02x?}");
+            }
+        }
+        assert!(checked > 10_000, "{checked}");
+    }
 }

@@ -21,27 +21,62 @@ use crate::isa::reg::inline_integer;
 use crate::isa::table::{Encoding, FieldBits, encodings, extract, flag};
 use crate::isa::target::Target;
 
+/// A field's bits, with the common case (one run of bits) extracted by a shift and a mask
+/// on one 64-bit half where it fits.
+#[derive(Clone, Copy, Debug)]
+struct Bits {
+    lo: u8,
+    width: u8,
+    /// Runs of more than one segment: the table's description, extracted in general.
+    multi: Option<FieldBits>,
+}
+
+impl Bits {
+    fn new(bits: FieldBits) -> Bits {
+        match bits {
+            [(lo, hi, 0)] if hi - lo < 16 => Bits { lo: *lo, width: hi - lo + 1, multi: None },
+            _ => Bits { lo: 0, width: 0, multi: Some(bits) },
+        }
+    }
+
+    #[inline]
+    fn get(self, word: u128) -> u16 {
+        let Some(multi) = self.multi else {
+            let (lo, width) = (u32::from(self.lo), u32::from(self.width));
+            let v = if lo >= 64 {
+                ((word >> 64) as u64) >> (lo - 64)
+            } else if lo + width <= 64 {
+                (word as u64) >> lo
+            } else {
+                (word >> lo) as u64
+            };
+            return (v & ((1u64 << width) - 1)) as u16;
+        };
+        extract(multi, word) as u16
+    }
+}
+
 /// What one field must satisfy.
 #[derive(Clone, Copy, Debug)]
 enum Check {
     /// LLVM's `decodeSrcOp` on `field | or` (a forced VGPR bit): a VGPR tuple within the file,
     /// an inline constant, the literal (if `literal`; it needs 4 bytes), or a scalar register.
     /// `deferred` sources selecting the literal take the K constant later: nothing to check.
-    Src { bits: FieldBits, or: u16, dwords: u8, literal: bool, deferred: bool },
+    Src { bits: Bits, or: u16, dwords: u8, literal: bool, deferred: bool },
     /// `decodeBoolReg`: a scalar source of the wave's mask width.
-    Bool { bits: FieldBits },
+    Bool { bits: Bits },
     /// A direct VGPR/AGPR index whose tuple must fit (`lo128`: only v0..v127 exist).
-    Vector { bits: FieldBits, dwords: u8, lo128: bool },
+    Vector { bits: Bits, dwords: u8, lo128: bool },
     /// A 7-bit scalar register encoding.
-    Scalar { bits: FieldBits, dwords: u8 },
+    Scalar { bits: Bits, dwords: u8 },
     /// `decodeSDWASrc`: from GFX9 a field of 256 and up is a scalar source or constant.
-    SdwaSrc { bits: FieldBits },
+    SdwaSrc { bits: Bits },
     /// `decodeSDWAVopcDst`: with bit 7 set, a scalar register of the wave's mask width.
-    SdwaVopcDst { bits: FieldBits },
+    SdwaVopcDst { bits: Bits },
     /// DPP8's `fi` marker in the src0 field: 0xE9 or 0xEA.
-    Dpp8Fi { bits: FieldBits },
+    Dpp8Fi { bits: Bits },
     /// A True16 source: with bit 8 clear, an 8-bit scalar source or constant (literal allowed).
-    T16Src { bits: FieldBits },
+    T16Src { bits: Bits },
 }
 
 /// An encoding's plan: its checks, or `None` for "decode the operands in full".
@@ -60,10 +95,11 @@ fn plan_of(e: &Encoding) -> Plan {
         return None;
     }
     let mut checks = Vec::new();
-    for (operand, &bits) in e.operands.iter().zip(e.fields) {
-        if bits.is_empty() {
+    for (operand, &fields) in e.operands.iter().zip(e.fields) {
+        if fields.is_empty() {
             continue;
         }
+        let bits = Bits::new(fields);
         let check = match method_of(operand.class) {
             // A K constant inside the encoding is the literal its sources share.
             Method::KImm { .. } => return None,
@@ -91,6 +127,12 @@ fn plan_of(e: &Encoding) -> Plan {
     Some(checks.into_boxed_slice())
 }
 
+/// Whether encoding `index` is validated by its plan (reading only the encoded bits and the
+/// tail's length), not by a full operand decode (which may read the tail's bytes).
+pub(super) fn is_planned(index: u16) -> bool {
+    plans()[index as usize].is_some()
+}
+
 /// Whether encoding `index`'s operands decode from `word` with `tail` (the bytes after the
 /// encoded bits, up to the instruction limit) after them, as [`decode_operands_into`] would
 /// say; `Ok` holds the bytes they consume after the encoded bits.
@@ -104,7 +146,7 @@ pub(super) fn validate(index: u16, word: u128, tail: &[u8], target: &Target) -> 
     let mask_dwords = if target.wave64 { 2 } else { 1 };
     let mut literal = false;
     for &check in checks.iter() {
-        let field = |bits: FieldBits| extract(bits, word) as u16;
+        let field = |bits: Bits| bits.get(word);
         match check {
             Check::Src { bits, or, dwords, literal: literal_ok, deferred } => {
                 let code = (field(bits) | or) & 0x1ff;

@@ -16,12 +16,16 @@ pub mod memory;
 pub mod modifiers;
 pub mod operand;
 
+use std::cell::RefCell;
 use std::fmt::Write as _;
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU8, Ordering};
 
-use super::inst::Inst;
-use super::operand::{Operands, decode_operands};
-use super::table::Encoding;
+use super::inst::{Inst, MAX_INST_BYTES};
+use super::operand::{Operands, decode_operands_into};
+use super::table::{Encoding, OperandClass, encodings};
 use super::target::Target;
+use crate::container::target_id::FeatureSetting;
 
 /// Everything a print method may look at.
 pub struct Ctx<'a> {
@@ -48,22 +52,102 @@ pub fn print(inst: &Inst, target: &Target, address: u64) -> String {
 }
 
 /// Appends the instruction's text to `out`.
+///
+/// Code repeats itself, so the text of recent instructions is remembered per thread in a
+/// direct-mapped memo keyed by target, encoding and every word of the instruction (all a
+/// print reads, except the address, which only branch targets print: those are never
+/// memoized). A repeat costs one probe and a copy.
 pub fn write_inst(out: &mut String, inst: &Inst, target: &Target, address: u64) {
+    let Some(index) = inst.encoding_index() else {
+        write_inst_uncached(out, inst, target, address);
+        return;
+    };
+    if program(index).uses_address {
+        write_inst_uncached(out, inst, target, address);
+        return;
+    }
+    let mut words = [0u32; MAX_INST_BYTES / 4];
+    words[..inst.words().len()].copy_from_slice(inst.words());
+    let key = TextKey {
+        processor: target.processor as *const _ as usize,
+        mode: (target.wave64, target.xnack, target.sramecc, target.real_true16),
+        encoding: index,
+        len: inst.len() as u8,
+        words,
+    };
+    TEXT_MEMO.with(|memo| {
+        let mut memo = memo.borrow_mut();
+        if memo.is_empty() {
+            memo.resize_with(TEXT_SLOTS, Default::default);
+        }
+        let slot = &mut memo[text_slot(&key)];
+        if slot.key == Some(key) {
+            out.push_str(&slot.text);
+            return;
+        }
+        let start = out.len();
+        write_inst_uncached(out, inst, target, address);
+        slot.key = Some(key);
+        slot.text.clear();
+        slot.text.push_str(&out[start..]);
+    });
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct TextKey {
+    processor: usize,
+    mode: (bool, FeatureSetting, FeatureSetting, bool),
+    encoding: u16,
+    len: u8,
+    words: [u32; MAX_INST_BYTES / 4],
+}
+
+#[derive(Default)]
+struct TextSlot {
+    key: Option<TextKey>,
+    text: String,
+}
+
+const TEXT_SLOTS: usize = 1 << 14;
+
+thread_local! {
+    static TEXT_MEMO: RefCell<Vec<TextSlot>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Empties this thread's text memo (so a benchmark run starts as cold as a first pass).
+pub fn clear_text_memo() {
+    TEXT_MEMO.with(|memo| memo.borrow_mut().clear());
+}
+
+fn text_slot(key: &TextKey) -> usize {
+    let mut h = u64::from(key.encoding) << 8 | u64::from(key.len);
+    for &w in &key.words {
+        h = (h ^ u64::from(w)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+    h ^= key.processor as u64;
+    h = h.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    (h >> (64 - TEXT_SLOTS.trailing_zeros())) as usize
+}
+
+/// [`write_inst`] without the memo: decodes the operands and runs the encoding's print program.
+pub fn write_inst_uncached(out: &mut String, inst: &Inst, target: &Target, address: u64) {
     let Some(encoding) = inst.encoding() else {
         let _ = write!(out, ".long 0x{:08x}", inst.words()[0]);
         return;
     };
     let word = inst.encoded_bits();
-    let tail: Vec<u8> = inst
-        .trailing_words()
-        .iter()
-        .flat_map(|w| w.to_le_bytes())
-        .collect();
-    let Ok(ops) = decode_operands(encoding, word, &tail, target) else {
+    let mut tail = [0u8; MAX_INST_BYTES];
+    let trailing = inst.trailing_words();
+    for (chunk, w) in tail.chunks_exact_mut(4).zip(trailing) {
+        chunk.copy_from_slice(&w.to_le_bytes());
+    }
+    let tail = &tail[..trailing.len() * 4];
+    let mut ops = Operands::new();
+    if decode_operands_into(encoding, word, tail, target, &mut ops).is_err() {
         // The decoder accepted these bytes, so this cannot happen; print them as data.
         let _ = write!(out, ".long 0x{:08x}", inst.words()[0]);
         return;
-    };
+    }
     // Image instructions print as the sibling record LLVM's convertMIMGInst switched to.
     let encoding = ops.converted.unwrap_or(encoding);
     let ctx = Ctx {
@@ -73,7 +157,7 @@ pub fn write_inst(out: &mut String, inst: &Inst, target: &Target, address: u64) 
         target,
         address,
     };
-    expand(out, &ctx, encoding.asm);
+    run(out, &ctx);
 }
 
 /// The text of an instruction given as an encoding and its operands (what [`print`] writes for
@@ -94,7 +178,7 @@ pub fn print_operands(
         address,
     };
     let mut out = String::new();
-    expand(&mut out, &ctx, encoding.asm);
+    run(&mut out, &ctx);
     out
 }
 
@@ -120,9 +204,42 @@ pub fn write_operand(
     memory::print_after_operand(out, &ctx, index);
 }
 
-/// Expands an AsmString: `$name` / `${name}` print operands, `{a|b}` picks variant 0's text.
-fn expand(out: &mut String, ctx: &Ctx<'_>, asm: &str) {
+/// One step of a print program.
+enum Step {
+    /// Literal text.
+    Text(&'static str),
+    /// Operand `index` printed by `method`; `module` remembers which printer family took it
+    /// (0: not yet known). Whether a family takes a method depends only on the method and the
+    /// operand's class, both fixed for the step.
+    Operand { index: u8, method: &'static str, module: AtomicU8 },
+    /// An operand name the encoding does not have.
+    Missing(&'static str),
+}
+
+/// An encoding's AsmString, parsed once.
+struct Program {
+    steps: Box<[Step]>,
+    /// Prints a branch target (depends on the instruction's address).
+    uses_address: bool,
+}
+
+/// The print program of encoding `index`, compiled on first use.
+fn program(index: u16) -> &'static Program {
+    static PROGRAMS: OnceLock<Box<[OnceLock<Program>]>> = OnceLock::new();
+    let programs = PROGRAMS.get_or_init(|| (0..encodings().len()).map(|_| OnceLock::new()).collect());
+    programs[index as usize].get_or_init(|| compile(&encodings()[index as usize]))
+}
+
+fn index_of(encoding: &'static Encoding) -> u16 {
+    let base = encodings().as_ptr() as usize;
+    ((encoding as *const Encoding as usize - base) / std::mem::size_of::<Encoding>()) as u16
+}
+
+/// Parses an AsmString: `$name` / `${name}` print operands, `{a|b}` picks variant 0's text.
+fn compile(encoding: &'static Encoding) -> Program {
+    let asm = encoding.asm;
     let bytes = asm.as_bytes();
+    let mut steps = Vec::new();
     let mut i = 0;
     while i < bytes.len() {
         match bytes[i] {
@@ -136,14 +253,22 @@ fn expand(out: &mut String, ctx: &Ctx<'_>, asm: &str) {
                         .map_or(asm.len(), |e| i + 1 + e);
                     (&asm[i + 1..end], end)
                 };
-                print_named(out, ctx, name.split(':').next().unwrap_or(name));
+                let name = name.split(':').next().unwrap_or(name);
+                match encoding.operands.iter().position(|o| o.name.name() == name) {
+                    Some(index) => steps.push(Step::Operand {
+                        index: index as u8,
+                        method: encoding.operands[index].class.info().print_method,
+                        module: AtomicU8::new(0),
+                    }),
+                    None => steps.push(Step::Missing(name)),
+                }
                 i = next;
             }
             b'{' => {
                 // Variant alternatives: `{a|b}` prints `a` (variant 0); `{a}` prints `a`.
                 let end = asm[i + 1..].find('}').map_or(asm.len(), |e| i + 1 + e);
                 let body = &asm[i + 1..end];
-                out.push_str(body.split('|').next().unwrap_or(""));
+                steps.push(Step::Text(body.split('|').next().unwrap_or("")));
                 i = end + 1;
             }
             _ => {
@@ -151,42 +276,75 @@ fn expand(out: &mut String, ctx: &Ctx<'_>, asm: &str) {
                 while i < bytes.len() && bytes[i] != b'$' && bytes[i] != b'{' {
                     i += 1;
                 }
-                out.push_str(&asm[start..i]);
+                steps.push(Step::Text(&asm[start..i]));
+            }
+        }
+    }
+    let uses_address = encoding.operands.iter().any(|o| o.class == OperandClass::SOPPBrTarget);
+    Program { steps: steps.into_boxed_slice(), uses_address }
+}
+
+/// Runs the print program of `ctx.encoding`.
+fn run(out: &mut String, ctx: &Ctx<'_>) {
+    for step in program(index_of(ctx.encoding)).steps.iter() {
+        match step {
+            Step::Text(text) => out.push_str(text),
+            Step::Missing(name) => {
+                let _ = write!(out, "<{name}?>");
+            }
+            Step::Operand { index, method, module } => {
+                let index = *index as usize;
+                match module.load(Ordering::Relaxed) {
+                    0 => {
+                        let m = dispatch_module(out, ctx, index, method);
+                        module.store(m, Ordering::Relaxed);
+                    }
+                    m => {
+                        let _ = print_with(m, out, ctx, index, method);
+                    }
+                }
+                // LLVM's printRegularOperand prints the MTBUF format right after `soffset`.
+                memory::print_after_operand(out, ctx, index);
             }
         }
     }
 }
 
-/// Prints the operand called `name` through its class's print method.
-fn print_named(out: &mut String, ctx: &Ctx<'_>, name: &str) {
-    let Some(index) = ctx
-        .encoding
-        .operands
-        .iter()
-        .position(|o| o.name.name() == name)
-    else {
-        let _ = write!(out, "<{name}?>");
-        return;
-    };
-    let class = ctx.encoding.operands[index].class;
-    let method = class.info().print_method;
-    dispatch(out, ctx, index, method);
-    // LLVM's printRegularOperand prints the MTBUF format right after `soffset`.
-    memory::print_after_operand(out, ctx, index);
-}
-
 /// Routes a print method name to its implementation.
 fn dispatch(out: &mut String, ctx: &Ctx<'_>, index: usize, method: &str) {
-    if let Some(bit) = method.strip_prefix("printNamedBit:") {
-        return operand::print_named_bit(out, ctx, index, bit);
-    }
-    if operand::print(out, ctx, index, method)
-        || modifiers::print(out, ctx, index, method)
-        || control::print(out, ctx, index, method)
-        || memory::print(out, ctx, index, method)
-        || dpp::print(out, ctx, index, method)
-    {
-        return;
+    dispatch_module(out, ctx, index, method);
+}
+
+/// [`dispatch`], saying which family printed the operand (see [`print_with`]).
+fn dispatch_module(out: &mut String, ctx: &Ctx<'_>, index: usize, method: &str) -> u8 {
+    for m in 1..=6 {
+        if print_with(m, out, ctx, index, method) {
+            return m;
+        }
     }
     let _ = write!(out, "<{method}?>");
+    7
+}
+
+/// Prints with one family: 1 named bit, 2 operands, 3 modifiers, 4 control words, 5 memory,
+/// 6 DPP/SDWA, 7 none (the method is unknown).
+fn print_with(module: u8, out: &mut String, ctx: &Ctx<'_>, index: usize, method: &str) -> bool {
+    match module {
+        1 => match method.strip_prefix("printNamedBit:") {
+            Some(bit) => {
+                operand::print_named_bit(out, ctx, index, bit);
+                true
+            }
+            None => false,
+        },
+        2 => operand::print(out, ctx, index, method),
+        3 => modifiers::print(out, ctx, index, method),
+        4 => control::print(out, ctx, index, method),
+        5 => memory::print(out, ctx, index, method),
+        6 => dpp::print(out, ctx, index, method),
+        _ => {
+            let _ = write!(out, "<{method}?>");
+            true
+        }
+    }
 }

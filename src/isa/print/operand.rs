@@ -20,6 +20,7 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU8, Ordering};
 
 use super::Ctx;
 use crate::isa::operand::Value;
@@ -105,9 +106,9 @@ pub fn print_value(out: &mut String, ctx: &Ctx<'_>, index: usize, value: Value) 
     let class = operand.class;
     match value {
         Value::Reg(reg) => {
-            let _ = write!(out, "{reg}");
+            push_reg(out, reg);
             if let Some(rc) = register_class(ctx, class)
-                && class_contains(&rc, reg) == Some(false)
+                && class_contains_cached(&rc, reg) == Some(false)
             {
                 let _ = write!(
                     out,
@@ -346,6 +347,11 @@ fn has_doubled_name(e: &Encoding) -> bool {
 /// LLVM's `getVOP3IsSingle`: a VOP3 op prints `_e64` only when the same generation also has a
 /// 32-bit encoding of it (VOP1/VOP2/VOPC `_e32`, or VINTRP for `v_interp_*_e64`).
 fn vop3_is_single(e: &Encoding) -> bool {
+    static CACHE: OnceLock<Box<[AtomicU8]>> = OnceLock::new();
+    per_record(&CACHE, e, vop3_is_single_uncached)
+}
+
+fn vop3_is_single_uncached(e: &Encoding) -> bool {
     if has_doubled_name(e) {
         return true;
     }
@@ -362,6 +368,30 @@ fn vop3_is_single(e: &Encoding) -> bool {
 /// generation also has its VOP3 (`_e64`) encoding. On GFX8/9 (`_vi` records) every `_e32` op
 /// has a VOP3 pseudo, even `v_pk_fmac_f16`, whose VOP3 form has no encoding.
 fn e32_is_single(e: &Encoding) -> bool {
+    static CACHE: OnceLock<Box<[AtomicU8]>> = OnceLock::new();
+    per_record(&CACHE, e, e32_is_single_uncached)
+}
+
+/// A per-record fact computed once: `cache` holds 0 (not yet), 1 (false) or 2 (true) per
+/// encoding.
+fn per_record(cache: &OnceLock<Box<[AtomicU8]>>, e: &Encoding, f: fn(&Encoding) -> bool) -> bool {
+    let cache = cache.get_or_init(|| (0..encodings().len()).map(|_| AtomicU8::new(0)).collect());
+    let base = encodings().as_ptr() as usize;
+    let at = (e as *const Encoding as usize).wrapping_sub(base) / std::mem::size_of::<Encoding>();
+    let Some(slot) = cache.get(at) else {
+        return f(e);
+    };
+    match slot.load(Ordering::Relaxed) {
+        0 => {
+            let v = f(e);
+            slot.store(1 + u8::from(v), Ordering::Relaxed);
+            v
+        }
+        v => v == 2,
+    }
+}
+
+fn e32_is_single_uncached(e: &Encoding) -> bool {
     if has_doubled_name(e) {
         return true;
     }
@@ -385,8 +415,13 @@ enum Sema {
     Fp64,
 }
 
-/// `(ImmWidth, Sema)` of an operand class's decoder.
+/// `(ImmWidth, Sema)` of an operand class's decoder, computed once per class.
 fn decoder_semantics(class: OperandClass) -> (u8, Sema) {
+    static CACHE: OnceLock<Box<[(u8, Sema)]>> = OnceLock::new();
+    CACHE.get_or_init(|| OperandClass::ALL.iter().map(|&c| decoder_semantics_uncached(c)).collect())[class as usize]
+}
+
+fn decoder_semantics_uncached(class: OperandClass) -> (u8, Sema) {
     let info = class.info();
     let dm = info.decoder_method;
     let name = dm.split('<').next().unwrap_or("");
@@ -868,6 +903,111 @@ fn is_scalar64(reg: Reg) -> bool {
     }
 }
 
+/// Appends `reg` as its `Display` writes it, without the formatting machinery.
+fn push_reg(out: &mut String, reg: Reg) {
+    let range = |out: &mut String, prefix: &str, index: u16, count: u8| {
+        out.push_str(prefix);
+        if count == 1 {
+            push_u16(out, index);
+        } else {
+            out.push('[');
+            push_u16(out, index);
+            out.push(':');
+            push_u16(out, index + u16::from(count) - 1);
+            out.push(']');
+        }
+    };
+    match reg {
+        Reg::Sgpr { index, count } => range(out, "s", index, count),
+        Reg::Vgpr { index, count } => range(out, "v", index, count),
+        Reg::Agpr { index, count } => range(out, "a", index, count),
+        Reg::Ttmp { index, count } => range(out, "ttmp", index, count),
+        Reg::Vgpr16 { .. } | Reg::Special(_) => {
+            let _ = write!(out, "{reg}");
+        }
+    }
+}
+
+/// Appends `v` in decimal.
+fn push_u16(out: &mut String, v: u16) {
+    let digit = |d: u16| char::from(b'0' + (d % 10) as u8);
+    if v >= 10_000 {
+        out.push(digit(v / 10_000));
+    }
+    if v >= 1_000 {
+        out.push(digit(v / 1_000));
+    }
+    if v >= 100 {
+        out.push(digit(v / 100));
+    }
+    if v >= 10 {
+        out.push(digit(v / 10));
+    }
+    out.push(digit(v));
+}
+
+/// [`class_contains`], remembered per thread for the tables' own class names (parsing the
+/// class name is most of what it costs).
+fn class_contains_cached(rc: &std::borrow::Cow<'static, str>, reg: Reg) -> Option<bool> {
+    use std::cell::RefCell;
+    use std::hash::{Hash, Hasher};
+    let std::borrow::Cow::Borrowed(name) = rc else {
+        return class_contains(rc, reg);
+    };
+    type Slot = Option<((usize, usize, Reg), Option<bool>)>;
+    const SLOTS: usize = 1 << 10;
+    thread_local! {
+        static MEMO: RefCell<Vec<Slot>> = const { RefCell::new(Vec::new()) };
+    }
+    struct Fx(u64);
+    impl Hasher for Fx {
+        fn finish(&self) -> u64 {
+            self.0
+        }
+        fn write(&mut self, bytes: &[u8]) {
+            for &b in bytes {
+                self.write_u64(u64::from(b));
+            }
+        }
+        fn write_u8(&mut self, i: u8) {
+            self.write_u64(u64::from(i));
+        }
+        fn write_u16(&mut self, i: u16) {
+            self.write_u64(u64::from(i));
+        }
+        fn write_u32(&mut self, i: u32) {
+            self.write_u64(u64::from(i));
+        }
+        fn write_usize(&mut self, i: usize) {
+            self.write_u64(i as u64);
+        }
+        fn write_isize(&mut self, i: isize) {
+            self.write_u64(i as u64);
+        }
+        fn write_u64(&mut self, i: u64) {
+            self.0 = (self.0.rotate_left(5) ^ i).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+        }
+    }
+    let key = (name.as_ptr() as usize, name.len(), reg);
+    let mut h = Fx(0);
+    key.hash(&mut h);
+    let at = (h.finish() >> (64 - SLOTS.trailing_zeros())) as usize;
+    MEMO.with(|memo| {
+        let mut memo = memo.borrow_mut();
+        if memo.is_empty() {
+            memo.resize(SLOTS, None);
+        }
+        if let Some((k, v)) = memo[at]
+            && k == key
+        {
+            return v;
+        }
+        let v = class_contains(name, reg);
+        memo[at] = Some((key, v));
+        v
+    })
+}
+
 /// Whether MC register class `rc` holds `reg`; `None` where gfxpatch does not model the class
 /// (then no remark is printed).
 fn class_contains(rc: &str, reg: Reg) -> Option<bool> {
@@ -1210,5 +1350,17 @@ mod tests {
             &[0x03, 0x08, 0x08, 0x50],
             "v_add_co_ci_u32_e32 v4, vcc_lo, s3, v4, vcc_lo",
         );
+    }
+}
+
+#[cfg(test)]
+mod push_tests {
+    #[test]
+    fn push_u16_writes_decimal() {
+        for v in [0u16, 7, 9, 10, 99, 100, 101, 255, 999, 1000, 1023, 9999, 10000, 65535] {
+            let mut s = String::from("x");
+            super::push_u16(&mut s, v);
+            assert_eq!(s, format!("x{v}"));
+        }
     }
 }
