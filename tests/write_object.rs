@@ -436,7 +436,7 @@ fn address_attributes(file: &str) -> Vec<(String, u64)> {
 fn growth_remaps_dwarf_and_dwarfdump_verifies_it() {
     let dir = tempfile::tempdir().unwrap();
     let mut checked = 0;
-    for path in common::code_object_fixtures().into_iter().filter(|p| p.to_str().unwrap().contains("debug_info.O")) {
+    for path in common::code_object_fixtures().into_iter().filter(|p| p.to_str().unwrap().contains("debug_info.O") || p.to_str().unwrap().contains("debug_info_dwarf4.")) {
         let data = read(&path);
         let object = CodeObject::parse(&data).unwrap();
         let patch = grow(&object);
@@ -471,7 +471,7 @@ fn growth_remaps_dwarf_and_dwarfdump_verifies_it() {
         }
         checked += 1;
     }
-    assert_eq!(checked, 8, "debug_info.O0g and .O2g for four targets");
+    assert_eq!(checked, 10, "debug_info.O0g and .O2g for four targets, DWARF 4 .O2g for two");
 }
 
 fn new_symbol_at(bytes: &[u8], address: u64) -> bool {
