@@ -170,6 +170,7 @@ fn relaxation_without_a_dead_sgpr_pair_is_refused_with_the_reason() {
     assert!(reason.contains("branch at 0x1518 is out of range") && reason.contains("no SGPR pair below s7 is dead"), "{reason}");
     assert!(stderr.contains("left unchanged"), "{stderr}");
     assert!(std::fs::read(&input).unwrap() == std::fs::read(&out).unwrap(), "a refused rewrite must leave the object as it was");
+    assert_eq!(report["instructions_after"], report["instructions_before"], "the output holds the input's instructions");
 }
 
 #[test]
