@@ -45,18 +45,23 @@ fn identity_rewrite_is_byte_identical_on_every_fixture() {
     }
 }
 
-/// Refusals a fixture may get today, by what they say: DWARF remapping is the container
-/// writer's (not yet implemented there), and the one fixture built to be refused.
+/// The one refusal a fixture may get: the fixture built to be refused.
 fn expected_refusal(f: &Path, stderr: &str) -> bool {
     let name = f.file_name().unwrap().to_str().unwrap();
-    (name.starts_with("debug_info.") && stderr.contains("remapping DWARF is not implemented yet"))
-        || (name == "rewrite_far_branch_live.asm.co" && stderr.contains("no SGPR pair below s7 is dead at the target"))
+    name == "rewrite_far_branch_live.asm.co" && stderr.contains("no SGPR pair below s7 is dead at the target")
+}
+
+/// Runs an LLVM tool; returns (stdout, stderr), failing on a non-zero exit.
+fn llvm_both(tool: &str, args: &[&str]) -> (String, String) {
+    let o = std::process::Command::new(tool).args(args).output().unwrap_or_else(|e| panic!("{tool}: {e}"));
+    assert!(o.status.success(), "{tool} {args:?}: {}", String::from_utf8_lossy(&o.stderr));
+    (String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
 }
 
 #[test]
 fn insert_nops_output_verifies_and_llvm_accepts_it() {
     let dir = out_dir();
-    let mut rewritten = 0;
+    let (mut rewritten, mut with_dwarf) = (0, 0);
     for f in common::code_object_fixtures() {
         let target = f.parent().unwrap().file_name().unwrap().to_str().unwrap().to_owned();
         let out = dir.path().join("nops.co");
@@ -81,15 +86,22 @@ fn insert_nops_output_verifies_and_llvm_accepts_it() {
         let o = gfxpatch(&["verify", out.to_str().unwrap()]);
         assert!(o.status.success(), "{}: gfxpatch verify: {}{}", f.display(), String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
         let mcpu = format!("--mcpu={target}");
-        let dis = llvm_tool("llvm-objdump-19", &["-d", &mcpu, out.to_str().unwrap()]);
-        assert!(!dis.contains("<unknown>"), "{}: llvm-objdump-19 finds undecodable words", f.display());
-        let elf = std::process::Command::new("llvm-readelf-19").args(["-a", out.to_str().unwrap()]).output().unwrap();
-        assert!(elf.status.success() && elf.stderr.is_empty(), "{}: llvm-readelf-19 -a: {}", f.display(), String::from_utf8_lossy(&elf.stderr));
+        let (dis, err) = llvm_both("llvm-objdump-19", &["-d", &mcpu, out.to_str().unwrap()]);
+        assert!(!dis.contains("<unknown>") && err.is_empty(), "{}: llvm-objdump-19 complains: {err}", f.display());
+        let (_, err) = llvm_both("llvm-readelf-19", &["-a", out.to_str().unwrap()]);
+        assert!(err.is_empty(), "{}: llvm-readelf-19 -a: {err}", f.display());
         let sections = llvm_tool("llvm-readelf-19", &["-S", f.to_str().unwrap()]);
         if sections.contains(".debug_info") {
-            llvm_tool("llvm-dwarfdump-19", &["--verify", out.to_str().unwrap()]);
+            // DWARF is remapped, never stripped, and LLVM's verifier accepts it.
+            assert_eq!(report["notes"].as_array().unwrap().len(), 0, "{}: {}", f.display(), report["notes"]);
+            let (verify, _) = llvm_both("llvm-dwarfdump-19", &["--verify", out.to_str().unwrap()]);
+            assert!(verify.contains("No errors."), "{}: llvm-dwarfdump-19 --verify: {verify}", f.display());
+            let (lines, _) = llvm_both("llvm-dwarfdump-19", &["--debug-line", out.to_str().unwrap()]);
+            assert!(lines.matches("\n0x").count() > 5, "{}: the line table is gone", f.display());
+            with_dwarf += 1;
         }
     }
+    assert_eq!(with_dwarf, 10, "debug_info fixtures (DWARF 5 on four targets, DWARF 4 on two)");
     assert!(rewritten >= 170, "only {rewritten} fixtures were rewritten");
 }
 
@@ -158,6 +170,7 @@ fn relaxation_without_a_dead_sgpr_pair_is_refused_with_the_reason() {
     assert!(reason.contains("branch at 0x1518 is out of range") && reason.contains("no SGPR pair below s7 is dead"), "{reason}");
     assert!(stderr.contains("left unchanged"), "{stderr}");
     assert!(std::fs::read(&input).unwrap() == std::fs::read(&out).unwrap(), "a refused rewrite must leave the object as it was");
+    assert_eq!(report["instructions_after"], report["instructions_before"], "the output holds the input's instructions");
 }
 
 #[test]
@@ -229,4 +242,114 @@ fn print_after_shows_the_inserted_instructions() {
     let o = gfxpatch(&["rewrite", fixture("handwritten.asm.co").to_str().unwrap(), "-o", out.to_str().unwrap(), "--passes", "no-such-pass"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("unknown pass \"no-such-pass\" (known: insert-nops, remove-nops, peephole)"));
+}
+
+/// A copy of a DWARF fixture whose first FDE starts two bytes into a function: an address no
+/// instruction starts at, which the DWARF remap cannot move.
+fn fixture_with_unmappable_dwarf(dir: &Path) -> PathBuf {
+    let path = common::repo().join("fixtures/co/gfx900/debug_info.O2g.co");
+    let mut data = std::fs::read(&path).unwrap();
+    let object = gfxpatch::container::CodeObject::parse(&data).unwrap();
+    let frame = object.sections.iter().find(|s| s.name == ".debug_frame").expect("no .debug_frame");
+    let (start, end) = (frame.offset as usize, (frame.offset + frame.size) as usize);
+    drop(object);
+    let mut at = start;
+    loop {
+        assert!(at + 16 <= end, "no FDE in .debug_frame");
+        let length = u32::from_le_bytes(data[at..at + 4].try_into().unwrap()) as usize;
+        let id = u32::from_le_bytes(data[at + 4..at + 8].try_into().unwrap());
+        if id != u32::MAX {
+            let location = u64::from_le_bytes(data[at + 8..at + 16].try_into().unwrap());
+            data[at + 8..at + 16].copy_from_slice(&(location + 2).to_le_bytes());
+            break;
+        }
+        at += 4 + length;
+    }
+    let out = dir.join("bad_dwarf.co");
+    std::fs::write(&out, data).unwrap();
+    out
+}
+
+#[test]
+fn dwarf_that_cannot_be_remapped_refuses_unless_stripping_is_allowed() {
+    let dir = out_dir();
+    let input = fixture_with_unmappable_dwarf(dir.path());
+    let out = dir.path().join("out.co");
+    let (stderr, report) = rewrite(&input, &out, Some("insert-nops"));
+    let refused = report["refused"].as_array().unwrap();
+    assert_eq!(refused.len(), 1, "{report}");
+    let reason = refused[0].as_str().unwrap();
+    assert!(reason.contains(".debug_frame+0x") && reason.contains("not at an instruction boundary"), "{reason}");
+    assert!(stderr.contains("left unchanged"), "{stderr}");
+    assert!(std::fs::read(&input).unwrap() == std::fs::read(&out).unwrap(), "a refused rewrite must leave the object as it was");
+
+    let report_path = dir.path().join("strip.json");
+    let o = gfxpatch(&[
+        "rewrite",
+        input.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--passes",
+        "insert-nops",
+        "--strip-debug-on-failure",
+        "--report",
+        report_path.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&std::fs::read(&report_path).unwrap()).unwrap();
+    assert_eq!(report["refused"].as_array().unwrap().len(), 0, "{report}");
+    let notes = report["notes"].as_array().unwrap();
+    assert!(notes.len() == 1 && notes[0].as_str().unwrap().starts_with("debug info stripped (sections emptied): "), "{notes:?}");
+    let o = gfxpatch(&["verify", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stdout));
+    let (_, err) = llvm_both("llvm-readelf-19", &["-a", out.to_str().unwrap()]);
+    assert!(err.is_empty(), "llvm-readelf-19 -a: {err}");
+    let (lines, _) = llvm_both("llvm-dwarfdump-19", &["--debug-line", out.to_str().unwrap()]);
+    assert!(!lines.contains("\n0x"), "line rows survived the strip: {lines}");
+}
+
+/// In a host library, an object that no longer fits its slot keeps its original bytes and the
+/// report says so with both sizes; the other objects are still rewritten, and the file is valid.
+#[test]
+fn host_library_objects_that_outgrow_their_slot_are_refused_one_by_one() {
+    use gfxpatch::container::bundle::DecompressLimits;
+    use gfxpatch::container::input::Input;
+    let dir = out_dir();
+    for name in ["hip_kernels.so", "hip_kernels.ccob.so"] {
+        let input = common::repo().join("fixtures/host").join(name);
+        let out = dir.path().join(name);
+        let (stderr, report) = rewrite(&input, &out, Some("insert-nops"));
+        let (before, after) = (std::fs::read(&input).unwrap(), std::fs::read(&out).unwrap());
+        assert_eq!(before.len(), after.len(), "{name}: a host library never changes size");
+        let old = Input::parse(&before, &DecompressLimits::default()).unwrap();
+        let new = Input::parse(&after, &DecompressLimits::default()).unwrap();
+        assert_eq!(old.objects.len(), new.objects.len());
+        let refused: Vec<&str> = report["refused"].as_array().unwrap().iter().map(|r| r.as_str().unwrap()).collect();
+        assert!(!refused.is_empty(), "{name}: insert-nops grows these objects past their slots: {report}");
+        for r in &refused {
+            let i: usize = r.strip_prefix("code object ").and_then(|r| r.split(':').next()).unwrap().parse().unwrap();
+            assert!(r.contains(" bytes but its slot in the host library has ") && r.contains("the original bytes are kept"), "{name}: {r}");
+            let needed: u64 = r.split(" needs ").nth(1).unwrap().split(' ').next().unwrap().parse().unwrap();
+            let slot: u64 = r.split(" has ").nth(1).unwrap().split(';').next().unwrap().parse().unwrap();
+            assert!(needed > slot, "{name}: {r}");
+            assert_eq!(old.objects[i].bytes, new.objects[i].bytes, "{name}: refused object {i} changed");
+            assert!(stderr.contains(&format!("code object {i} left unchanged")), "{name}: {stderr}");
+        }
+        // Every object is either its original bytes (refused) or a verified rewrite.
+        let o = gfxpatch(&["verify", out.to_str().unwrap()]);
+        assert!(o.status.success(), "{name}: {}", String::from_utf8_lossy(&o.stdout));
+        for (i, (a, b)) in old.objects.iter().zip(&new.objects).enumerate() {
+            let was_refused = refused.iter().any(|r| r.starts_with(&format!("code object {i}:")));
+            assert_eq!(was_refused, a.bytes == b.bytes, "{name}: object {i}");
+        }
+        // The pass counts say what the output holds: a refused object's nops were not applied
+        // (regression: they used to count as applied although no byte changed).
+        let nops = &report["passes"][0];
+        let kept = old.objects.iter().zip(&new.objects).filter(|(a, b)| a.bytes == b.bytes).count();
+        if kept == old.objects.len() {
+            assert_eq!(nops["applied"], 0, "{name}: nothing was written: {report}");
+        }
+        let declined_refused = nops["declined"][gfxpatch::rewrite::OBJECT_REFUSED].as_u64().unwrap_or(0);
+        assert!(declined_refused > 0, "{name}: the refused objects' nops count as declined: {report}");
+    }
 }

@@ -436,7 +436,7 @@ fn address_attributes(file: &str) -> Vec<(String, u64)> {
 fn growth_remaps_dwarf_and_dwarfdump_verifies_it() {
     let dir = tempfile::tempdir().unwrap();
     let mut checked = 0;
-    for path in common::code_object_fixtures().into_iter().filter(|p| p.to_str().unwrap().contains("debug_info.O")) {
+    for path in common::code_object_fixtures().into_iter().filter(|p| p.to_str().unwrap().contains("debug_info.O") || p.to_str().unwrap().contains("debug_info_dwarf4.")) {
         let data = read(&path);
         let object = CodeObject::parse(&data).unwrap();
         let patch = grow(&object);
@@ -471,7 +471,7 @@ fn growth_remaps_dwarf_and_dwarfdump_verifies_it() {
         }
         checked += 1;
     }
-    assert_eq!(checked, 8, "debug_info.O0g and .O2g for four targets");
+    assert_eq!(checked, 10, "debug_info.O0g and .O2g for four targets, DWARF 4 .O2g for two");
 }
 
 fn new_symbol_at(bytes: &[u8], address: u64) -> bool {
@@ -513,4 +513,29 @@ fn host_library_objects_must_fit_their_slot() {
             assert_eq!(a.bytes, b.bytes, "{name}: another object changed");
         }
     }
+}
+
+/// `write_input_keeping_misfits`: the object that no longer fits keeps its original bytes and
+/// is listed with both sizes; the other replacement in the same host library is still written.
+#[test]
+fn host_library_misfits_are_kept_and_listed_while_the_rest_is_written() {
+    use gfxpatch::container::bundle::DecompressLimits;
+    use gfxpatch::container::Input;
+    let data = read(&common::repo().join("fixtures/host/hip_kernels.so"));
+    let input = Input::parse(&data, &DecompressLimits::default()).unwrap();
+    assert!(input.objects.len() >= 2);
+    let mut big = input.objects[0].bytes.to_vec();
+    big.extend(std::iter::repeat_n(0x5au8, 64 << 10));
+    let small = input.objects[1].bytes[..input.objects[1].bytes.len() - 64].to_vec();
+    let (out, misfits) = write::write_input_keeping_misfits(&data, &input, &[(0, big.clone()), (1, small.clone())]).unwrap();
+    assert_eq!(misfits.len(), 1, "{misfits:?}");
+    assert_eq!((misfits[0].object, misfits[0].needed), (0, big.len() as u64));
+    assert!(misfits[0].slot < misfits[0].needed);
+    assert!(misfits[0].to_string().contains("code object 0") && misfits[0].to_string().contains("the original bytes are kept"), "{}", misfits[0]);
+    assert_eq!(out.len(), data.len());
+    let again = Input::parse(&out, &DecompressLimits::default()).unwrap();
+    assert_eq!(again.objects[0].bytes, input.objects[0].bytes, "the misfit keeps its bytes");
+    assert_eq!(again.objects[1].bytes.as_ref(), small.as_slice(), "the other object is replaced");
+    // The strict writer refuses the same request as a whole.
+    assert!(write::write_input(&data, &input, &[(0, big), (1, small)]).is_err());
 }

@@ -1,6 +1,9 @@
 //! `gfxpatch bench rewrite FILE`: rewrite throughput (the identity, and insert-nops with its
 //! layout, writer and verifier) against LLVM's disassembler decoding and printing the same text
-//! (the core of `llvm-objdump -d`, in-process), in one run, as ratios.
+//! (the core of `llvm-objdump -d`, in-process) and against the `llvm-objdump-19 -d` binary run
+//! on the same code objects (one process per object, output to /dev/null), in one run, as
+//! ratios. `GFXPATCH_BENCH_OBJDUMP_EVERY=N` runs the binary on every Nth object only (its
+//! throughput is then measured on those objects' instructions; the report says so).
 
 use std::time::{Duration, Instant};
 
@@ -37,9 +40,8 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
         Ok((n, start.elapsed()))
     };
     let identity = Options { passes: Vec::new(), print_after: None, strip_debug_on_failure: false };
-    // The container writer does not remap DWARF yet: drop it rather than refuse, so the whole
-    // rewrite path is measured.
-    let nops = Options { passes: vec![pass::find("insert-nops").unwrap()], print_after: None, strip_debug_on_failure: true };
+    // DWARF is remapped, as `gfxpatch rewrite` does; a construct it cannot remap refuses the object.
+    let nops = Options { passes: vec![pass::find("insert-nops").unwrap()], print_after: None, strip_debug_on_failure: false };
     let rewrite = |options: &Options<'_>| {
         let mut n = 0u64;
         let mut refused = 0u64;
@@ -75,11 +77,50 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
         }
         Ok(n)
     })?;
+    // The llvm-objdump-19 binary on the same objects, written to files first (not timed).
+    let every: usize = std::env::var("GFXPATCH_BENCH_OBJDUMP_EVERY").ok().and_then(|v| v.parse().ok()).filter(|&n| n > 0).unwrap_or(1);
+    let dir = TempDir(std::env::temp_dir().join(format!("gfxpatch-bench-rewrite-{}", std::process::id())));
+    std::fs::create_dir_all(&dir.0)?;
+    let mut files = Vec::new();
+    for (i, o) in objects.iter().enumerate().step_by(every) {
+        let object = CodeObject::parse(o)?;
+        let file = dir.0.join(format!("{i}.co"));
+        std::fs::write(&file, o)?;
+        // Counted as the rewrite counts them (the identity's instructions_before).
+        let count = crate::rewrite::read_program(&object)?.map_or(0, |p| p.instruction_count() as u64);
+        files.push((file, object.target.processor.name, count));
+    }
+    let (n_objdump, t_objdump) = time(&mut || {
+        let mut n = 0u64;
+        for (file, cpu, count) in &files {
+            let status = std::process::Command::new("llvm-objdump-19")
+                .args(["-d", &format!("--mcpu={cpu}")])
+                .arg(file)
+                .stdout(std::process::Stdio::null())
+                .status()
+                .context("cannot run llvm-objdump-19 (scripts/setup.sh installs it)")?;
+            anyhow::ensure!(status.success(), "llvm-objdump-19 -d {} failed", file.display());
+            n += count;
+        }
+        Ok(n)
+    })?;
     let rate = |n: u64, t: Duration| n as f64 / t.as_secs_f64() / 1e6;
     println!("gfxpatch rewrite (identity):     {:8.2} M inst/s  ({t_identity:?}, {n_identity} instructions)", rate(n_identity, t_identity));
     println!("gfxpatch rewrite (insert-nops):  {:8.2} M inst/s  ({t_nops:?}, {refused_nops} object(s) refused)", rate(n_identity, t_nops));
     println!("LLVM decode+print:               {:8.2} M inst/s  ({t_llvm:?}, {n_llvm} instructions)", rate(n_llvm, t_llvm));
-    println!("ratio identity:                  {:8.2}x LLVM", t_llvm.as_secs_f64() / t_identity.as_secs_f64());
-    println!("ratio insert-nops:               {:8.2}x LLVM", t_llvm.as_secs_f64() / t_nops.as_secs_f64());
+    let sampled = if every > 1 { format!(", every {every}th object") } else { String::new() };
+    println!("llvm-objdump-19 -d (binary):     {:8.2} M inst/s  ({t_objdump:?}, {n_objdump} instructions, {} object(s){sampled})", rate(n_objdump, t_objdump), files.len());
+    let ratio = |ours: Duration, n_theirs: u64, theirs: Duration| rate(n_identity, ours) / rate(n_theirs, theirs);
+    println!("ratio identity:                  {:8.2}x LLVM in-process, {:8.2}x llvm-objdump-19 -d", ratio(t_identity, n_llvm, t_llvm), ratio(t_identity, n_objdump, t_objdump));
+    println!("ratio insert-nops:               {:8.2}x LLVM in-process, {:8.2}x llvm-objdump-19 -d", ratio(t_nops, n_llvm, t_llvm), ratio(t_nops, n_objdump, t_objdump));
     Ok(())
+}
+
+/// A directory removed when dropped.
+struct TempDir(std::path::PathBuf);
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }

@@ -9,7 +9,7 @@ use rayon::prelude::*;
 
 use crate::container::bundle::DecompressLimits;
 use crate::container::input::{Input, InputKind, MappedFile};
-use crate::container::write::{write_file_atomically, write_input};
+use crate::container::write::{write_file_atomically, write_input_keeping_misfits};
 use crate::pass::{self, Pass};
 use crate::rewrite::{self, Options, Outcome, PassReport, Report};
 
@@ -58,7 +58,7 @@ pub fn run(args: &RewriteArgs) -> anyhow::Result<()> {
     let mapped = MappedFile::open(&args.input).with_context(|| path.clone())?;
     let data = mapped.bytes();
     let input = Input::parse(data, &DecompressLimits::default()).with_context(|| path.clone())?;
-    let outcomes: Vec<Outcome> = input
+    let mut outcomes: Vec<Outcome> = input
         .objects
         .par_iter()
         .enumerate()
@@ -67,15 +67,21 @@ pub fn run(args: &RewriteArgs) -> anyhow::Result<()> {
     for o in &outcomes {
         print!("{}", o.listings);
     }
+    let bytes = output_bytes(data, &input, &mut outcomes).with_context(|| path.clone())?;
+    // After the writer has decided: an object that no longer fits its slot is refused there,
+    // and what --explain shows must be what the output holds.
     if args.explain {
         for (i, o) in outcomes.iter().enumerate() {
             let prefix = if outcomes.len() > 1 { format!("code object {i}: ") } else { String::new() };
+            if let Some(reason) = &o.refused {
+                println!("{prefix}refused, kept unchanged: {reason}");
+                continue;
+            }
             for line in o.stats.iter().flat_map(|s| &s.explain) {
                 println!("{prefix}{line}");
             }
         }
     }
-    let bytes = output_bytes(data, &input, &outcomes).with_context(|| path.clone())?;
     let out_path = if args.in_place { args.input.clone() } else { args.output.clone().unwrap() };
     drop(input);
     write_file_atomically(&out_path, &bytes).with_context(|| out_path.display().to_string())?;
@@ -86,7 +92,8 @@ pub fn run(args: &RewriteArgs) -> anyhow::Result<()> {
         let report = Report {
             passes: totals.into_iter().map(|s| PassReport { name: s.name, applied: s.applied, declined: s.declined, rules: s.rules }).collect(),
             instructions_before: outcomes.iter().map(|o| o.instructions_before).sum(),
-            instructions_after: outcomes.iter().map(|o| o.instructions_after).sum(),
+            // What the output holds: a refused object keeps its instructions.
+            instructions_after: outcomes.iter().map(|o| if o.refused.is_some() { o.instructions_before } else { o.instructions_after }).sum(),
             functions_opaque: outcomes.iter().flat_map(|o| o.opaque.iter().cloned()).collect(),
             refused: outcomes.iter().enumerate().filter_map(|(i, o)| describe(i, o, "")).collect(),
             notes: outcomes.iter().flat_map(|o| o.notes.iter().cloned()).collect(),
@@ -167,7 +174,9 @@ fn parse_passes(names: &[String], rule_files: &[PathBuf], explain: bool) -> anyh
 }
 
 /// The whole output file: the rewritten object, or the container with its objects replaced.
-fn output_bytes(data: &[u8], input: &Input<'_>, outcomes: &[Outcome]) -> anyhow::Result<Vec<u8>> {
+/// In a host library an object that no longer fits its slot keeps its original bytes, and its
+/// outcome says why (`refused`).
+fn output_bytes(data: &[u8], input: &Input<'_>, outcomes: &mut [Outcome]) -> anyhow::Result<Vec<u8>> {
     let changed = outcomes.iter().zip(&input.objects).any(|(o, i)| o.bytes.as_deref().is_some_and(|b| b != &i.bytes[..]));
     if !changed {
         return Ok(data.to_vec());
@@ -180,7 +189,17 @@ fn output_bytes(data: &[u8], input: &Input<'_>, outcomes: &[Outcome]) -> anyhow:
                 .enumerate()
                 .filter_map(|(i, o)| o.bytes.as_ref().filter(|b| b[..] != input.objects[i].bytes[..]).map(|b| (i, b.clone())))
                 .collect();
-            Ok(write_input(data, input, &replaced)?)
+            let (bytes, misfits) = write_input_keeping_misfits(data, input, &replaced)?;
+            for m in misfits {
+                let o = &mut outcomes[m.object];
+                let what = if m.what.starts_with("the compressed bundle") { "the re-compressed bundle holding it" } else { "the rewritten object" };
+                o.refused = Some(format!(
+                    "{what} needs {} bytes but its slot in the host library has {}; the original bytes are kept",
+                    m.needed, m.slot
+                ));
+                o.bytes = None;
+            }
+            Ok(bytes)
         }
     }
 }

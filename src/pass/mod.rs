@@ -51,6 +51,25 @@ impl PassStats {
         }
         self.explain.extend(other.explain.iter().cloned());
     }
+
+    /// These counts as they stand when the object they were made in is not written (its rewrite
+    /// was refused, or it no longer fits its slot): nothing was applied, every rewrite the pass
+    /// made is declined with `reason`.
+    pub fn as_refused(&self, reason: &'static str) -> PassStats {
+        let mut out = self.clone();
+        if out.applied > 0 {
+            *out.declined.entry(reason.to_owned()).or_insert(0) += out.applied;
+            out.applied = 0;
+        }
+        for r in out.rules.values_mut() {
+            if r.applied > 0 {
+                *r.declined.entry(reason).or_insert(0) += r.applied;
+                r.applied = 0;
+            }
+        }
+        out.explain.clear();
+        out
+    }
 }
 
 /// What a pass may look at besides the function.

@@ -28,6 +28,38 @@ const ENTRY_HEADER_LEN: u64 = 24;
 /// into `input.objects`, new bytes) put in place. See the module comment for what each kind of
 /// input allows.
 pub fn write_input(original: &[u8], input: &Input, replaced: &[(usize, Vec<u8>)]) -> Result<Vec<u8>, WriteError> {
+    let mut misfits = None;
+    write_input_inner(original, input, replaced, &mut misfits)
+}
+
+/// A replacement left out because it did not fit its slot in a host library.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Misfit {
+    /// Index into `input.objects`.
+    pub object: usize,
+    /// What did not fit: the object, or the compressed bundle holding it.
+    pub what: String,
+    pub needed: u64,
+    pub slot: u64,
+}
+
+impl std::fmt::Display for Misfit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} no longer fits its slot in the host library: it needs {} bytes, the slot has {}; the original bytes are kept", self.what, self.needed, self.slot)
+    }
+}
+
+/// Like [`write_input`], but in a host library a replacement that does not fit its slot is
+/// left out (that object keeps its original bytes) and listed instead of failing the whole
+/// file. In a compressed bundle the replacement that grew the most is dropped first, then the
+/// next, until the re-compressed bundle fits.
+pub fn write_input_keeping_misfits(original: &[u8], input: &Input, replaced: &[(usize, Vec<u8>)]) -> Result<(Vec<u8>, Vec<Misfit>), WriteError> {
+    let mut misfits = Some(Vec::new());
+    let bytes = write_input_inner(original, input, replaced, &mut misfits)?;
+    Ok((bytes, misfits.unwrap_or_default()))
+}
+
+fn write_input_inner(original: &[u8], input: &Input, replaced: &[(usize, Vec<u8>)], misfits: &mut Option<Vec<Misfit>>) -> Result<Vec<u8>, WriteError> {
     let mut by_object: BTreeMap<usize, &[u8]> = BTreeMap::new();
     for (index, bytes) in replaced {
         if *index >= input.objects.len() {
@@ -54,7 +86,7 @@ pub fn write_input(original: &[u8], input: &Input, replaced: &[(usize, Vec<u8>)]
             let entries = replacements_by_entry(input, 0, &bundle, &by_object)?;
             repack(&bundle, &entries)
         }
-        InputKind::Host => write_host(original, input, &by_object, &limits),
+        InputKind::Host => write_host(original, input, &by_object, &limits, misfits),
     }
 }
 
@@ -64,7 +96,7 @@ fn replacements_by_entry<'r>(
     bundle_index: usize,
     bundle: &Bundle,
     by_object: &BTreeMap<usize, &'r [u8]>,
-) -> Result<BTreeMap<usize, &'r [u8]>, WriteError> {
+) -> Result<BTreeMap<usize, (usize, &'r [u8])>, WriteError> {
     // `Input` lists a bundle's code objects as its AMDGPU entries with data, in entry order.
     let entries: Vec<usize> = (0..bundle.entries.len())
         .filter(|&i| bundle.entries[i].is_amdgcn() && bundle.entries[i].size > 0)
@@ -80,7 +112,7 @@ fn replacements_by_entry<'r>(
     let mut out = BTreeMap::new();
     for (entry, object) in entries.into_iter().zip(objects) {
         if let Some(bytes) = by_object.get(&object) {
-            out.insert(entry, *bytes);
+            out.insert(entry, (object, *bytes));
         }
     }
     Ok(out)
@@ -110,7 +142,7 @@ fn plain_offsets(entries: &[(&str, &[u8])], align: u64) -> Vec<u64> {
 }
 
 /// The bundle written again with some entries replaced, in its own format.
-fn repack(bundle: &Bundle, replaced: &BTreeMap<usize, &[u8]>) -> Result<Vec<u8>, WriteError> {
+fn repack(bundle: &Bundle, replaced: &BTreeMap<usize, (usize, &[u8])>) -> Result<Vec<u8>, WriteError> {
     let align = inferred_alignment(bundle).ok_or_else(|| {
         WriteError::Layout(format!(
             "the offload bundle at {:#x} has entry offsets no bundle alignment reproduces; it cannot be re-packed",
@@ -121,7 +153,7 @@ fn repack(bundle: &Bundle, replaced: &BTreeMap<usize, &[u8]>) -> Result<Vec<u8>,
         .entries
         .iter()
         .enumerate()
-        .map(|(i, e)| (e.id.as_ref(), replaced.get(&i).copied().unwrap_or(e.bytes.as_ref())))
+        .map(|(i, e)| (e.id.as_ref(), replaced.get(&i).map_or(e.bytes.as_ref(), |r| r.1)))
         .collect();
     let plain = bundle::write_bundle_aligned(&entries, align);
     Ok(match bundle.format {
@@ -144,6 +176,7 @@ fn write_host(
     input: &Input,
     by_object: &BTreeMap<usize, &[u8]>,
     limits: &DecompressLimits,
+    misfits: &mut Option<Vec<Misfit>>,
 ) -> Result<Vec<u8>, WriteError> {
     let file = ElfFile::parse(original)?;
     let fatbin = file
@@ -156,25 +189,43 @@ fn write_host(
         if !by_object.keys().any(|&i| input.objects[i].bundle_index == bundle_index) {
             continue;
         }
-        let replaced = replacements_by_entry(input, bundle_index, b, by_object)?;
+        let mut replaced = replacements_by_entry(input, bundle_index, b, by_object)?;
         // The bundle may use everything up to the next bundle.
         let slot_end = bundles.get(bundle_index + 1).map_or(section_end, |n| n.offset);
         match b.format {
-            BundleFormat::Plain => replace_in_plain_bundle(&mut out, input, bundle_index, b, slot_end, &replaced)?,
+            BundleFormat::Plain => replace_in_plain_bundle(&mut out, input, b, slot_end, &replaced, misfits)?,
             BundleFormat::Compressed { .. } => {
-                let packed = repack(b, &replaced)?;
                 let slot = slot_end - b.offset;
-                if packed.len() as u64 > slot {
-                    let object = by_object.keys().find(|&&i| input.objects[i].bundle_index == bundle_index).unwrap();
-                    return Err(WriteError::DoesNotFit {
-                        object: format!("the compressed bundle holding {}", input.objects[*object].describe(*object)),
+                let packed = loop {
+                    if replaced.is_empty() {
+                        break None;
+                    }
+                    let packed = repack(b, &replaced)?;
+                    if packed.len() as u64 <= slot {
+                        break Some(packed);
+                    }
+                    // The object that grew the most goes first.
+                    let (&entry, &(object, _)) = replaced
+                        .iter()
+                        .max_by_key(|(_, (o, bytes))| (bytes.len() as i64 - input.objects[*o].bytes.len() as i64, std::cmp::Reverse(*o)))
+                        .unwrap();
+                    let misfit = Misfit {
+                        object,
+                        what: format!("the compressed bundle holding {}", input.objects[object].describe(object)),
                         needed: packed.len() as u64,
                         slot,
-                    });
+                    };
+                    match misfits {
+                        Some(list) => list.push(misfit),
+                        None => return Err(WriteError::DoesNotFit { object: misfit.what, needed: misfit.needed, slot }),
+                    }
+                    replaced.remove(&entry);
+                };
+                if let Some(packed) = packed {
+                    let start = b.offset as usize;
+                    out[start..start + packed.len()].copy_from_slice(&packed);
+                    out[start + packed.len()..slot_end as usize].fill(0);
                 }
-                let start = b.offset as usize;
-                out[start..start + packed.len()].copy_from_slice(&packed);
-                out[start + packed.len()..slot_end as usize].fill(0);
             }
         }
     }
@@ -182,19 +233,21 @@ fn write_host(
 }
 
 /// Replaces entries of a plain bundle inside its slot: new bytes, new size field, zeros after.
+/// An entry that does not fit is listed in `misfits` and keeps its bytes (or, without a list,
+/// fails the write).
 fn replace_in_plain_bundle(
     out: &mut [u8],
     input: &Input,
-    bundle_index: usize,
     b: &Bundle,
     slot_end: u64,
-    replaced: &BTreeMap<usize, &[u8]>,
+    replaced: &BTreeMap<usize, (usize, &[u8])>,
+    misfits: &mut Option<Vec<Misfit>>,
 ) -> Result<(), WriteError> {
     let mut header_at = b.offset + PLAIN_HEADER_LEN;
     for (i, entry) in b.entries.iter().enumerate() {
         let this_header = header_at;
         header_at += ENTRY_HEADER_LEN + entry.id.len() as u64;
-        let Some(bytes) = replaced.get(&i) else { continue };
+        let Some(&(object, bytes)) = replaced.get(&i) else { continue };
         let start = b.offset + entry.offset;
         // The slot ends where the next entry's data (in file order) or the next bundle begins.
         let end = b
@@ -207,12 +260,14 @@ fn replace_in_plain_bundle(
             .min(slot_end);
         let slot = end - start;
         if bytes.len() as u64 > slot {
-            let object = input
-                .objects
-                .iter()
-                .position(|o| o.bundle_index == bundle_index && o.offset == start)
-                .map_or_else(|| format!("entry {i} ({})", entry.id), |k| input.objects[k].describe(k));
-            return Err(WriteError::DoesNotFit { object, needed: bytes.len() as u64, slot });
+            let misfit = Misfit { object, what: input.objects[object].describe(object), needed: bytes.len() as u64, slot };
+            match misfits {
+                Some(list) => {
+                    list.push(misfit);
+                    continue;
+                }
+                None => return Err(WriteError::DoesNotFit { object: misfit.what, needed: misfit.needed, slot }),
+            }
         }
         out[start as usize..start as usize + bytes.len()].copy_from_slice(bytes);
         out[start as usize + bytes.len()..end as usize].fill(0);

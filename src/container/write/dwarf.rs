@@ -101,7 +101,7 @@ impl<'a, 'd> Remapper<'a, 'd> {
                 loclists_base: unit.loclists_base.0,
             });
         }
-        for name in [".debug_ranges", ".debug_loc", ".debug_types", ".debug_pubnames", ".debug_names"] {
+        for name in [".debug_types", ".debug_pubnames", ".debug_names"] {
             if object.sections.iter().any(|s| s.name == name && s.size > 0) {
                 return Err(dwarf_error(name, name.to_owned(), "this section is not remapped yet"));
             }
@@ -146,8 +146,21 @@ impl<'a, 'd> Remapper<'a, 'd> {
                 out.insert(index, contents);
             }
         }
+        let mut v4_lists = Vec::new();
         if let Some((index, bytes)) = self.section(".debug_info") {
-            out.insert(index, self.info(bytes, &line_offsets, &list_offsets)?);
+            out.insert(index, self.info(bytes, &line_offsets, &list_offsets, &mut v4_lists)?);
+        }
+        for (name, locations) in [(".debug_ranges", false), (".debug_loc", true)] {
+            let refs: Vec<(usize, u64)> = v4_lists.iter().filter(|r| r.0 == locations).map(|r| (r.1, r.2)).collect();
+            match self.section(name) {
+                Some((index, bytes)) => {
+                    out.insert(index, self.v4_lists(name, bytes, &refs, locations)?);
+                }
+                None if !refs.is_empty() => {
+                    return Err(dwarf_error("DWARF 4 list reference", format!("{name}+{:#x}", refs[0].0), format!("there is no {name} section")));
+                }
+                None => {}
+            }
         }
         if let Some((index, bytes)) = self.section(".debug_addr") {
             out.insert(index, self.addr(bytes)?);
@@ -622,6 +635,60 @@ impl<'a, 'd> Remapper<'a, 'd> {
         Ok((out, offsets))
     }
 
+    /// DWARF 4 `.debug_ranges` (`locations` false) or `.debug_loc` (true), patched in place
+    /// (entries have fixed sizes): every list that `.debug_info` references, from its offset,
+    /// with the referencing unit's base address. Entries are (begin, end) offsets from the
+    /// current base address, a base address selection (`u64::MAX`, address), or the (0, 0)
+    /// terminator; location entries carry a 2-byte length and an expression after the pair.
+    /// Bytes no unit references are copied as they are.
+    fn v4_lists(&self, name: &str, bytes: &[u8], refs: &[(usize, u64)], locations: bool) -> Result<Vec<u8>, WriteError> {
+        let mut out = bytes.to_vec();
+        let mut done = std::collections::BTreeSet::new();
+        let location = |p: usize| format!("{name}+{p:#x}");
+        for &(offset, unit_base) in refs {
+            if !done.insert((offset, unit_base)) {
+                continue;
+            }
+            let mut p = offset;
+            let mut base = unit_base;
+            loop {
+                let here = p;
+                let (a, b) = (read_u64(bytes, p, name)?, read_u64(bytes, p + 8, name)?);
+                p += 16;
+                if a == 0 && b == 0 {
+                    break;
+                }
+                if a == u64::MAX {
+                    base = b;
+                    let new = self.address(b, || location(here))?;
+                    out[here + 8..here + 16].copy_from_slice(&new.to_le_bytes());
+                    continue;
+                }
+                let entry = |x: u64| -> Result<u64, WriteError> {
+                    let old = base.checked_add(x).ok_or_else(|| dwarf_error("list entry", location(here), "base + offset overflows"))?;
+                    let new = self.address(old, || location(here))?;
+                    let new_base = self.address(base, || location(here))?;
+                    new.checked_sub(new_base).ok_or_else(|| dwarf_error("list entry", location(here), "the entry moved before its base address"))
+                };
+                let (s, e) = (entry(a)?, entry(b)?);
+                out[here..here + 8].copy_from_slice(&s.to_le_bytes());
+                out[here + 8..here + 16].copy_from_slice(&e.to_le_bytes());
+                if locations {
+                    let len = bytes
+                        .get(p..p + 2)
+                        .map(|l| u16::from_le_bytes([l[0], l[1]]) as usize)
+                        .ok_or_else(|| dwarf_error("location entry", location(here), "truncated"))?;
+                    let expression = bytes.get(p + 2..p + 2 + len).ok_or_else(|| dwarf_error("location expression", location(p), "truncated"))?;
+                    let mut copy = expression.to_vec();
+                    self.expression(&mut copy, || location(p + 2))?;
+                    out[p + 2..p + 2 + len].copy_from_slice(&copy);
+                    p += 2 + len;
+                }
+            }
+        }
+        Ok(out)
+    }
+
     /// Patches `DW_OP_addr` operands of an expression in place.
     fn expression(&self, bytes: &mut [u8], location: impl Fn() -> String) -> Result<(), WriteError> {
         let encoding = gimli::Encoding { format: gimli::Format::Dwarf32, version: 5, address_size: 8 };
@@ -640,7 +707,16 @@ impl<'a, 'd> Remapper<'a, 'd> {
 
     /// `.debug_info`: addresses, high_pc lengths, expressions and section offsets, in place.
     #[allow(non_upper_case_globals)] // gimli's DW_* constants in patterns
-    fn info(&self, bytes: &[u8], lines: &BTreeMap<usize, usize>, lists: &[BTreeMap<usize, usize>; 2]) -> Result<Vec<u8>, WriteError> {
+    ///
+    /// DWARF 4 references into `.debug_ranges` and `.debug_loc` (which keep their offsets) are
+    /// collected in `v4_lists` as (is a location list, offset, the unit's base address).
+    fn info(
+        &self,
+        bytes: &[u8],
+        lines: &BTreeMap<usize, usize>,
+        lists: &[BTreeMap<usize, usize>; 2],
+        v4_lists: &mut Vec<(bool, usize, u64)>,
+    ) -> Result<Vec<u8>, WriteError> {
         use gimli::constants::*;
         let mut out = bytes.to_vec();
         let mut headers = self.dwarf.units();
@@ -683,6 +759,12 @@ impl<'a, 'd> Remapper<'a, 'd> {
                             out[start..start + copy.len()].copy_from_slice(&copy);
                         }
                         (DW_AT_stmt_list, gimli::AttributeValue::SecOffset(o)) => patch_offset(&mut out, at, o, lines, location)?,
+                        (DW_AT_ranges, gimli::AttributeValue::SecOffset(o)) if header.version() < 5 => v4_lists.push((false, o, bases.low_pc)),
+                        (DW_AT_location | DW_AT_frame_base | DW_AT_data_member_location | DW_AT_string_length | DW_AT_return_addr | DW_AT_vtable_elem_location | DW_AT_segment | DW_AT_static_link | DW_AT_use_location, gimli::AttributeValue::SecOffset(o))
+                            if header.version() < 5 =>
+                        {
+                            v4_lists.push((true, o, bases.low_pc))
+                        }
                         (DW_AT_ranges, gimli::AttributeValue::SecOffset(o)) => patch_offset(&mut out, at, o, &lists[0], location)?,
                         (DW_AT_rnglists_base, gimli::AttributeValue::SecOffset(o)) => patch_offset(&mut out, at, o, &lists[0], location)?,
                         (DW_AT_loclists_base, gimli::AttributeValue::SecOffset(o)) => patch_offset(&mut out, at, o, &lists[1], location)?,

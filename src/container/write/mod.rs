@@ -38,7 +38,7 @@ use thiserror::Error;
 
 use super::error::ReadError;
 
-pub use bundle::write_input;
+pub use bundle::{write_input, write_input_keeping_misfits, Misfit};
 pub use elf::{address_shift, write_object};
 
 /// Old -> new virtual address for every instruction start of the old `.text`, plus the old end
