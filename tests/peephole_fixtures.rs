@@ -1,5 +1,5 @@
 //! `gfxpatch rewrite --passes peephole` end to end on hand-written code objects: one source
-//! (`tests/data/peephole/cases.s`, separate shifts and ORs and the rest of the family, positive and negative cases) is
+//! (`fixtures/src/peephole_cases.s`, separate shifts and ORs and the rest of the family, positive and negative cases) is
 //! assembled with llvm-mc-19 and linked with ld.lld-19 for gfx803, gfx900, gfx1030, gfx1100 and
 //! gfx1201, rewritten, and checked:
 //!
@@ -26,7 +26,7 @@ const TARGETS: &[&str] = &["gfx803", "gfx900", "gfx1030", "gfx1100", "gfx1201"];
 
 /// Assembles and links the cases for `target` into `dir`; returns the code object.
 fn build(dir: &Path, target: &str) -> PathBuf {
-    let source = std::fs::read_to_string(repo().join("tests/data/peephole/cases.s")).unwrap();
+    let source = std::fs::read_to_string(repo().join("fixtures/src/peephole_cases.s")).unwrap();
     let accum = if target.starts_with("gfx90a") || target.starts_with("gfx94") { ".amdhsa_accum_offset 16" } else { "" };
     let s = dir.join(format!("{target}.s"));
     std::fs::write(&s, source.replace("@TARGET@", target).replace("@ACCUM@", accum)).unwrap();
