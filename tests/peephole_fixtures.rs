@@ -227,3 +227,43 @@ fn selected_rules_and_user_rules() {
     let (ok, _, stderr) = run(&["rewrite", i, "-o", o, "--rules", good.to_str().unwrap()]);
     assert!(!ok && stderr.contains("--rules needs the peephole pass"), "{stderr}");
 }
+
+/// The README's first command rewrites the committed gfx900 object, `fixtures/co/gfx900/
+/// peephole_cases.asm.co`. It must be what `fixtures/build.sh` makes of the cases today (else
+/// the README shows a stale fixture), and its report must say what the README says: 9 rewrites,
+/// 9 refusals.
+#[test]
+fn the_readme_fixture_is_current_and_rewrites_as_the_readme_says() {
+    let dir = tempfile::tempdir().unwrap();
+    let committed = repo().join("fixtures/co/gfx900/peephole_cases.asm.co");
+    let rebuilt = build(dir.path(), "gfx900");
+    assert!(
+        std::fs::read(&committed).unwrap() == std::fs::read(&rebuilt).unwrap(),
+        "{} differs from fixtures/src/peephole_cases.s assembled for gfx900: rebuild it with fixtures/build.sh",
+        committed.display()
+    );
+    let output = dir.path().join("out.co");
+    let report_path = dir.path().join("report.json");
+    let (ok, stdout, stderr) = run(&[
+        "rewrite",
+        committed.to_str().unwrap(),
+        "-o",
+        output.to_str().unwrap(),
+        "--passes",
+        "peephole",
+        "--explain",
+        "--report",
+        report_path.to_str().unwrap(),
+    ]);
+    assert!(ok, "{stderr}");
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&report_path).unwrap()).unwrap();
+    let pass = &report["passes"][0];
+    assert_eq!(pass["applied"], 9, "{report}");
+    let declined: u64 = pass["declined"].as_object().unwrap().values().map(|v| v.as_u64().unwrap()).sum();
+    assert_eq!(declined, 9, "{report}");
+    assert!(
+        stdout.contains("shift_or 0x1f04: lshl-or: v_lshlrev_b32_e32 v1, 4, v2 ; v_or_b32_e32 v3, v1, v4 => v_lshl_or_b32 v3, v2, 4, v4"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("two_sgprs 0x2504: lshl-or declined (constant-bus): "), "{stdout}");
+}
