@@ -91,6 +91,8 @@ fn assembler_vectors_parse_to_llvms_bytes() {
         _ if cfg!(debug_assertions) => 8,
         _ => 1,
     };
+    // `GFXPATCH_ASM_VECTORS_ONLY=GFX11,GFX12`: those generations only (no floors checked).
+    let only = std::env::var("GFXPATCH_ASM_VECTORS_ONLY").ok();
     let mut parsers: HashMap<(String, String), Option<Parser>> = HashMap::new();
     let mut by_generation: BTreeMap<String, Tally> = BTreeMap::new();
     let mut reasons: BTreeMap<String, BTreeMap<String, usize>> = BTreeMap::new();
@@ -124,6 +126,9 @@ fn assembler_vectors_parse_to_llvms_bytes() {
                     .or_insert_with(|| Target::from_name(&cpu, &mattr).ok().map(Parser::new));
                 let Some(parser) = parser else { continue };
                 let generation = parser.target().generation().name().to_owned();
+                if only.as_ref().is_some_and(|o| !o.split(',').any(|g| g == generation)) {
+                    continue;
+                }
                 let n = counter.entry(generation.clone()).or_default();
                 *n += 1;
                 if !(*n - 1).is_multiple_of(every) {
@@ -194,6 +199,9 @@ fn assembler_vectors_parse_to_llvms_bytes() {
             .map(|(g, r)| format!("{g} {:.3}\n", (r * 1000.0).floor() / 1000.0 - 0.2))
             .collect();
         std::fs::write(&golden, text).unwrap();
+        return;
+    }
+    if only.is_some() {
         return;
     }
     let floors = std::fs::read_to_string(&golden).unwrap_or_default();

@@ -17,11 +17,21 @@ pub struct AsmArgs {
     mattr: String,
     /// One instruction, or a file of them (labels, comments, `.text`).
     input: String,
+    /// For one instruction: how far each candidate encoding got (for diagnosing text that does
+    /// not parse as expected).
+    #[arg(long)]
+    explain: bool,
 }
 
 pub fn run(args: &AsmArgs) -> anyhow::Result<()> {
     let target = Target::from_name(&args.target, &args.mattr)?;
     let parser = Parser::new(target);
+    if args.explain {
+        for line in parser.explain(&args.input) {
+            println!("{line}");
+        }
+        return Ok(());
+    }
     let path = std::path::Path::new(&args.input);
     let (name, source) = if path.is_file() {
         (

@@ -90,12 +90,8 @@ impl Parser {
 
     /// Parses one instruction (no label, no comment).
     pub fn parse(&self, line: &str) -> Result<Parsed, ParseError> {
-        let mut source = Source::new(line);
-        let mnemonic = source.mnemonic().to_owned();
+        let (source, mnemonic, written) = prepare(line);
         let base = strip_suffix(&mnemonic);
-        if base.len() == mnemonic.len() {
-            source.suffix_gap = Some(mnemonic.len());
-        }
         let candidates: Vec<u16> = self.by_mnemonic.get(base).cloned().unwrap_or_default();
         if candidates.is_empty() {
             return Err(self.unknown_mnemonic(&source, &mnemonic));
@@ -105,10 +101,23 @@ impl Parser {
         for &index in &candidates {
             let e = &encodings()[index as usize];
             match Attempt::new(self, e, &source).run() {
+                Ok(parsed) if !suffix_fits(written, parsed.encoding) => failure.keep_furthest(
+                    Failure {
+                        at: 0,
+                        expected: format!("an encoding that `{written}` names"),
+                        hint: None,
+                    },
+                ),
                 Ok(parsed) => {
+                    // The shortest; of equal length, a record LLVM's matcher prefers over
+                    // its `_alt` twin (`s_load_dword s5, s[2:3], s0`: the SGPR in the offset
+                    // field, not in `soffset`).
+                    let rank = |p: &Parsed, bits: u8| {
+                        (p.inst.len(), bits, p.encoding.record_name().contains("_alt"))
+                    };
                     let better = match &best {
                         None => true,
-                        Some(b) => (parsed.inst.len(), e.bits) < (b.inst.len(), b.encoding.bits),
+                        Some(b) => rank(&parsed, e.bits) < rank(b, b.encoding.bits),
                     };
                     if better {
                         best = Some(parsed);
@@ -123,18 +132,17 @@ impl Parser {
     /// Each candidate encoding of `line` and how far it got: for diagnosing text that does not
     /// parse as expected.
     pub fn explain(&self, line: &str) -> Vec<String> {
-        let mut source = Source::new(line);
-        let mnemonic = source.mnemonic().to_owned();
+        let (source, mnemonic, written) = prepare(line);
         let base = strip_suffix(&mnemonic);
-        if base.len() == mnemonic.len() {
-            source.suffix_gap = Some(mnemonic.len());
-        }
         let candidates = self.by_mnemonic.get(base).cloned().unwrap_or_default();
         candidates
             .iter()
             .map(|&index| {
                 let e = &encodings()[index as usize];
                 let outcome = match Attempt::new(self, e, &source).run() {
+                    Ok(p) if !suffix_fits(written, p.encoding) => {
+                        format!("{} does not fit `{written}`", p.encoding.record_name())
+                    }
                     Ok(p) => format!("ok {:02x?}", p.inst.bytes()),
                     Err(f) => format!("{}: expected {}", f.at, f.expected),
                 };
@@ -170,7 +178,7 @@ impl Parser {
                 }
             ))
         } else {
-            closest(self.by_mnemonic.keys().copied(), base).map(|m| format!("did you mean {m}?"))
+            closest(self.by_mnemonic.keys().map(String::as_str), base).map(|m| format!("did you mean {m}?"))
         };
         let message = if elsewhere.is_empty() {
             format!("unknown instruction {mnemonic}")
@@ -183,6 +191,43 @@ impl Parser {
             message,
             hint,
         }
+    }
+}
+
+/// The text of one instruction ready for matching, with the encoding suffix of its mnemonic
+/// (`_e64`, `_sdwa`, ...) taken out: the printer may write another suffix there, or none (GFX8
+/// VOPC SDWA prints `v_cmp_eq_f32 vcc, ...`), and the suffix written only restricts which
+/// encodings may match ([`suffix_fits`]). Returns the source, the mnemonic as written and the
+/// suffix written.
+fn prepare(line: &str) -> (Source, String, &'static str) {
+    let mut source = Source::new(line);
+    let mnemonic = source.mnemonic().to_owned();
+    let base = strip_suffix(&mnemonic).len();
+    let written = text::SUFFIXES
+        .iter()
+        .copied()
+        .find(|s| mnemonic.len() - base == s.len() && mnemonic.ends_with(s))
+        .unwrap_or("");
+    source.cut(base, written.len());
+    source.suffix_gap = Some(base);
+    (source, mnemonic, written)
+}
+
+/// Whether the encoding suffix written after a mnemonic names encoding `e`'s form: `_e32` the
+/// 32-bit VOP1/VOP2/VOPC form, `_e64` VOP3, `_dpp` a DPP form (VOP3 DPP too), `_e64_dpp` a VOP3
+/// DPP form, `_sdwa` SDWA.
+fn suffix_fits(written: &str, e: &Encoding) -> bool {
+    let name = e.record_name();
+    let dpp = name.contains("_dpp");
+    let sdwa = name.contains("_sdwa");
+    let e64 = name.contains("_e64") || (e.bits == 64 && !dpp && !sdwa && !name.contains("_e32"));
+    match written {
+        "_e32" => !dpp && !sdwa && !e64,
+        "_e64" => e64 && !dpp && !sdwa,
+        "_dpp" => dpp,
+        "_e64_dpp" => dpp && e64,
+        "_sdwa" => sdwa,
+        _ => true,
     }
 }
 
@@ -220,7 +265,14 @@ fn closest<'a>(known: impl Iterator<Item = &'a str>, word: &str) -> Option<&'a s
 /// Encodings a target's decoder tables hold (and the assembler-only records of the same
 /// tables), by mnemonic; shared between parsers of one target.
 /// Encoding indices by mnemonic.
-type MnemonicIndex = HashMap<&'static str, Vec<u16>>;
+type MnemonicIndex = HashMap<String, Vec<u16>>;
+
+/// The mnemonic an encoding's AsmString names, encoding suffix removed: `v_cmpx_class_f16{_e64}`
+/// (the printer's variant 0 in braces) is `v_cmpx_class_f16`.
+fn index_key(e: &Encoding) -> String {
+    let mnemonic: String = e.mnemonic().chars().filter(|&c| c != '{' && c != '}').collect();
+    strip_suffix(&mnemonic).to_owned()
+}
 
 fn mnemonic_index(target: &Target) -> Arc<MnemonicIndex> {
     type Key = (&'static str, bool, bool);
@@ -260,10 +312,10 @@ fn mnemonic_index(target: &Target) -> Arc<MnemonicIndex> {
         .collect();
     // Shorter encodings first (VOP2 before VOP3), then the decoder's order.
     ranked.sort_by_key(|&(rank, i)| (encodings()[i as usize].bits, rank, i));
-    let mut index: HashMap<&'static str, Vec<u16>> = HashMap::new();
+    let mut index: MnemonicIndex = HashMap::new();
     for (_, i) in ranked {
         index
-            .entry(strip_suffix(encodings()[i as usize].mnemonic()))
+            .entry(index_key(&encodings()[i as usize]))
             .or_default()
             .push(i);
     }
@@ -359,6 +411,10 @@ struct Setting {
     fields: Vec<(FieldBits, u64)>,
     bits: Vec<(u8, bool)>,
     tail: Option<Vec<u8>>,
+    /// The operand is written another way LLVM accepts than the printer's (`offset:0`,
+    /// `bound_ctrl:0`), or left out for its default (`row_mask:0xf`): the text it takes ends
+    /// here, and the final check reads the printed text in its place.
+    alias: Option<usize>,
 }
 
 /// Writes `value` into the instruction bits of `field`.
@@ -404,6 +460,8 @@ struct Attempt<'a> {
     word: u128,
     tail: Vec<u8>,
     scratch: String,
+    /// Text read as an alias: (start, end, what the operand prints), for the final check.
+    replaced: Vec<(usize, usize, String)>,
 }
 
 impl<'a> Attempt<'a> {
@@ -426,6 +484,7 @@ impl<'a> Attempt<'a> {
             word,
             tail: Vec::new(),
             scratch: String::new(),
+            replaced: Vec::new(),
         }
     }
 
@@ -485,7 +544,27 @@ impl<'a> Attempt<'a> {
             return Err(mismatch());
         };
         let text = print::print(&inst, self.target(), 0);
-        if self.source.match_at(0, &text) != Some(self.source.text.len()) {
+        let expected;
+        let source = if self.replaced.is_empty() {
+            self.source
+        } else {
+            // The input with each alias replaced by what its operand prints.
+            let mut written = String::new();
+            let mut from = 0;
+            for (start, end, printed) in &self.replaced {
+                written.push_str(&self.source.text[from..*start]);
+                written.push(' ');
+                written.push_str(printed);
+                written.push(' ');
+                from = *end;
+            }
+            written.push_str(&self.source.text[from..]);
+            let mut s = Source::new(&written);
+            s.suffix_gap = self.source.suffix_gap;
+            expected = s;
+            &expected
+        };
+        if source.match_at(0, &text) != Some(source.text.len()) {
             return Err(mismatch());
         }
         let tail: Vec<u8> = inst
@@ -495,6 +574,26 @@ impl<'a> Attempt<'a> {
             .collect();
         let ops = decode_operands(encoding, inst.encoded_bits(), &tail, self.target())
             .map_err(|_| mismatch())?;
+        // The bits no operand prints (implicit VOP3P `op_sel_hi`, the unused `v_cmpx_*_e64`
+        // destination, SGPR tuples' low bits) as LLVM's code emitter writes them: the same
+        // operands encoded canonically, kept only if they decode through the same record and
+        // print the same text.
+        let inst = match super::encode::encode(encoding, &ops, self.target()) {
+            Ok(canonical)
+                if canonical.len() == inst.len()
+                    && canonical.bytes() != inst.bytes()
+                    && self
+                        .parser
+                        .decoder
+                        .decode_uncached(&canonical.bytes())
+                        .encoding()
+                        .is_some_and(|c| std::ptr::eq(c, encoding))
+                    && print::print(&canonical, self.target(), 0) == text =>
+            {
+                self.parser.decoder.decode_uncached(&canonical.bytes())
+            }
+            _ => inst,
+        };
         Ok(Parsed {
             encoding,
             ops,
@@ -520,6 +619,15 @@ impl<'a> Attempt<'a> {
 
     /// Where operand `i` printed from `setting` ends in the text at `at`, if it matches there.
     fn try_setting(&mut self, i: usize, at: usize, setting: &Setting) -> Option<usize> {
+        let printed = self.printed(i, setting)?;
+        match setting.alias {
+            Some(end) => Some(end),
+            None => self.source.match_at(at, &printed),
+        }
+    }
+
+    /// What operand `i` prints with `setting` applied.
+    fn printed(&mut self, i: usize, setting: &Setting) -> Option<String> {
         let (word, tail) = self.applied(setting);
         let tail = tail.unwrap_or(&self.tail);
         let ops = decode_operands(self.e, word, tail, self.target()).ok()?;
@@ -531,14 +639,13 @@ impl<'a> Attempt<'a> {
         let mut scratch = std::mem::take(&mut self.scratch);
         scratch.clear();
         print::write_operand(&mut scratch, encoding, &ops, &target, index);
-        let end = self.source.match_at(at, &scratch);
-        self.scratch = scratch;
-        end
+        Some(scratch)
     }
 
     /// Chooses operand `i`'s bits to match the text at `at`; returns where its text ends.
     fn operand(&mut self, i: usize, at: usize) -> Result<usize, Failure> {
-        let settings = self.settings(i, at);
+        let mut settings = self.settings(i, at);
+        settings.extend(self.aliases(i, at));
         let mut best: Option<(usize, usize)> = None;
         for (k, setting) in settings.iter().enumerate() {
             if let Some(end) = self.try_setting(i, at, setting)
@@ -561,12 +668,66 @@ impl<'a> Attempt<'a> {
             ));
         };
         let setting = &settings[k];
+        if setting.alias.is_some() {
+            let printed = self.printed(i, setting).unwrap_or_default();
+            self.replaced.push((at, end, printed));
+        }
         let (word, tail) = self.applied(setting);
         if let Some(tail) = tail {
             self.tail = tail.to_vec();
         }
         self.word = word;
         Ok(end)
+    }
+
+    /// Other ways LLVM's assembler lets operand `i` be written: `name:value` for a value the
+    /// printer leaves out (`offset:0`), `bound_ctrl:0` (LLVM reads it as `bound_ctrl:1`), and
+    /// optional operands left out, which take LLVM's default (`row_mask:0xf`,
+    /// `dst_unused:UNUSED_PRESERVE`).
+    fn aliases(&mut self, i: usize, at: usize) -> Vec<Setting> {
+        let operand = &self.e.operands[i];
+        let field = self.e.fields[i];
+        if field.is_empty() || is_source_like(operand.class) {
+            return Vec::new();
+        }
+        let name = operand.name.name();
+        let mut out = Vec::new();
+        let text = self.source.text.as_bytes();
+        let start = (at..text.len()).find(|&k| text[k] != b' ').unwrap_or(text.len());
+        let word = self.source.word_at(at);
+        let end = start + word.len();
+        let alias = |value: u64, end: usize| Setting {
+            fields: vec![(field, value)],
+            alias: Some(end),
+            ..Setting::default()
+        };
+        if let Some((key, value)) = word.split_once(':')
+            && key == name
+            && start > at
+        {
+            let values: Vec<u64> = if name == "bound_ctrl" {
+                vec![1]
+            } else {
+                text::integers(value).into_iter().take(1).map(|v| v as u64).collect()
+            };
+            for v in values {
+                let setting = alias(v, end);
+                if name == "bound_ctrl" || self.printed(i, &setting).is_some_and(|p| p.trim().is_empty()) {
+                    out.push(setting);
+                }
+            }
+        }
+        let default = match name {
+            "row_mask" | "bank_mask" => Some(0xf),
+            "bound_ctrl" | "fi" => Some(0),
+            "dst_sel" | "src0_sel" | "src1_sel" => Some(6),
+            "dst_unused" => Some(2),
+            _ => None,
+        };
+        if let Some(v) = default {
+            out.push(alias(v, at));
+        }
+        out
     }
 
     /// Candidate settings for operand `i` at `at`, the current bits first.
@@ -825,6 +986,7 @@ impl<'a> Attempt<'a> {
                             fields: vec![(field, u64::from(code))],
                             bits: Vec::new(),
                             tail: Some(tail),
+                            alias: None,
                         };
                         // A K constant in the encoding is the literal its sources read.
                         if let Some(k) = self

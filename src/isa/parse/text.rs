@@ -45,6 +45,15 @@ impl Source {
         }
     }
 
+    /// Removes `len` bytes at `at` (the encoding suffix of a mnemonic), keeping the columns of
+    /// the rest.
+    pub fn cut(&mut self, at: usize, len: usize) {
+        if len > 0 && at + len <= self.text.len() {
+            self.text.replace_range(at..at + len, "");
+            self.columns.drain(at..at + len);
+        }
+    }
+
     /// The 1-based column of byte offset `at` of the prepared text in the original line.
     pub fn column(&self, at: usize) -> usize {
         self.columns
