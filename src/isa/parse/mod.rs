@@ -497,6 +497,37 @@ impl<'a> Attempt<'a> {
     }
 
     fn run(mut self) -> Result<Parsed, Failure> {
+        let initial = self.word;
+        let first = self.walk(false).and_then(|at| self.finish(at));
+        let Err(failure) = first else {
+            return first;
+        };
+        // An operand whose text depends on operands written after it (a MIMG `vdata` tuple
+        // sized by `dmask`, a true16 `v1.h` in VOP3 selected by `op_sel`): read the later
+        // operands first, skipping what does not match yet, then read the whole text again
+        // from those bits.
+        if failure.at <= self.source.suffix_gap.unwrap_or(0) {
+            return Err(failure);
+        }
+        self.word = initial;
+        self.tail.clear();
+        self.replaced.clear();
+        let _ = self.walk(true);
+        if self.word == initial {
+            return Err(failure);
+        }
+        self.tail.clear();
+        self.replaced.clear();
+        match self.walk(false).and_then(|at| self.finish(at)) {
+            Ok(parsed) => Ok(parsed),
+            Err(second) if second.at > failure.at => Err(second),
+            Err(_) => Err(failure),
+        }
+    }
+
+    /// Reads the text operand by operand; returns where it ends. With `skipping`, an operand
+    /// that does not match is passed over (its word skipped) instead of failing.
+    fn walk(&mut self, skipping: bool) -> Result<usize, Failure> {
         let mut at = 0;
         for piece in pieces(self.e.asm) {
             match piece {
@@ -510,14 +541,22 @@ impl<'a> Attempt<'a> {
                     let Some(i) = self.e.operands.iter().position(|o| o.name.name() == name) else {
                         continue;
                     };
-                    at = self.operand(i, at)?;
+                    at = match self.operand(i, at) {
+                        Ok(end) => end,
+                        Err(_) if skipping => {
+                            let text = self.source.text.as_bytes();
+                            let start = (at..text.len()).find(|&k| text[k] != b' ').unwrap_or(at);
+                            start + self.source.word_at(start).len()
+                        }
+                        Err(f) => return Err(f),
+                    };
                 }
             }
         }
         if at < self.source.text.len() {
             return Err(self.fail(at, "the end of the instruction".to_owned(), None));
         }
-        self.finish(at)
+        Ok(at)
     }
 
     /// The bytes of the current bits and tail, decoded and printed back.
@@ -680,6 +719,37 @@ impl<'a> Attempt<'a> {
         Ok(end)
     }
 
+    /// Instruction bits at `positions` of every source-modifier operand.
+    fn modifier_bits(&self, positions: &[u8]) -> Vec<u8> {
+        let mut bits: Vec<u8> = Vec::new();
+        for (o, f) in self.e.operands.iter().zip(self.e.fields) {
+            if o.name.name().ends_with("_modifiers") {
+                for &pos in positions {
+                    if let Some(&(lo, _, field_lo)) = f
+                        .iter()
+                        .find(|&&(lo, hi, field_lo)| field_lo <= pos && pos <= field_lo + (hi - lo))
+                    {
+                        bits.push(lo + (pos - field_lo));
+                    }
+                }
+            }
+        }
+        bits
+    }
+
+    /// The bits `op_sel` may live in: source modifiers' op_sel bits and an `op_sel` field.
+    fn op_sel_bits(&self, positions: &[u8]) -> Vec<u8> {
+        let mut bits = self.modifier_bits(positions);
+        if let Some(k) = self.e.operand_index(OperandName::op_sel) {
+            for &(lo, hi, _) in self.e.fields[k] {
+                bits.extend(lo..=hi);
+            }
+        }
+        bits.sort_unstable();
+        bits.dedup();
+        bits
+    }
+
     /// Other ways LLVM's assembler lets operand `i` be written: `name:value` for a value the
     /// printer leaves out (`offset:0`), `bound_ctrl:0` (LLVM reads it as `bound_ctrl:1`), and
     /// optional operands left out, which take LLVM's default (`row_mask:0xf`,
@@ -707,6 +777,8 @@ impl<'a> Attempt<'a> {
         {
             let values: Vec<u64> = if name == "bound_ctrl" {
                 vec![1]
+            } else if operand.class == OperandClass::Dpp8FI {
+                vec![if value == "0" { 0xe9 } else { 0xea }]
             } else {
                 text::integers(value).into_iter().take(1).map(|v| v as u64).collect()
             };
@@ -761,20 +833,7 @@ impl<'a> Attempt<'a> {
                     "printNegLo" => &[0],
                     _ => &[1],
                 };
-                let mut bits: Vec<u8> = Vec::new();
-                for (o, f) in self.e.operands.iter().zip(self.e.fields) {
-                    if o.name.name().ends_with("_modifiers") {
-                        for &pos in positions {
-                            if let Some(&(lo, _, field_lo)) =
-                                f.iter().find(|&&(lo, hi, field_lo)| {
-                                    field_lo <= pos && pos <= field_lo + (hi - lo)
-                                })
-                            {
-                                bits.push(lo + (pos - field_lo));
-                            }
-                        }
-                    }
-                }
+                let mut bits = self.modifier_bits(positions);
                 for &(lo, hi, _) in field {
                     bits.extend(lo..=hi);
                 }
@@ -802,8 +861,33 @@ impl<'a> Attempt<'a> {
         if field.is_empty() {
             return out;
         }
+        if operand.class == OperandClass::Dpp8FI {
+            // DPP8's `fi` lives in src0: 0xe9 without it, 0xea with `fi:1`.
+            for v in [0xe9, 0xea] {
+                out.push(Setting {
+                    fields: vec![(field, v)],
+                    ..Setting::default()
+                });
+            }
+            return out;
+        }
         if is_source_like(operand.class) {
             out.extend(self.source_settings(i, at));
+            // A 16-bit high half written `v1.h` in a VOP3 form is an `op_sel` bit.
+            if self.source.word_at(at).contains(".h") {
+                let bits = self.op_sel_bits(&[2, 3]);
+                let with: Vec<Setting> = out
+                    .iter()
+                    .flat_map(|s| {
+                        bits.iter().map(move |&b| {
+                            let mut s = s.clone();
+                            s.bits.push((b, true));
+                            s
+                        })
+                    })
+                    .collect();
+                out.extend(with);
+            }
             // Export sources print `off` unless their lane's `en` bit is set.
             if let Some(lane) = method
                 .strip_prefix("printExpSrc")
@@ -927,14 +1011,26 @@ impl<'a> Attempt<'a> {
                 {
                     continue;
                 }
-                if let Some(codes) = std::str::from_utf8(&text[start..end])
-                    .ok()
-                    .and_then(|k| table.values.get(k))
-                {
+                let Ok(key) = std::str::from_utf8(&text[start..end]) else {
+                    continue;
+                };
+                if let Some(codes) = table.values.get(key) {
                     out.extend(codes.iter().map(|&c| Setting {
                         fields: vec![(field, c)],
                         ..Setting::default()
                     }));
+                } else {
+                    // The table was made from other bits than those at hand: a tuple whose
+                    // width comes from another field (MIMG `dmask`), a 16-bit half selected by
+                    // `op_sel`. Its first register's code is a candidate; printing decides.
+                    for alternate in alternate_keys(key) {
+                        if let Some(codes) = table.values.get(&alternate) {
+                            out.extend(codes.iter().map(|&c| Setting {
+                                fields: vec![(field, c)],
+                                ..Setting::default()
+                            }));
+                        }
+                    }
                 }
             }
             // An integer written in hex names the same inline constant as in decimal (`0x6` is
@@ -1005,6 +1101,26 @@ impl<'a> Attempt<'a> {
         }
         out
     }
+}
+
+/// Other names under which a register written as `key` may be tabulated: `v1` for `v[1:2]`,
+/// `v1.l` and `v1` for `v1.h`.
+fn alternate_keys(key: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some((prefix, rest)) = key.split_once('[')
+        && matches!(prefix, "v" | "s" | "a" | "ttmp")
+        && let Some((first, _)) = rest.split_once(':')
+        && first.bytes().all(|c| c.is_ascii_digit())
+    {
+        out.push(format!("{prefix}{first}"));
+        out.push(format!("{prefix}[{first}]"));
+    }
+    if let Some(reg) = key.strip_suffix(".h").or_else(|| key.strip_suffix(".l")) {
+        out.push(format!("{reg}.l"));
+        out.push(format!("{reg}.h"));
+        out.push(reg.to_owned());
+    }
+    out
 }
 
 /// Whether an operand class holds a register or constant (read through a value table) rather
