@@ -92,7 +92,18 @@ impl Parser {
     pub fn parse(&self, line: &str) -> Result<Parsed, ParseError> {
         let (source, mnemonic, written) = prepare(line);
         let base = strip_suffix(&mnemonic);
-        let candidates: Vec<u16> = self.by_mnemonic.get(base).cloned().unwrap_or_default();
+        let mut candidates: Vec<u16> = self.by_mnemonic.get(base).cloned().unwrap_or_default();
+        let mut source = source;
+        if candidates.is_empty() {
+            // An older name of a renamed instruction (`v_cvt_flr_i32_f32` on GFX11 is
+            // `v_cvt_floor_i32_f32`, `s_andn2_b32` is `s_and_not1_b32`): LLVM's mnemonic
+            // aliases. Read as the new name.
+            if let Some((new, indices)) = self.renamed(base) {
+                candidates = indices;
+                source.splice(0, base.len(), &new);
+                source.suffix_gap = Some(new.len());
+            }
+        }
         if candidates.is_empty() {
             return Err(self.unknown_mnemonic(&source, &mnemonic));
         }
@@ -127,6 +138,30 @@ impl Parser {
             }
         }
         best.ok_or_else(|| failure.into_error(&source))
+    }
+
+    /// The current name and encodings of an instruction this target has under another name,
+    /// when `old` is its name on other targets (the same LLVM opcode).
+    fn renamed(&self, old: &str) -> Option<(String, Vec<u16>)> {
+        let opcodes = opcodes_named(old)?;
+        let mut found: Option<(String, Vec<u16>)> = None;
+        for (key, indices) in self.by_mnemonic.iter() {
+            let matching: Vec<u16> = indices
+                .iter()
+                .copied()
+                .filter(|&i| opcodes.contains(&encodings()[i as usize].opcode))
+                .collect();
+            if matching.is_empty() {
+                continue;
+            }
+            match &mut found {
+                None => found = Some((key.clone(), matching)),
+                // Two new names for one old one: ambiguous, no alias.
+                Some((k, _)) if k != key => return None,
+                Some((_, v)) => v.extend(matching),
+            }
+        }
+        found
     }
 
     /// Each candidate encoding of `line` and how far it got: for diagnosing text that does not
@@ -328,6 +363,23 @@ fn mnemonic_index(target: &Target) -> Arc<MnemonicIndex> {
     index
 }
 
+/// The opcodes some record of which (on any target) has mnemonic `name`.
+fn opcodes_named(name: &str) -> Option<&'static Vec<super::table::Opcode>> {
+    static INDEX: OnceLock<HashMap<String, Vec<super::table::Opcode>>> = OnceLock::new();
+    INDEX
+        .get_or_init(|| {
+            let mut index: HashMap<String, Vec<super::table::Opcode>> = HashMap::new();
+            for e in encodings() {
+                let v = index.entry(index_key(e)).or_default();
+                if !v.contains(&e.opcode) {
+                    v.push(e.opcode);
+                }
+            }
+            index
+        })
+        .get(name)
+}
+
 /// How far one encoding got, and what it wanted there.
 #[derive(Default)]
 struct Failure {
@@ -506,7 +558,7 @@ impl<'a> Attempt<'a> {
         // sized by `dmask`, a true16 `v1.h` in VOP3 selected by `op_sel`): read the later
         // operands first, skipping what does not match yet, then read the whole text again
         // from those bits.
-        if failure.at <= self.source.suffix_gap.unwrap_or(0) {
+        if failure.at < self.source.suffix_gap.unwrap_or(0) {
             return Err(failure);
         }
         self.word = initial;
@@ -671,7 +723,7 @@ impl<'a> Attempt<'a> {
         let tail = tail.unwrap_or(&self.tail);
         let ops = decode_operands(self.e, word, tail, self.target()).ok()?;
         let (encoding, index) = match ops.converted {
-            Some(sibling) => (sibling, sibling.operand_index(self.e.operands[i].name)?),
+            Some(sibling) => (sibling, sibling_index(sibling, self.e, i)?),
             None => (self.e, i),
         };
         let target = self.parser.target;
@@ -686,6 +738,16 @@ impl<'a> Attempt<'a> {
         let mut settings = self.settings(i, at);
         settings.extend(self.aliases(i, at));
         let mut best: Option<(usize, usize)> = None;
+        if std::env::var_os("GFXPATCH_PARSE_TRACE").is_some() {
+            for setting in &settings {
+                let printed = self.printed(i, setting);
+                eprintln!(
+                    "  {} {} at {at}: {setting:?} prints {printed:?}",
+                    self.e.record_name(),
+                    self.e.operands[i].name.name()
+                );
+            }
+        }
         for (k, setting) in settings.iter().enumerate() {
             if let Some(end) = self.try_setting(i, at, setting)
                 && best.is_none_or(|(b, _)| end > b)
@@ -806,8 +868,16 @@ impl<'a> Attempt<'a> {
     fn settings(&self, i: usize, at: usize) -> Vec<Setting> {
         let mut out = vec![Setting::default()];
         let operand = &self.e.operands[i];
-        let field = self.e.fields[i];
+        let field = self.e.fields[field_of(self.e, i)];
         let method = operand.class.info().print_method;
+        if std::env::var_os("GFXPATCH_PARSE_TRACE").is_some() {
+            eprintln!(
+                "  settings of {}: field {field:?} method {method} source-like {} class {:?}",
+                operand.name.name(),
+                is_source_like(operand.class),
+                operand.class.info()
+            );
+        }
         match method {
             "printOperandAndFPInputMods" | "printOperandAndIntInputMods" => {
                 let sources = match self.e.fields.get(i + 1) {
@@ -997,8 +1067,14 @@ impl<'a> Attempt<'a> {
     /// whatever a value printed at one of the next word starts would read as, and literals.
     fn source_settings(&self, i: usize, at: usize) -> Vec<Setting> {
         let operand = &self.e.operands[i];
-        let field = self.e.fields[i];
+        let field = self.e.fields[field_of(self.e, i)];
         let table = value_table(operand.class, self.word, i, self.target(), self.e);
+        if std::env::var_os("GFXPATCH_PARSE_TRACE").is_some() {
+            let mut keys: Vec<_> = table.values.keys().collect();
+            keys.sort();
+            keys.truncate(8);
+            eprintln!("  table of {}: {} values, {keys:?}", operand.name.name(), table.values.len());
+        }
         let text = self.source.text.as_bytes();
         let mut out = Vec::new();
         let window = (at + 40).min(text.len());
@@ -1103,6 +1179,31 @@ impl<'a> Attempt<'a> {
     }
 }
 
+/// The operand whose field holds operand `i`'s bits: itself, or for a MIMG atomic's `vdst`
+/// (tied to `vdata`, not encoded) `vdata`.
+fn field_of(e: &Encoding, i: usize) -> usize {
+    if e.fields[i].is_empty()
+        && e.operands[i].name == OperandName::vdst
+        && let Some(k) = e.operand_index(OperandName::vdata)
+        && !e.fields[k].is_empty()
+    {
+        return k;
+    }
+    i
+}
+
+/// Where operand `i` of `e` is in the record the decoder converted it to (a MIMG record of
+/// other address and data widths): the operand of the same name, or for a MIMG atomic's data
+/// (`vdst` in one record, `vdata` in the other) the same place.
+fn sibling_index(sibling: &Encoding, e: &Encoding, i: usize) -> Option<usize> {
+    let name = e.operands[i].name;
+    sibling.operand_index(name).or_else(|| match name {
+        OperandName::vdst => sibling.operand_index(OperandName::vdata),
+        OperandName::vdata => sibling.operand_index(OperandName::vdst),
+        _ => None,
+    })
+}
+
 /// Other names under which a register written as `key` may be tabulated: `v1` for `v[1:2]`,
 /// `v1.l` and `v1` for `v1.h`.
 fn alternate_keys(key: &str) -> Vec<String> {
@@ -1133,7 +1234,16 @@ fn is_source_like(class: OperandClass) -> bool {
     {
         return false;
     }
-    !info.reg_class.is_empty()
+    // A register class used directly as an operand (`VGPR_32` as a MIMG atomic's `vdst`) has
+    // no operand-class information of its own.
+    let register_class = info.reg_class.is_empty()
+        && info.print_method.is_empty()
+        && info.decoder_method.is_empty()
+        && ["VGPR", "AGPR", "SGPR", "SReg", "VReg", "AReg", "AV_"]
+            .iter()
+            .any(|p| class.name().starts_with(p));
+    register_class
+        || !info.reg_class.is_empty()
         || (!info.decoder_method.is_empty() && !info.decoder_method.contains("Dpp8FI"))
 }
 
@@ -1226,7 +1336,7 @@ fn value_table(
     {
         return t.clone();
     }
-    let field = e.fields[i];
+    let field = e.fields[field_of(e, i)];
     let width = field_width(field).min(10);
     let mut table = ValueTable::default();
     let zeros = [0u8; 8];
@@ -1237,7 +1347,7 @@ fn value_table(
             continue;
         };
         let (encoding, index) = match ops.converted {
-            Some(s) => match s.operand_index(e.operands[i].name) {
+            Some(s) => match sibling_index(s, e, i) {
                 Some(k) => (s, k),
                 None => continue,
             },
@@ -1295,7 +1405,7 @@ fn imm_table(
     {
         return t.clone();
     }
-    let field = e.fields[i];
+    let field = e.fields[field_of(e, i)];
     let width = field_width(field).min(16);
     let mut table: HashMap<String, Vec<u64>> = HashMap::new();
     let zeros = [0u8; 8];
@@ -1306,7 +1416,7 @@ fn imm_table(
             continue;
         };
         let (encoding, index) = match ops.converted {
-            Some(s) => match s.operand_index(e.operands[i].name) {
+            Some(s) => match sibling_index(s, e, i) {
                 Some(k) => (s, k),
                 None => continue,
             },

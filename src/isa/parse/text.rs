@@ -54,6 +54,17 @@ impl Source {
         }
     }
 
+    /// Replaces `len` bytes at `at` with `new` (a renamed mnemonic); the new bytes take the
+    /// column of the first one replaced.
+    pub fn splice(&mut self, at: usize, len: usize, new: &str) {
+        if at + len <= self.text.len() {
+            let column = self.columns[at];
+            self.text.replace_range(at..at + len, new);
+            self.columns
+                .splice(at..at + len, std::iter::repeat_n(column, new.len()));
+        }
+    }
+
     /// The 1-based column of byte offset `at` of the prepared text in the original line.
     pub fn column(&self, at: usize) -> usize {
         self.columns
