@@ -143,6 +143,35 @@ impl Parser {
     /// The current name and encodings of an instruction this target has under another name,
     /// when `old` is its name on other targets (the same LLVM opcode).
     fn renamed(&self, old: &str) -> Option<(String, Vec<u16>)> {
+        // Renamed with a new LLVM opcode (the `_with_name` records of GFX11+), which the tables
+        // cannot link to the old name.
+        const RENAMED: [(&str, &str); 12] = [
+            ("v_cvt_rpi_i32_f32", "v_cvt_nearest_i32_f32"),
+            ("v_cvt_flr_i32_f32", "v_cvt_floor_i32_f32"),
+            ("v_ffbh_u32", "v_clz_i32_u32"),
+            ("v_ffbl_b32", "v_ctz_i32_b32"),
+            ("v_ffbh_i32", "v_cls_i32"),
+            ("v_cvt_pkrtz_f16_f32", "v_cvt_pk_rtz_f16_f32"),
+            ("v_mul_legacy_f32", "v_mul_dx9_zero_f32"),
+            ("v_fmac_legacy_f32", "v_fmac_dx9_zero_f32"),
+            ("v_fma_legacy_f32", "v_fma_dx9_zero_f32"),
+            ("v_dot2c_f32_f16", "v_dot2acc_f32_f16"),
+            ("s_flbit_i32", "s_cls_i32"),
+            ("s_flbit_i32_i64", "s_cls_i32_i64"),
+        ];
+        if let Some(&(_, new)) = RENAMED.iter().find(|(o, _)| *o == old)
+            && let Some(indices) = self.by_mnemonic.get(new)
+        {
+            return Some((new.to_owned(), indices.clone()));
+        }
+        if let Some(new) = old
+            .strip_prefix("v_cmp_tru_")
+            .map(|t| format!("v_cmp_t_{t}"))
+            .or_else(|| old.strip_prefix("v_cmpx_tru_").map(|t| format!("v_cmpx_t_{t}")))
+            && let Some(indices) = self.by_mnemonic.get(&new)
+        {
+            return Some((new, indices.clone()));
+        }
         let opcodes = opcodes_named(old)?;
         let mut found: Option<(String, Vec<u16>)> = None;
         for (key, indices) in self.by_mnemonic.iter() {
@@ -1215,6 +1244,11 @@ fn alternate_keys(key: &str) -> Vec<String> {
     {
         out.push(format!("{prefix}{first}"));
         out.push(format!("{prefix}[{first}]"));
+        if let Ok(n) = first.parse::<u32>() {
+            for width in 1..16 {
+                out.push(format!("{prefix}[{n}:{}]", n + width));
+            }
+        }
     }
     if let Some(reg) = key.strip_suffix(".h").or_else(|| key.strip_suffix(".l")) {
         out.push(format!("{reg}.l"));
