@@ -1244,7 +1244,8 @@ fn alternate_keys(key: &str) -> Vec<String> {
     {
         out.push(format!("{prefix}{first}"));
         out.push(format!("{prefix}[{first}]"));
-        if let Ok(n) = first.parse::<u32>() {
+        if let Ok(n) = first.parse::<u16>() {
+            let n = u32::from(n);
             for width in 1..16 {
                 out.push(format!("{prefix}[{n}:{}]", n + width));
             }
