@@ -86,3 +86,15 @@ fn bad_input_names_the_column_with_a_hint() {
         assert_eq!(err.lines().count(), 1, "{err}");
     }
 }
+
+/// `--backend llvm`: LLVM 19's assembler in-process gives the seed example's bytes; a line LLVM
+/// rejects is an error naming the line, exit 2.
+#[test]
+fn llvm_backend_assembles_in_process() {
+    let (code, out, err) = asm(&["--backend", "llvm", "--target", "gfx900", "v_lshl_or_b32 v5, v1, v2, s3"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("[0x05,0x00,0x00,0xd2,0x01,0x05,0x0e,0x00]"), "{out}");
+    let (code, out, err) = asm(&["--backend", "llvm", "--target", "gfx803", "v_lshl_or_b32 v5, v1, v2, s3"]);
+    assert_eq!(code, 2, "{out}");
+    assert!(err.contains("<command line>:1: LLVM"), "{err}");
+}

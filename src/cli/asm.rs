@@ -17,11 +17,25 @@ pub struct AsmArgs {
     mattr: String,
     /// One instruction, or a file of them (labels, comments, `.text`).
     input: String,
+    /// `ours` (the parser and encoder) or `llvm` (LLVM 19's assembler in-process; each
+    /// instruction line on its own, no labels).
+    #[arg(long, default_value = "ours")]
+    backend: String,
+    /// For one instruction: how far each candidate encoding got (for diagnosing text that does
+    /// not parse as expected).
+    #[arg(long)]
+    explain: bool,
 }
 
 pub fn run(args: &AsmArgs) -> anyhow::Result<()> {
     let target = Target::from_name(&args.target, &args.mattr)?;
     let parser = Parser::new(target);
+    if args.explain {
+        for line in parser.explain(&args.input) {
+            println!("{line}");
+        }
+        return Ok(());
+    }
     let path = std::path::Path::new(&args.input);
     let (name, source) = if path.is_file() {
         (
@@ -31,6 +45,11 @@ pub fn run(args: &AsmArgs) -> anyhow::Result<()> {
     } else {
         ("<command line>".to_owned(), args.input.clone())
     };
+    match args.backend.as_str() {
+        "ours" => {}
+        "llvm" => return run_llvm(&target, &name, &source),
+        other => return Err(anyhow!("unknown backend {other} (ours or llvm)")),
+    }
     let lines = assemble_file(&parser, &source).map_err(|e| anyhow!("{name}:{e}"))?;
     // Everything parsed: only now write, so an error leaves no partial listing.
     let mut out = String::from("\t.text\n");
@@ -47,6 +66,39 @@ pub fn run(args: &AsmArgs) -> anyhow::Result<()> {
                     .collect();
                 out.push_str(&format!("\t{text:<40}; encoding: [{}]\n", bytes.join(",")));
             }
+        }
+    }
+    print!("{out}");
+    Ok(())
+}
+
+/// `--backend llvm`: each statement through LLVM's assembler, printed as LLVM's disassembler
+/// reads the bytes back (our printer, identical to LLVM's on every fixture).
+fn run_llvm(target: &Target, name: &str, source: &str) -> anyhow::Result<()> {
+    let statements: Vec<(usize, &str)> = source
+        .lines()
+        .enumerate()
+        .map(|(n, l)| {
+            let code = l.split(';').next().unwrap_or("");
+            (n + 1, code.split("//").next().unwrap_or("").trim())
+        })
+        .filter(|(_, s)| !s.is_empty() && !s.starts_with('.') && !s.ends_with(':'))
+        .collect();
+    let texts: Vec<&str> = statements.iter().map(|&(_, s)| s).collect();
+    let mut llvm = crate::llvm::asm::LlvmAssembler::new(target).map_err(|e| anyhow!("{e}"))?;
+    let results = llvm.assemble_each(&texts).map_err(|e| anyhow!("{name}: {e}"))?;
+    let decoder = crate::isa::Decoder::new(*target);
+    let mut out = String::from("\t.text\n");
+    for ((line, _), result) in statements.iter().zip(results) {
+        let bytes = result.map_err(|e| anyhow!("{name}:{line}: LLVM: {e}"))?;
+        let mut at = 0;
+        while at < bytes.len() {
+            let inst = decoder.decode(&bytes[at..]);
+            let text = print::print(&inst, target, at as u64);
+            let end = (at + inst.len().max(4)).min(bytes.len());
+            let hex: Vec<String> = bytes[at..end].iter().map(|b| format!("0x{b:02x}")).collect();
+            out.push_str(&format!("\t{text:<40}; encoding: [{}]\n", hex.join(",")));
+            at = end;
         }
     }
     print!("{out}");

@@ -90,13 +90,20 @@ impl Parser {
 
     /// Parses one instruction (no label, no comment).
     pub fn parse(&self, line: &str) -> Result<Parsed, ParseError> {
-        let mut source = Source::new(line);
-        let mnemonic = source.mnemonic().to_owned();
+        let (source, mnemonic, written) = prepare(line);
         let base = strip_suffix(&mnemonic);
-        if base.len() == mnemonic.len() {
-            source.suffix_gap = Some(mnemonic.len());
+        let mut candidates: Vec<u16> = self.by_mnemonic.get(base).cloned().unwrap_or_default();
+        let mut source = source;
+        if candidates.is_empty() {
+            // An older name of a renamed instruction (`v_cvt_flr_i32_f32` on GFX11 is
+            // `v_cvt_floor_i32_f32`, `s_andn2_b32` is `s_and_not1_b32`): LLVM's mnemonic
+            // aliases. Read as the new name.
+            if let Some((new, indices)) = self.renamed(base) {
+                candidates = indices;
+                source.splice(0, base.len(), &new);
+                source.suffix_gap = Some(new.len());
+            }
         }
-        let candidates: Vec<u16> = self.by_mnemonic.get(base).cloned().unwrap_or_default();
         if candidates.is_empty() {
             return Err(self.unknown_mnemonic(&source, &mnemonic));
         }
@@ -105,10 +112,23 @@ impl Parser {
         for &index in &candidates {
             let e = &encodings()[index as usize];
             match Attempt::new(self, e, &source).run() {
+                Ok(parsed) if !suffix_fits(written, parsed.encoding) => failure.keep_furthest(
+                    Failure {
+                        at: 0,
+                        expected: format!("an encoding that `{written}` names"),
+                        hint: None,
+                    },
+                ),
                 Ok(parsed) => {
+                    // The shortest; of equal length, a record LLVM's matcher prefers over
+                    // its `_alt` twin (`s_load_dword s5, s[2:3], s0`: the SGPR in the offset
+                    // field, not in `soffset`).
+                    let rank = |p: &Parsed, bits: u8| {
+                        (p.inst.len(), bits, p.encoding.record_name().contains("_alt"))
+                    };
                     let better = match &best {
                         None => true,
-                        Some(b) => (parsed.inst.len(), e.bits) < (b.inst.len(), b.encoding.bits),
+                        Some(b) => rank(&parsed, e.bits) < rank(b, b.encoding.bits),
                     };
                     if better {
                         best = Some(parsed);
@@ -120,21 +140,73 @@ impl Parser {
         best.ok_or_else(|| failure.into_error(&source))
     }
 
+    /// The current name and encodings of an instruction this target has under another name,
+    /// when `old` is its name on other targets (the same LLVM opcode).
+    fn renamed(&self, old: &str) -> Option<(String, Vec<u16>)> {
+        // Renamed with a new LLVM opcode (the `_with_name` records of GFX11+), which the tables
+        // cannot link to the old name.
+        const RENAMED: [(&str, &str); 12] = [
+            ("v_cvt_rpi_i32_f32", "v_cvt_nearest_i32_f32"),
+            ("v_cvt_flr_i32_f32", "v_cvt_floor_i32_f32"),
+            ("v_ffbh_u32", "v_clz_i32_u32"),
+            ("v_ffbl_b32", "v_ctz_i32_b32"),
+            ("v_ffbh_i32", "v_cls_i32"),
+            ("v_cvt_pkrtz_f16_f32", "v_cvt_pk_rtz_f16_f32"),
+            ("v_mul_legacy_f32", "v_mul_dx9_zero_f32"),
+            ("v_fmac_legacy_f32", "v_fmac_dx9_zero_f32"),
+            ("v_fma_legacy_f32", "v_fma_dx9_zero_f32"),
+            ("v_dot2c_f32_f16", "v_dot2acc_f32_f16"),
+            ("s_flbit_i32", "s_cls_i32"),
+            ("s_flbit_i32_i64", "s_cls_i32_i64"),
+        ];
+        if let Some(&(_, new)) = RENAMED.iter().find(|(o, _)| *o == old)
+            && let Some(indices) = self.by_mnemonic.get(new)
+        {
+            return Some((new.to_owned(), indices.clone()));
+        }
+        if let Some(new) = old
+            .strip_prefix("v_cmp_tru_")
+            .map(|t| format!("v_cmp_t_{t}"))
+            .or_else(|| old.strip_prefix("v_cmpx_tru_").map(|t| format!("v_cmpx_t_{t}")))
+            && let Some(indices) = self.by_mnemonic.get(&new)
+        {
+            return Some((new, indices.clone()));
+        }
+        let opcodes = opcodes_named(old)?;
+        let mut found: Option<(String, Vec<u16>)> = None;
+        for (key, indices) in self.by_mnemonic.iter() {
+            let matching: Vec<u16> = indices
+                .iter()
+                .copied()
+                .filter(|&i| opcodes.contains(&encodings()[i as usize].opcode))
+                .collect();
+            if matching.is_empty() {
+                continue;
+            }
+            match &mut found {
+                None => found = Some((key.clone(), matching)),
+                // Two new names for one old one: ambiguous, no alias.
+                Some((k, _)) if k != key => return None,
+                Some((_, v)) => v.extend(matching),
+            }
+        }
+        found
+    }
+
     /// Each candidate encoding of `line` and how far it got: for diagnosing text that does not
     /// parse as expected.
     pub fn explain(&self, line: &str) -> Vec<String> {
-        let mut source = Source::new(line);
-        let mnemonic = source.mnemonic().to_owned();
+        let (source, mnemonic, written) = prepare(line);
         let base = strip_suffix(&mnemonic);
-        if base.len() == mnemonic.len() {
-            source.suffix_gap = Some(mnemonic.len());
-        }
         let candidates = self.by_mnemonic.get(base).cloned().unwrap_or_default();
         candidates
             .iter()
             .map(|&index| {
                 let e = &encodings()[index as usize];
                 let outcome = match Attempt::new(self, e, &source).run() {
+                    Ok(p) if !suffix_fits(written, p.encoding) => {
+                        format!("{} does not fit `{written}`", p.encoding.record_name())
+                    }
                     Ok(p) => format!("ok {:02x?}", p.inst.bytes()),
                     Err(f) => format!("{}: expected {}", f.at, f.expected),
                 };
@@ -170,7 +242,7 @@ impl Parser {
                 }
             ))
         } else {
-            closest(self.by_mnemonic.keys().copied(), base).map(|m| format!("did you mean {m}?"))
+            closest(self.by_mnemonic.keys().map(String::as_str), base).map(|m| format!("did you mean {m}?"))
         };
         let message = if elsewhere.is_empty() {
             format!("unknown instruction {mnemonic}")
@@ -183,6 +255,43 @@ impl Parser {
             message,
             hint,
         }
+    }
+}
+
+/// The text of one instruction ready for matching, with the encoding suffix of its mnemonic
+/// (`_e64`, `_sdwa`, ...) taken out: the printer may write another suffix there, or none (GFX8
+/// VOPC SDWA prints `v_cmp_eq_f32 vcc, ...`), and the suffix written only restricts which
+/// encodings may match ([`suffix_fits`]). Returns the source, the mnemonic as written and the
+/// suffix written.
+fn prepare(line: &str) -> (Source, String, &'static str) {
+    let mut source = Source::new(line);
+    let mnemonic = source.mnemonic().to_owned();
+    let base = strip_suffix(&mnemonic).len();
+    let written = text::SUFFIXES
+        .iter()
+        .copied()
+        .find(|s| mnemonic.len() - base == s.len() && mnemonic.ends_with(s))
+        .unwrap_or("");
+    source.cut(base, written.len());
+    source.suffix_gap = Some(base);
+    (source, mnemonic, written)
+}
+
+/// Whether the encoding suffix written after a mnemonic names encoding `e`'s form: `_e32` the
+/// 32-bit VOP1/VOP2/VOPC form, `_e64` VOP3, `_dpp` a DPP form (VOP3 DPP too), `_e64_dpp` a VOP3
+/// DPP form, `_sdwa` SDWA.
+fn suffix_fits(written: &str, e: &Encoding) -> bool {
+    let name = e.record_name();
+    let dpp = name.contains("_dpp");
+    let sdwa = name.contains("_sdwa");
+    let e64 = name.contains("_e64") || (e.bits == 64 && !dpp && !sdwa && !name.contains("_e32"));
+    match written {
+        "_e32" => !dpp && !sdwa && !e64,
+        "_e64" => e64 && !dpp && !sdwa,
+        "_dpp" => dpp,
+        "_e64_dpp" => dpp && e64,
+        "_sdwa" => sdwa,
+        _ => true,
     }
 }
 
@@ -220,7 +329,14 @@ fn closest<'a>(known: impl Iterator<Item = &'a str>, word: &str) -> Option<&'a s
 /// Encodings a target's decoder tables hold (and the assembler-only records of the same
 /// tables), by mnemonic; shared between parsers of one target.
 /// Encoding indices by mnemonic.
-type MnemonicIndex = HashMap<&'static str, Vec<u16>>;
+type MnemonicIndex = HashMap<String, Vec<u16>>;
+
+/// The mnemonic an encoding's AsmString names, encoding suffix removed: `v_cmpx_class_f16{_e64}`
+/// (the printer's variant 0 in braces) is `v_cmpx_class_f16`.
+fn index_key(e: &Encoding) -> String {
+    let mnemonic: String = e.mnemonic().chars().filter(|&c| c != '{' && c != '}').collect();
+    strip_suffix(&mnemonic).to_owned()
+}
 
 fn mnemonic_index(target: &Target) -> Arc<MnemonicIndex> {
     type Key = (&'static str, bool, bool);
@@ -260,10 +376,10 @@ fn mnemonic_index(target: &Target) -> Arc<MnemonicIndex> {
         .collect();
     // Shorter encodings first (VOP2 before VOP3), then the decoder's order.
     ranked.sort_by_key(|&(rank, i)| (encodings()[i as usize].bits, rank, i));
-    let mut index: HashMap<&'static str, Vec<u16>> = HashMap::new();
+    let mut index: MnemonicIndex = HashMap::new();
     for (_, i) in ranked {
         index
-            .entry(strip_suffix(encodings()[i as usize].mnemonic()))
+            .entry(index_key(&encodings()[i as usize]))
             .or_default()
             .push(i);
     }
@@ -274,6 +390,23 @@ fn mnemonic_index(target: &Target) -> Arc<MnemonicIndex> {
         .unwrap()
         .insert(key, index.clone());
     index
+}
+
+/// The opcodes some record of which (on any target) has mnemonic `name`.
+fn opcodes_named(name: &str) -> Option<&'static Vec<super::table::Opcode>> {
+    static INDEX: OnceLock<HashMap<String, Vec<super::table::Opcode>>> = OnceLock::new();
+    INDEX
+        .get_or_init(|| {
+            let mut index: HashMap<String, Vec<super::table::Opcode>> = HashMap::new();
+            for e in encodings() {
+                let v = index.entry(index_key(e)).or_default();
+                if !v.contains(&e.opcode) {
+                    v.push(e.opcode);
+                }
+            }
+            index
+        })
+        .get(name)
 }
 
 /// How far one encoding got, and what it wanted there.
@@ -359,6 +492,10 @@ struct Setting {
     fields: Vec<(FieldBits, u64)>,
     bits: Vec<(u8, bool)>,
     tail: Option<Vec<u8>>,
+    /// The operand is written another way LLVM accepts than the printer's (`offset:0`,
+    /// `bound_ctrl:0`), or left out for its default (`row_mask:0xf`): the text it takes ends
+    /// here, and the final check reads the printed text in its place.
+    alias: Option<usize>,
 }
 
 /// Writes `value` into the instruction bits of `field`.
@@ -404,6 +541,8 @@ struct Attempt<'a> {
     word: u128,
     tail: Vec<u8>,
     scratch: String,
+    /// Text read as an alias: (start, end, what the operand prints), for the final check.
+    replaced: Vec<(usize, usize, String)>,
 }
 
 impl<'a> Attempt<'a> {
@@ -426,6 +565,7 @@ impl<'a> Attempt<'a> {
             word,
             tail: Vec::new(),
             scratch: String::new(),
+            replaced: Vec::new(),
         }
     }
 
@@ -438,6 +578,37 @@ impl<'a> Attempt<'a> {
     }
 
     fn run(mut self) -> Result<Parsed, Failure> {
+        let initial = self.word;
+        let first = self.walk(false).and_then(|at| self.finish(at));
+        let Err(failure) = first else {
+            return first;
+        };
+        // An operand whose text depends on operands written after it (a MIMG `vdata` tuple
+        // sized by `dmask`, a true16 `v1.h` in VOP3 selected by `op_sel`): read the later
+        // operands first, skipping what does not match yet, then read the whole text again
+        // from those bits.
+        if failure.at < self.source.suffix_gap.unwrap_or(0) {
+            return Err(failure);
+        }
+        self.word = initial;
+        self.tail.clear();
+        self.replaced.clear();
+        let _ = self.walk(true);
+        if self.word == initial {
+            return Err(failure);
+        }
+        self.tail.clear();
+        self.replaced.clear();
+        match self.walk(false).and_then(|at| self.finish(at)) {
+            Ok(parsed) => Ok(parsed),
+            Err(second) if second.at > failure.at => Err(second),
+            Err(_) => Err(failure),
+        }
+    }
+
+    /// Reads the text operand by operand; returns where it ends. With `skipping`, an operand
+    /// that does not match is passed over (its word skipped) instead of failing.
+    fn walk(&mut self, skipping: bool) -> Result<usize, Failure> {
         let mut at = 0;
         for piece in pieces(self.e.asm) {
             match piece {
@@ -451,14 +622,22 @@ impl<'a> Attempt<'a> {
                     let Some(i) = self.e.operands.iter().position(|o| o.name.name() == name) else {
                         continue;
                     };
-                    at = self.operand(i, at)?;
+                    at = match self.operand(i, at) {
+                        Ok(end) => end,
+                        Err(_) if skipping => {
+                            let text = self.source.text.as_bytes();
+                            let start = (at..text.len()).find(|&k| text[k] != b' ').unwrap_or(at);
+                            start + self.source.word_at(start).len()
+                        }
+                        Err(f) => return Err(f),
+                    };
                 }
             }
         }
         if at < self.source.text.len() {
             return Err(self.fail(at, "the end of the instruction".to_owned(), None));
         }
-        self.finish(at)
+        Ok(at)
     }
 
     /// The bytes of the current bits and tail, decoded and printed back.
@@ -485,7 +664,27 @@ impl<'a> Attempt<'a> {
             return Err(mismatch());
         };
         let text = print::print(&inst, self.target(), 0);
-        if self.source.match_at(0, &text) != Some(self.source.text.len()) {
+        let expected;
+        let source = if self.replaced.is_empty() {
+            self.source
+        } else {
+            // The input with each alias replaced by what its operand prints.
+            let mut written = String::new();
+            let mut from = 0;
+            for (start, end, printed) in &self.replaced {
+                written.push_str(&self.source.text[from..*start]);
+                written.push(' ');
+                written.push_str(printed);
+                written.push(' ');
+                from = *end;
+            }
+            written.push_str(&self.source.text[from..]);
+            let mut s = Source::new(&written);
+            s.suffix_gap = self.source.suffix_gap;
+            expected = s;
+            &expected
+        };
+        if source.match_at(0, &text) != Some(source.text.len()) {
             return Err(mismatch());
         }
         let tail: Vec<u8> = inst
@@ -495,6 +694,26 @@ impl<'a> Attempt<'a> {
             .collect();
         let ops = decode_operands(encoding, inst.encoded_bits(), &tail, self.target())
             .map_err(|_| mismatch())?;
+        // The bits no operand prints (implicit VOP3P `op_sel_hi`, the unused `v_cmpx_*_e64`
+        // destination, SGPR tuples' low bits) as LLVM's code emitter writes them: the same
+        // operands encoded canonically, kept only if they decode through the same record and
+        // print the same text.
+        let inst = match super::encode::encode(encoding, &ops, self.target()) {
+            Ok(canonical)
+                if canonical.len() == inst.len()
+                    && canonical.bytes() != inst.bytes()
+                    && self
+                        .parser
+                        .decoder
+                        .decode_uncached(&canonical.bytes())
+                        .encoding()
+                        .is_some_and(|c| std::ptr::eq(c, encoding))
+                    && print::print(&canonical, self.target(), 0) == text =>
+            {
+                self.parser.decoder.decode_uncached(&canonical.bytes())
+            }
+            _ => inst,
+        };
         Ok(Parsed {
             encoding,
             ops,
@@ -520,26 +739,44 @@ impl<'a> Attempt<'a> {
 
     /// Where operand `i` printed from `setting` ends in the text at `at`, if it matches there.
     fn try_setting(&mut self, i: usize, at: usize, setting: &Setting) -> Option<usize> {
+        let printed = self.printed(i, setting)?;
+        match setting.alias {
+            Some(end) => Some(end),
+            None => self.source.match_at(at, &printed),
+        }
+    }
+
+    /// What operand `i` prints with `setting` applied.
+    fn printed(&mut self, i: usize, setting: &Setting) -> Option<String> {
         let (word, tail) = self.applied(setting);
         let tail = tail.unwrap_or(&self.tail);
         let ops = decode_operands(self.e, word, tail, self.target()).ok()?;
         let (encoding, index) = match ops.converted {
-            Some(sibling) => (sibling, sibling.operand_index(self.e.operands[i].name)?),
+            Some(sibling) => (sibling, sibling_index(sibling, self.e, i)?),
             None => (self.e, i),
         };
         let target = self.parser.target;
         let mut scratch = std::mem::take(&mut self.scratch);
         scratch.clear();
         print::write_operand(&mut scratch, encoding, &ops, &target, index);
-        let end = self.source.match_at(at, &scratch);
-        self.scratch = scratch;
-        end
+        Some(scratch)
     }
 
     /// Chooses operand `i`'s bits to match the text at `at`; returns where its text ends.
     fn operand(&mut self, i: usize, at: usize) -> Result<usize, Failure> {
-        let settings = self.settings(i, at);
+        let mut settings = self.settings(i, at);
+        settings.extend(self.aliases(i, at));
         let mut best: Option<(usize, usize)> = None;
+        if std::env::var_os("GFXPATCH_PARSE_TRACE").is_some() {
+            for setting in &settings {
+                let printed = self.printed(i, setting);
+                eprintln!(
+                    "  {} {} at {at}: {setting:?} prints {printed:?}",
+                    self.e.record_name(),
+                    self.e.operands[i].name.name()
+                );
+            }
+        }
         for (k, setting) in settings.iter().enumerate() {
             if let Some(end) = self.try_setting(i, at, setting)
                 && best.is_none_or(|(b, _)| end > b)
@@ -561,6 +798,10 @@ impl<'a> Attempt<'a> {
             ));
         };
         let setting = &settings[k];
+        if setting.alias.is_some() {
+            let printed = self.printed(i, setting).unwrap_or_default();
+            self.replaced.push((at, end, printed));
+        }
         let (word, tail) = self.applied(setting);
         if let Some(tail) = tail {
             self.tail = tail.to_vec();
@@ -569,12 +810,103 @@ impl<'a> Attempt<'a> {
         Ok(end)
     }
 
+    /// Instruction bits at `positions` of every source-modifier operand.
+    fn modifier_bits(&self, positions: &[u8]) -> Vec<u8> {
+        let mut bits: Vec<u8> = Vec::new();
+        for (o, f) in self.e.operands.iter().zip(self.e.fields) {
+            if o.name.name().ends_with("_modifiers") {
+                for &pos in positions {
+                    if let Some(&(lo, _, field_lo)) = f
+                        .iter()
+                        .find(|&&(lo, hi, field_lo)| field_lo <= pos && pos <= field_lo + (hi - lo))
+                    {
+                        bits.push(lo + (pos - field_lo));
+                    }
+                }
+            }
+        }
+        bits
+    }
+
+    /// The bits `op_sel` may live in: source modifiers' op_sel bits and an `op_sel` field.
+    fn op_sel_bits(&self, positions: &[u8]) -> Vec<u8> {
+        let mut bits = self.modifier_bits(positions);
+        if let Some(k) = self.e.operand_index(OperandName::op_sel) {
+            for &(lo, hi, _) in self.e.fields[k] {
+                bits.extend(lo..=hi);
+            }
+        }
+        bits.sort_unstable();
+        bits.dedup();
+        bits
+    }
+
+    /// Other ways LLVM's assembler lets operand `i` be written: `name:value` for a value the
+    /// printer leaves out (`offset:0`), `bound_ctrl:0` (LLVM reads it as `bound_ctrl:1`), and
+    /// optional operands left out, which take LLVM's default (`row_mask:0xf`,
+    /// `dst_unused:UNUSED_PRESERVE`).
+    fn aliases(&mut self, i: usize, at: usize) -> Vec<Setting> {
+        let operand = &self.e.operands[i];
+        let field = self.e.fields[i];
+        if field.is_empty() || is_source_like(operand.class) {
+            return Vec::new();
+        }
+        let name = operand.name.name();
+        let mut out = Vec::new();
+        let text = self.source.text.as_bytes();
+        let start = (at..text.len()).find(|&k| text[k] != b' ').unwrap_or(text.len());
+        let word = self.source.word_at(at);
+        let end = start + word.len();
+        let alias = |value: u64, end: usize| Setting {
+            fields: vec![(field, value)],
+            alias: Some(end),
+            ..Setting::default()
+        };
+        if let Some((key, value)) = word.split_once(':')
+            && key == name
+            && start > at
+        {
+            let values: Vec<u64> = if name == "bound_ctrl" {
+                vec![1]
+            } else if operand.class == OperandClass::Dpp8FI {
+                vec![if value == "0" { 0xe9 } else { 0xea }]
+            } else {
+                text::integers(value).into_iter().take(1).map(|v| v as u64).collect()
+            };
+            for v in values {
+                let setting = alias(v, end);
+                if name == "bound_ctrl" || self.printed(i, &setting).is_some_and(|p| p.trim().is_empty()) {
+                    out.push(setting);
+                }
+            }
+        }
+        let default = match name {
+            "row_mask" | "bank_mask" => Some(0xf),
+            "bound_ctrl" | "fi" => Some(0),
+            "dst_sel" | "src0_sel" | "src1_sel" => Some(6),
+            "dst_unused" => Some(2),
+            _ => None,
+        };
+        if let Some(v) = default {
+            out.push(alias(v, at));
+        }
+        out
+    }
+
     /// Candidate settings for operand `i` at `at`, the current bits first.
     fn settings(&self, i: usize, at: usize) -> Vec<Setting> {
         let mut out = vec![Setting::default()];
         let operand = &self.e.operands[i];
-        let field = self.e.fields[i];
+        let field = self.e.fields[field_of(self.e, i)];
         let method = operand.class.info().print_method;
+        if std::env::var_os("GFXPATCH_PARSE_TRACE").is_some() {
+            eprintln!(
+                "  settings of {}: field {field:?} method {method} source-like {} class {:?}",
+                operand.name.name(),
+                is_source_like(operand.class),
+                operand.class.info()
+            );
+        }
         match method {
             "printOperandAndFPInputMods" | "printOperandAndIntInputMods" => {
                 let sources = match self.e.fields.get(i + 1) {
@@ -600,20 +932,7 @@ impl<'a> Attempt<'a> {
                     "printNegLo" => &[0],
                     _ => &[1],
                 };
-                let mut bits: Vec<u8> = Vec::new();
-                for (o, f) in self.e.operands.iter().zip(self.e.fields) {
-                    if o.name.name().ends_with("_modifiers") {
-                        for &pos in positions {
-                            if let Some(&(lo, _, field_lo)) =
-                                f.iter().find(|&&(lo, hi, field_lo)| {
-                                    field_lo <= pos && pos <= field_lo + (hi - lo)
-                                })
-                            {
-                                bits.push(lo + (pos - field_lo));
-                            }
-                        }
-                    }
-                }
+                let mut bits = self.modifier_bits(positions);
                 for &(lo, hi, _) in field {
                     bits.extend(lo..=hi);
                 }
@@ -641,8 +960,33 @@ impl<'a> Attempt<'a> {
         if field.is_empty() {
             return out;
         }
+        if operand.class == OperandClass::Dpp8FI {
+            // DPP8's `fi` lives in src0: 0xe9 without it, 0xea with `fi:1`.
+            for v in [0xe9, 0xea] {
+                out.push(Setting {
+                    fields: vec![(field, v)],
+                    ..Setting::default()
+                });
+            }
+            return out;
+        }
         if is_source_like(operand.class) {
             out.extend(self.source_settings(i, at));
+            // A 16-bit high half written `v1.h` in a VOP3 form is an `op_sel` bit.
+            if self.source.word_at(at).contains(".h") {
+                let bits = self.op_sel_bits(&[2, 3]);
+                let with: Vec<Setting> = out
+                    .iter()
+                    .flat_map(|s| {
+                        bits.iter().map(move |&b| {
+                            let mut s = s.clone();
+                            s.bits.push((b, true));
+                            s
+                        })
+                    })
+                    .collect();
+                out.extend(with);
+            }
             // Export sources print `off` unless their lane's `en` bit is set.
             if let Some(lane) = method
                 .strip_prefix("printExpSrc")
@@ -752,8 +1096,14 @@ impl<'a> Attempt<'a> {
     /// whatever a value printed at one of the next word starts would read as, and literals.
     fn source_settings(&self, i: usize, at: usize) -> Vec<Setting> {
         let operand = &self.e.operands[i];
-        let field = self.e.fields[i];
+        let field = self.e.fields[field_of(self.e, i)];
         let table = value_table(operand.class, self.word, i, self.target(), self.e);
+        if std::env::var_os("GFXPATCH_PARSE_TRACE").is_some() {
+            let mut keys: Vec<_> = table.values.keys().collect();
+            keys.sort();
+            keys.truncate(8);
+            eprintln!("  table of {}: {} values, {keys:?}", operand.name.name(), table.values.len());
+        }
         let text = self.source.text.as_bytes();
         let mut out = Vec::new();
         let window = (at + 40).min(text.len());
@@ -766,14 +1116,26 @@ impl<'a> Attempt<'a> {
                 {
                     continue;
                 }
-                if let Some(codes) = std::str::from_utf8(&text[start..end])
-                    .ok()
-                    .and_then(|k| table.values.get(k))
-                {
+                let Ok(key) = std::str::from_utf8(&text[start..end]) else {
+                    continue;
+                };
+                if let Some(codes) = table.values.get(key) {
                     out.extend(codes.iter().map(|&c| Setting {
                         fields: vec![(field, c)],
                         ..Setting::default()
                     }));
+                } else {
+                    // The table was made from other bits than those at hand: a tuple whose
+                    // width comes from another field (MIMG `dmask`), a 16-bit half selected by
+                    // `op_sel`. Its first register's code is a candidate; printing decides.
+                    for alternate in alternate_keys(key) {
+                        if let Some(codes) = table.values.get(&alternate) {
+                            out.extend(codes.iter().map(|&c| Setting {
+                                fields: vec![(field, c)],
+                                ..Setting::default()
+                            }));
+                        }
+                    }
                 }
             }
             // An integer written in hex names the same inline constant as in decimal (`0x6` is
@@ -825,6 +1187,7 @@ impl<'a> Attempt<'a> {
                             fields: vec![(field, u64::from(code))],
                             bits: Vec::new(),
                             tail: Some(tail),
+                            alias: None,
                         };
                         // A K constant in the encoding is the literal its sources read.
                         if let Some(k) = self
@@ -845,6 +1208,57 @@ impl<'a> Attempt<'a> {
     }
 }
 
+/// The operand whose field holds operand `i`'s bits: itself, or for a MIMG atomic's `vdst`
+/// (tied to `vdata`, not encoded) `vdata`.
+fn field_of(e: &Encoding, i: usize) -> usize {
+    if e.fields[i].is_empty()
+        && e.operands[i].name == OperandName::vdst
+        && let Some(k) = e.operand_index(OperandName::vdata)
+        && !e.fields[k].is_empty()
+    {
+        return k;
+    }
+    i
+}
+
+/// Where operand `i` of `e` is in the record the decoder converted it to (a MIMG record of
+/// other address and data widths): the operand of the same name, or for a MIMG atomic's data
+/// (`vdst` in one record, `vdata` in the other) the same place.
+fn sibling_index(sibling: &Encoding, e: &Encoding, i: usize) -> Option<usize> {
+    let name = e.operands[i].name;
+    sibling.operand_index(name).or_else(|| match name {
+        OperandName::vdst => sibling.operand_index(OperandName::vdata),
+        OperandName::vdata => sibling.operand_index(OperandName::vdst),
+        _ => None,
+    })
+}
+
+/// Other names under which a register written as `key` may be tabulated: `v1` for `v[1:2]`,
+/// `v1.l` and `v1` for `v1.h`.
+fn alternate_keys(key: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some((prefix, rest)) = key.split_once('[')
+        && matches!(prefix, "v" | "s" | "a" | "ttmp")
+        && let Some((first, _)) = rest.split_once(':')
+        && first.bytes().all(|c| c.is_ascii_digit())
+    {
+        out.push(format!("{prefix}{first}"));
+        out.push(format!("{prefix}[{first}]"));
+        if let Ok(n) = first.parse::<u16>() {
+            let n = u32::from(n);
+            for width in 1..16 {
+                out.push(format!("{prefix}[{n}:{}]", n + width));
+            }
+        }
+    }
+    if let Some(reg) = key.strip_suffix(".h").or_else(|| key.strip_suffix(".l")) {
+        out.push(format!("{reg}.l"));
+        out.push(format!("{reg}.h"));
+        out.push(reg.to_owned());
+    }
+    out
+}
+
 /// Whether an operand class holds a register or constant (read through a value table) rather
 /// than a plain immediate.
 fn is_source_like(class: OperandClass) -> bool {
@@ -855,7 +1269,16 @@ fn is_source_like(class: OperandClass) -> bool {
     {
         return false;
     }
-    !info.reg_class.is_empty()
+    // A register class used directly as an operand (`VGPR_32` as a MIMG atomic's `vdst`) has
+    // no operand-class information of its own.
+    let register_class = info.reg_class.is_empty()
+        && info.print_method.is_empty()
+        && info.decoder_method.is_empty()
+        && ["VGPR", "AGPR", "SGPR", "SReg", "VReg", "AReg", "AV_"]
+            .iter()
+            .any(|p| class.name().starts_with(p));
+    register_class
+        || !info.reg_class.is_empty()
         || (!info.decoder_method.is_empty() && !info.decoder_method.contains("Dpp8FI"))
 }
 
@@ -948,7 +1371,7 @@ fn value_table(
     {
         return t.clone();
     }
-    let field = e.fields[i];
+    let field = e.fields[field_of(e, i)];
     let width = field_width(field).min(10);
     let mut table = ValueTable::default();
     let zeros = [0u8; 8];
@@ -959,7 +1382,7 @@ fn value_table(
             continue;
         };
         let (encoding, index) = match ops.converted {
-            Some(s) => match s.operand_index(e.operands[i].name) {
+            Some(s) => match sibling_index(s, e, i) {
                 Some(k) => (s, k),
                 None => continue,
             },
@@ -1017,7 +1440,7 @@ fn imm_table(
     {
         return t.clone();
     }
-    let field = e.fields[i];
+    let field = e.fields[field_of(e, i)];
     let width = field_width(field).min(16);
     let mut table: HashMap<String, Vec<u64>> = HashMap::new();
     let zeros = [0u8; 8];
@@ -1028,7 +1451,7 @@ fn imm_table(
             continue;
         };
         let (encoding, index) = match ops.converted {
-            Some(s) => match s.operand_index(e.operands[i].name) {
+            Some(s) => match sibling_index(s, e, i) {
                 Some(k) => (s, k),
                 None => continue,
             },

@@ -51,3 +51,11 @@ fn hex_inline_integer_is_an_inline_constant() {
         [5, 0, 33, 214, 124, 252, 24, 2]
     );
 }
+
+/// Regression (mutated vector lines): a register tuple numbered near `u32::MAX` overflowed while
+/// the parser listed the tuple's alternate spellings. An error, never a panic.
+#[test]
+fn huge_register_tuple_is_an_error() {
+    let text = "v_subrev_co_ci_u32_e64 v5, ttmp15, v[4294967295:4294967296]src_scc, null, ttmp15";
+    assert!(bytes("gfx1100", "", text).is_err());
+}

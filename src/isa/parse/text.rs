@@ -45,6 +45,26 @@ impl Source {
         }
     }
 
+    /// Removes `len` bytes at `at` (the encoding suffix of a mnemonic), keeping the columns of
+    /// the rest.
+    pub fn cut(&mut self, at: usize, len: usize) {
+        if len > 0 && at + len <= self.text.len() {
+            self.text.replace_range(at..at + len, "");
+            self.columns.drain(at..at + len);
+        }
+    }
+
+    /// Replaces `len` bytes at `at` with `new` (a renamed mnemonic); the new bytes take the
+    /// column of the first one replaced.
+    pub fn splice(&mut self, at: usize, len: usize, new: &str) {
+        if at + len <= self.text.len() {
+            let column = self.columns[at];
+            self.text.replace_range(at..at + len, new);
+            self.columns
+                .splice(at..at + len, std::iter::repeat_n(column, new.len()));
+        }
+    }
+
     /// The 1-based column of byte offset `at` of the prepared text in the original line.
     pub fn column(&self, at: usize) -> usize {
         self.columns
