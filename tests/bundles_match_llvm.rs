@@ -94,10 +94,12 @@ fn metadata_notes_reencode_to_their_exact_bytes() {
     for file in common::code_object_fixtures() {
         let bytes = std::fs::read(&file).unwrap();
         let object = CodeObject::parse(&bytes).unwrap();
-        let metadata = object
-            .metadata
-            .as_ref()
-            .unwrap_or_else(|| panic!("{}: no metadata note", file.display()));
+        // Hand-written objects may carry no metadata note (as PAL/Mesa objects do not); what
+        // the compiler wrote always has one.
+        let Some(metadata) = object.metadata.as_ref() else {
+            assert!(file.to_string_lossy().ends_with(".asm.co"), "{}: no metadata note", file.display());
+            continue;
+        };
         let (offset, len) = object.metadata_range.unwrap();
         let original = &bytes[offset as usize..][..len as usize];
         assert!(
