@@ -207,7 +207,9 @@ fn kernel_report(
         kernarg_size: d.kernarg_size(),
         wavefront_size: registers.wave_size,
         max_flat_workgroup_size: meta.max_flat_workgroup_size,
-        disagreements: disagreements(kernel, meta, &registers),
+        // Without a metadata note (hand-written, PAL/Mesa objects) there is nothing to disagree
+        // with; a note that lacks this kernel is a disagreement.
+        disagreements: if object.metadata.is_some() { disagreements(kernel, meta, &registers) } else { Vec::new() },
         descriptor: DescriptorFields {
             descriptor: *d,
             generation,
