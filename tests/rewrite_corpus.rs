@@ -76,7 +76,7 @@ fn llvm_accepts(input: &[u8], output: &[u8], cpu: &str, what: &str) -> Result<()
 
 #[test]
 #[cfg_attr(not(gfxpatch_corpus), ignore = "real-world corpus: scripts/fetch-corpus.sh, then GFXPATCH_CORPUS=1")]
-fn insert_nops_rewrites_every_corpus_code_object_and_llvm_accepts_a_sample() {
+fn insert_nops_rewrites_every_corpus_code_object_and_llvm_accepts_each_output() {
     let every: usize = std::env::var("GFXPATCH_CORPUS_EVERY").ok().and_then(|v| v.parse().ok()).filter(|&n| n > 0).unwrap_or(1);
     let nops = Options { passes: vec![gfxpatch::pass::find("insert-nops").unwrap()], print_after: None, strip_debug_on_failure: false };
     let round = Options {
