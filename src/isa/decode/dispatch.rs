@@ -227,7 +227,7 @@ impl Builder<'_> {
 }
 
 /// The longest run of set bits in `mask`: (lowest bit, length).
-fn widest_run(mask: u128) -> (u32, u32) {
+pub(super) fn widest_run(mask: u128) -> (u32, u32) {
     let (mut best, mut at) = (0, 0);
     let mut m = mask;
     let mut base = 0;

@@ -9,7 +9,8 @@
 
 mod dispatch;
 mod plan;
-pub mod tree;
+#[cfg(test)]
+mod tree;
 mod validate;
 
 use std::cell::Cell;

@@ -1,9 +1,14 @@
 //! Decision trees over encoding patterns, built the way LLVM's fixed-length decoder emitter
 //! builds its tables: split on bits that every remaining candidate fixes, until few remain,
 //! then test the survivors most-specific first.
+//!
+//! One tree per table, tried in the plan's order, is how the decoder worked before the merged
+//! tree of [`super::dispatch`]; it is kept (test builds only) as the reference that
+//! `merged_tree_decodes_as_the_tables_in_order` checks the merged tree against.
 
 use std::collections::HashMap;
 
+use super::dispatch::widest_run;
 use crate::isa::table::{Encoding, encodings};
 
 /// Candidates at a leaf are tested in order; a leaf is made once this few remain or no bit is
@@ -128,29 +133,6 @@ fn build(mut set: Vec<u16>, consumed: u128) -> Node {
             children,
         }
     }
-}
-
-/// The longest run of set bits in `mask`: (lowest bit, length).
-fn widest_run(mask: u128) -> (u32, u32) {
-    let (mut best, mut at) = (0, 0);
-    let mut m = mask;
-    let mut base = 0;
-    while m != 0 {
-        let zeros = m.trailing_zeros();
-        m >>= zeros;
-        base += zeros;
-        let ones = m.trailing_ones();
-        if ones > best {
-            best = ones;
-            at = base;
-        }
-        if ones == 128 {
-            break;
-        }
-        m >>= ones;
-        base += ones;
-    }
-    (at, best)
 }
 
 #[cfg(test)]
