@@ -43,6 +43,26 @@ fn run(args: &[&str]) -> (bool, String, String) {
     (o.status.success(), String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
 }
 
+/// `gfxpatch rewrite INPUT --passes peephole --explain --report`, output and report in `dir`
+/// under `stem`; returns (success, stdout, stderr, the output's path, the report if written).
+fn rewrite_peephole(input: &Path, dir: &Path, stem: &str) -> (bool, String, String, PathBuf, Option<serde_json::Value>) {
+    let output = dir.join(format!("{stem}.out.co"));
+    let report_path = dir.join(format!("{stem}.json"));
+    let (ok, stdout, stderr) = run(&[
+        "rewrite",
+        input.to_str().unwrap(),
+        "-o",
+        output.to_str().unwrap(),
+        "--passes",
+        "peephole",
+        "--explain",
+        "--report",
+        report_path.to_str().unwrap(),
+    ]);
+    let report = std::fs::read(&report_path).ok().map(|b| serde_json::from_slice(&b).unwrap());
+    (ok, stdout, stderr, output, report)
+}
+
 /// `llvm-objdump-19 -d` per function: name -> instruction lines without addresses.
 fn disassembly(file: &Path, target: &str) -> BTreeMap<String, Vec<String>> {
     let text = llvm_tool("llvm-objdump-19", &["-d", &format!("--mcpu={target}"), file.to_str().unwrap()]);
@@ -75,21 +95,9 @@ fn peephole_rewrites_and_refusals_per_generation_are_exact() {
     let mut golden = String::new();
     for target in TARGETS {
         let input = build(dir.path(), target);
-        let output = dir.path().join(format!("{target}.out.co"));
-        let report_path = dir.path().join(format!("{target}.json"));
-        let (ok, stdout, stderr) = run(&[
-            "rewrite",
-            input.to_str().unwrap(),
-            "-o",
-            output.to_str().unwrap(),
-            "--passes",
-            "peephole",
-            "--explain",
-            "--report",
-            report_path.to_str().unwrap(),
-        ]);
+        let (ok, stdout, stderr, output, report) = rewrite_peephole(&input, dir.path(), target);
         assert!(ok && stderr.is_empty(), "{target}: {stderr}");
-        let report: serde_json::Value = serde_json::from_slice(&std::fs::read(&report_path).unwrap()).unwrap();
+        let report = report.unwrap();
         assert!(report["refused"].as_array().unwrap().is_empty(), "{target}: {report}");
         let pass = &report["passes"][0];
         assert_eq!(pass["name"], "peephole");
@@ -242,21 +250,9 @@ fn the_readme_fixture_is_current_and_rewrites_as_the_readme_says() {
         "{} differs from fixtures/src/peephole_cases.s assembled for gfx900: rebuild it with fixtures/build.sh",
         committed.display()
     );
-    let output = dir.path().join("out.co");
-    let report_path = dir.path().join("report.json");
-    let (ok, stdout, stderr) = run(&[
-        "rewrite",
-        committed.to_str().unwrap(),
-        "-o",
-        output.to_str().unwrap(),
-        "--passes",
-        "peephole",
-        "--explain",
-        "--report",
-        report_path.to_str().unwrap(),
-    ]);
+    let (ok, stdout, stderr, _, report) = rewrite_peephole(&committed, dir.path(), "readme");
     assert!(ok, "{stderr}");
-    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&report_path).unwrap()).unwrap();
+    let report = report.unwrap();
     let pass = &report["passes"][0];
     assert_eq!(pass["applied"], 9, "{report}");
     let declined: u64 = pass["declined"].as_object().unwrap().values().map(|v| v.as_u64().unwrap()).sum();
