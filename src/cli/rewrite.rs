@@ -114,12 +114,13 @@ pub fn run(args: &RewriteArgs) -> anyhow::Result<()> {
 /// `--rules FILE` adds a user's rules to the shipped ones; `--explain` records what the peephole
 /// pass did and declined.
 fn parse_passes(names: &[String], rule_files: &[PathBuf], explain: bool) -> anyhow::Result<Vec<&'static dyn Pass>> {
-    use crate::pass::peephole::{pass::Peephole, RuleSet};
+    use crate::pass::peephole::pass::{Peephole, BUILTIN, NAME as PEEPHOLE};
+    use crate::pass::peephole::RuleSet;
     // (pass, selected rule names when it is a peephole pass with a selection)
     let mut list: Vec<(&'static dyn Pass, Option<Vec<String>>)> = Vec::new();
     for name in names {
-        if let Some(rules) = name.strip_prefix("peephole:") {
-            list.push((&crate::pass::peephole::pass::BUILTIN, Some(rules.split('+').filter(|r| !r.is_empty()).map(str::to_owned).collect())));
+        if let Some(rules) = name.strip_prefix(PEEPHOLE).and_then(|n| n.strip_prefix(':')) {
+            list.push((&BUILTIN, Some(rules.split('+').filter(|r| !r.is_empty()).map(str::to_owned).collect())));
             continue;
         }
         if let Some(p) = pass::find(name) {
@@ -127,7 +128,7 @@ fn parse_passes(names: &[String], rule_files: &[PathBuf], explain: bool) -> anyh
             continue;
         }
         if let Some((p, Some(sel))) = list.last_mut()
-            && p.name() == "peephole"
+            && p.name() == PEEPHOLE
         {
             sel.extend(name.split('+').filter(|r| !r.is_empty()).map(str::to_owned));
             continue;
@@ -135,7 +136,7 @@ fn parse_passes(names: &[String], rule_files: &[PathBuf], explain: bool) -> anyh
         let known: Vec<&str> = pass::registry().iter().map(|p| p.name()).collect();
         bail!("unknown pass {name:?} (known: {})", known.join(", "));
     }
-    let uses_peephole = list.iter().any(|(p, _)| p.name() == "peephole");
+    let uses_peephole = list.iter().any(|(p, _)| p.name() == PEEPHOLE);
     if !rule_files.is_empty() && !uses_peephole {
         bail!("--rules needs the peephole pass (--passes peephole)");
     }
@@ -154,7 +155,7 @@ fn parse_passes(names: &[String], rule_files: &[PathBuf], explain: bool) -> anyh
     let all: &'static RuleSet = Box::leak(Box::new(all));
     let mut out: Vec<&'static dyn Pass> = Vec::new();
     for (p, sel) in list {
-        if p.name() != "peephole" {
+        if p.name() != PEEPHOLE {
             out.push(p);
             continue;
         }
@@ -192,7 +193,7 @@ fn output_bytes(data: &[u8], input: &Input<'_>, outcomes: &mut [Outcome]) -> any
             let (bytes, misfits) = write_input_keeping_misfits(data, input, &replaced)?;
             for m in misfits {
                 let o = &mut outcomes[m.object];
-                let what = if m.what.starts_with("the compressed bundle") { "the re-compressed bundle holding it" } else { "the rewritten object" };
+                let what = if m.whole_bundle { "the re-compressed bundle holding it" } else { "the rewritten object" };
                 o.refused = Some(format!(
                     "{what} needs {} bytes but its slot in the host library has {}; the original bytes are kept",
                     m.needed, m.slot

@@ -123,13 +123,12 @@ fn raises(object: &CodeObject<'_>, target: &Target, used: &layout::RegisterUse) 
     used.vgprs + used.agprs > r.vgprs || r.sgprs.is_some_and(|s| used.sgprs > s)
 }
 
-/// Sums per-object pass statistics into per-pass totals, in pass order.
 /// The decline reason under which a refused object's rewrites are counted: they were made, but
 /// the object was written unchanged.
 pub const OBJECT_REFUSED: &str = "object refused (kept unchanged)";
 
-/// Every object's pass counts added up. A refused object's rewrites count as declined with
-/// [`OBJECT_REFUSED`], so `applied` is what the output holds.
+/// Sums per-object pass statistics into per-pass totals, in pass order. A refused object's
+/// rewrites count as declined with [`OBJECT_REFUSED`], so `applied` is what the output holds.
 pub fn total_stats(outcomes: &[Outcome], passes: &[&'static dyn Pass]) -> Vec<PassStats> {
     let mut totals: Vec<PassStats> = passes.iter().map(|p| PassStats { name: p.name(), ..Default::default() }).collect();
     for o in outcomes {

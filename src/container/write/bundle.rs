@@ -37,8 +37,11 @@ pub fn write_input(original: &[u8], input: &Input, replaced: &[(usize, Vec<u8>)]
 pub struct Misfit {
     /// Index into `input.objects`.
     pub object: usize,
-    /// What did not fit: the object, or the compressed bundle holding it.
+    /// What did not fit, for messages: the object, or the compressed bundle holding it.
     pub what: String,
+    /// Whether it was the re-compressed bundle holding the object (rather than the object
+    /// itself) that outgrew its slot.
+    pub whole_bundle: bool,
     pub needed: u64,
     pub slot: u64,
 }
@@ -212,6 +215,7 @@ fn write_host(
                     let misfit = Misfit {
                         object,
                         what: format!("the compressed bundle holding {}", input.objects[object].describe(object)),
+                        whole_bundle: true,
                         needed: packed.len() as u64,
                         slot,
                     };
@@ -260,7 +264,7 @@ fn replace_in_plain_bundle(
             .min(slot_end);
         let slot = end - start;
         if bytes.len() as u64 > slot {
-            let misfit = Misfit { object, what: input.objects[object].describe(object), needed: bytes.len() as u64, slot };
+            let misfit = Misfit { object, what: input.objects[object].describe(object), whole_bundle: false, needed: bytes.len() as u64, slot };
             match misfits {
                 Some(list) => {
                     list.push(misfit);
