@@ -8,6 +8,7 @@
 
 use std::collections::HashMap;
 
+use crate::ir::flow::{add_pc_operand, AddPcForm, AddPcOperand};
 use crate::isa::operand::Value;
 use crate::isa::table::{encodings, Encoding, FieldBits, Opcode, OperandName};
 use crate::isa::{Decoder, Inst, Target};
@@ -136,6 +137,40 @@ impl Assembler {
         bytes.extend(inst.trailing_words().iter().flat_map(|w| w.to_le_bytes()));
         let new = self.decode(&padded(&bytes));
         (new.encoding_index() == inst.encoding_index() && new.len() == inst.len()).then_some(new)
+    }
+
+    /// `s_add_pc_i64` `inst` re-encoded with `offset` in `form` (source 0 and its literal); `None`
+    /// if the offset does not fit the form or the result does not decode back to it.
+    pub fn with_add_pc_offset(&self, inst: &Inst, form: AddPcForm, offset: i64) -> Option<Inst> {
+        let e = inst.encoding()?;
+        if e.opcode != Opcode::S_ADD_PC_I64 || !form.fits(offset) {
+            return None;
+        }
+        let mut word = inst.encoded_bits();
+        deposit(e.fields[e.operand_index(OperandName::src0)?], &mut word, form.source_code(offset));
+        let mut bytes = word.to_le_bytes()[..e.bits as usize / 8].to_vec();
+        match form {
+            AddPcForm::Inline => {}
+            AddPcForm::Literal32 => bytes.extend((offset as u32).to_le_bytes()),
+            AddPcForm::Literal64 => bytes.extend((offset as u64).to_le_bytes()),
+        }
+        let new = self.decode(&padded(&bytes));
+        let same = new.encoding_index() == inst.encoding_index() && new.len() as u64 == form.size();
+        (same && add_pc_operand(&new) == AddPcOperand::Constant(offset, form)).then_some(new)
+    }
+
+    /// `inst` (one 64-bit literal source, GFX1250) with its literal replaced.
+    pub fn with_literal64(&self, inst: &Inst, literal: u64) -> Option<Inst> {
+        if inst.trailing_words().len() != 2 {
+            return None;
+        }
+        let mut bytes = inst.bytes();
+        let at = inst.tail_at();
+        bytes[at..at + 8].copy_from_slice(&literal.to_le_bytes());
+        let new = self.decode(&padded(&bytes));
+        let tail = new.trailing_words();
+        let ok = new.encoding_index() == inst.encoding_index() && new.len() == inst.len() && tail.len() == 2;
+        (ok && (u64::from(tail[1]) << 32 | u64::from(tail[0])) == literal).then_some(new)
     }
 
     /// `inst` (an SOP2 with one literal source) with its literal replaced.
