@@ -208,3 +208,60 @@ fn verify_rejects_an_add_pc_into_the_middle_of_an_instruction() {
     let said = format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
     assert!(!o.status.success() && said.contains("branch at 0x1908 to 0x1912, which is not an instruction start"), "{said}");
 }
+
+/// The fixture with `patch(bytes of .text, text address)` applied, written to `dir`.
+fn patched(dir: &Path, name: &str, patch: impl FnOnce(&mut [u8], u64)) -> PathBuf {
+    let mut data = std::fs::read(fixture()).unwrap();
+    let (offset, size, address) = {
+        let object = CodeObject::parse(&data).unwrap();
+        let text = object.text_sections().next().copied().unwrap();
+        (text.offset as usize, text.size as usize, text.address)
+    };
+    patch(&mut data[offset..offset + size], address);
+    let path = dir.join(name);
+    std::fs::write(&path, &data).unwrap();
+    path
+}
+
+#[test]
+fn a_32_bit_literal_with_bit_31_set_is_not_guessed() {
+    // lit(0x8) at 0x1920 becomes lit(0x80000008): zero- or sign-extended is not established.
+    let dir = tempfile::tempdir().unwrap();
+    let path = patched(dir.path(), "bit31.co", |text, base| {
+        let at = (0x1924 - base) as usize;
+        assert_eq!(text[at..at + 4], [8, 0, 0, 0]);
+        text[at + 3] = 0x80;
+    });
+    let p = program(&std::fs::read(&path).unwrap());
+    let f = p.functions.iter().find(|f| f.name == "add_pc_direct").unwrap();
+    let o = f.opaque.as_ref().expect("add_pc_direct must be opaque");
+    assert_eq!(o.address, 0x1920);
+    assert!(o.reason.contains("bit 31 set"), "{}", o.reason);
+    // The rewrite leaves it untouched and says so.
+    let out = dir.path().join("out.co");
+    let report = rewrite(&path, &out, Some("insert-nops"));
+    let opaque = report["functions_opaque"].to_string();
+    assert!(opaque.contains("add_pc_direct") && opaque.contains("bit 31 set"), "{opaque}");
+}
+
+#[test]
+fn a_pair_read_after_the_jump_is_not_re_aimed() {
+    // s_add_co_u32 s0, s0, 3 at the pair's target becomes s_add_co_u32 s0, s2, 3: changing s2's
+    // constant would change what it adds, so the object is refused (kept as it was).
+    let dir = tempfile::tempdir().unwrap();
+    let path = patched(dir.path(), "live.co", |text, base| {
+        let at = (0x1a18 - base) as usize;
+        assert_eq!(text[at..at + 4], [0x00, 0x83, 0x00, 0x80]);
+        text[at] = 0x02;
+    });
+    let input = std::fs::read(&path).unwrap();
+    assert!(program(&input).functions.iter().all(|f| f.name == "add_pc_unknown" || f.opaque.is_none()));
+    let out = dir.path().join("out.co");
+    let report = rewrite(&path, &out, Some("insert-nops"));
+    let refused = report["refused"].to_string();
+    assert!(refused.contains("s[2:3] is read after the jump"), "{report}");
+    assert!(input == std::fs::read(&out).unwrap(), "a refused object is written unchanged");
+    // The identity needs no new constant and goes through.
+    let report = rewrite(&path, &out, None);
+    assert_eq!(report["refused"].as_array().unwrap().len(), 0, "{report}");
+}
