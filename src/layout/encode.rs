@@ -249,4 +249,37 @@ mod tests {
         assert_eq!(moved.words(), [0xbf85_fffe]);
         assert!(a.with_branch_offset(&inst, 40000).is_none());
     }
+
+    /// `s_add_pc_i64` in each form, bytes as LLVM 22's gfx1250 vectors have them
+    /// (gfx1250_asm_sop1.s: `s_add_pc_i64 4` = 84 4b 80 be, `0x64` = ff 4b 80 be 64 00 00 00,
+    /// `0x12345678abcd0` = fe 4b 80 be d0 bc 8a 67 45 23 01 00).
+    #[test]
+    fn add_pc_offsets_re_encode_in_each_form() {
+        let a = Assembler::new(Target::from_name("gfx1250", "").unwrap());
+        let inst = a.decode(&padded(&[0x84, 0x4b, 0x80, 0xbe]));
+        assert_eq!(add_pc_operand(&inst), AddPcOperand::Constant(4, AddPcForm::Inline));
+        let cases: [(AddPcForm, i64, &[u8]); 5] = [
+            (AddPcForm::Inline, 4, &[0x84, 0x4b, 0x80, 0xbe]),
+            (AddPcForm::Inline, -16, &[0xd0, 0x4b, 0x80, 0xbe]),
+            (AddPcForm::Literal32, 0x64, &[0xff, 0x4b, 0x80, 0xbe, 0x64, 0, 0, 0]),
+            (AddPcForm::Literal64, 0x12345678abcd0, &[0xfe, 0x4b, 0x80, 0xbe, 0xd0, 0xbc, 0x8a, 0x67, 0x45, 0x23, 0x01, 0x00]),
+            (AddPcForm::Literal64, -32, &[0xfe, 0x4b, 0x80, 0xbe, 0xe0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]),
+        ];
+        for (form, offset, bytes) in cases {
+            let new = a.with_add_pc_offset(&inst, form, offset).unwrap_or_else(|| panic!("{form:?} {offset}"));
+            assert_eq!(new.bytes(), bytes, "{form:?} {offset}");
+            assert_eq!(add_pc_operand(&new), AddPcOperand::Constant(offset, form));
+        }
+        // Offsets a form cannot hold unambiguously are refused, never truncated.
+        assert!(a.with_add_pc_offset(&inst, AddPcForm::Inline, 65).is_none());
+        assert!(a.with_add_pc_offset(&inst, AddPcForm::Inline, -17).is_none());
+        assert!(a.with_add_pc_offset(&inst, AddPcForm::Literal32, -4).is_none());
+        assert!(a.with_add_pc_offset(&inst, AddPcForm::Literal32, 1 << 31).is_none());
+        // A 32-bit literal with bit 31 set, or an inline float, is not read as an offset.
+        let high = a.decode(&padded(&[0xff, 0x4b, 0x80, 0xbe, 0, 0, 0, 0x80]));
+        assert!(matches!(add_pc_operand(&high), AddPcOperand::Ambiguous(_)));
+        let float = a.decode(&padded(&[0xf2, 0x4b, 0x80, 0xbe]));
+        assert!(matches!(add_pc_operand(&float), AddPcOperand::Ambiguous(_)));
+        assert_eq!(add_pc_operand(&a.decode(&padded(&[0x02, 0x4b, 0x80, 0xbe]))), AddPcOperand::Register);
+    }
 }
