@@ -91,6 +91,8 @@ fn fixture_words_are_the_instructions_the_source_names() {
             "s_add_pc_i64 0xffffffffffffffe8",
             "s_get_pc_i64 s[4:5]",
             "s_swap_pc_i64 s[30:31], s[4:5]",
+            "s_get_pc_i64 s[6:7]",
+            "s_swap_pc_i64 s[30:31], s[6:7]",
             "s_add_pc_i64 s[2:3]",
             "s_add_pc_i64 s[2:3]",
         ]
@@ -126,6 +128,10 @@ fn add_pc_is_a_direct_branch_and_only_the_unproven_pair_is_opaque() {
             ("add_pc_pair".to_owned(), 0x1a10, 0x1a18),   // s[2:3] = 4: to .Lpair_target
         ]
     );
+    // Both call chains are recovered: s_get_pc_i64 + two 32-bit adds, and + one s_add_nc_u64.
+    let chains = &p.functions.iter().find(|f| f.name == "add_pc_direct").unwrap().pcrel;
+    let summary: Vec<(u64, bool, u64)> = chains.iter().map(|c| (c.getpc, c.is_wide(), c.target)).collect();
+    assert_eq!(summary, [(0x1948, false, 0x1800), (0x1964, true, 0x1800)]);
     let pair = &p.functions.iter().find(|f| f.name == "add_pc_pair").unwrap().add_pc_pairs;
     assert_eq!(pair.len(), 1);
     assert_eq!((pair[0].lo, pair[0].hi, pair[0].sgpr), (0x1a04, Some(0x1a0c), 2));
@@ -174,6 +180,9 @@ fn insert_nops_re_encodes_every_offset_and_verify_accepts_it() {
             ("s_add_pc_i64 s[2:3]".to_owned(), 4),
         ]
     );
+    // The one-add call chain still reaches add_one (at 0x1800, with its inserted s_nop).
+    let (getpc, _) = ln.iter().find(|(_, (t, _))| t == "s_get_pc_i64 s[6:7]").unwrap();
+    assert_eq!(ln[&(getpc + 4)].0, format!("s_add_nc_u64 s[6:7], s[6:7], {:#x}", 0x1800u64.wrapping_sub(getpc + 4)));
     // The pair's move was re-aimed: s2 = 8 now.
     assert!(ln.values().any(|(t, _)| t == "s_mov_b32 s2, lit(0x8)"), "{ln:?}");
     let o = gfxpatch(&["verify", out.to_str().unwrap()]);

@@ -1,7 +1,9 @@
 //! PC-relative address computations: `s_getpc_b64 s[N:N+1]`, then `s_add_u32 sN, sN, lo` and
 //! `s_addc_u32 sN+1, sN+1, hi`, giving `getpc + 4 + hi:lo`: a call or jump target for a later
 //! `s_swappc_b64`/`s_setpc_b64`, or the address of data. (GFX12 spells the first
-//! `s_getpc_b64` too, GFX1250 `s_get_pc_i64`; it is the same opcode in the tables.)
+//! `s_getpc_b64` too, GFX1250 `s_get_pc_i64`; it is the same opcode in the tables.) With 64-bit
+//! literals (GFX1250) LLVM 22 writes one `s_add_nc_u64 s[N:N+1], s[N:N+1], lit64(c)` instead of
+//! the two adds (`SI_PC_ADD_REL_OFFSET64`): the same computation, `add_lo == add_hi`.
 //!
 //! Recovery is bounded dataflow over a straight run of instructions after the `s_getpc_b64`:
 //! the pair's value is tracked through the two adds; any other read of a half-built value, a
@@ -22,7 +24,8 @@ const WINDOW: usize = 16;
 /// A recovered address computation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PcRel {
-    /// Input addresses of the `s_getpc_b64`, the `s_add_u32` and the `s_addc_u32`.
+    /// Input addresses of the `s_getpc_b64`, the `s_add_u32` and the `s_addc_u32` (both the
+    /// `s_add_nc_u64` for the one-add form: see [`PcRel::is_wide`]).
     pub getpc: u64,
     pub add_lo: u64,
     pub add_hi: u64,
@@ -33,6 +36,13 @@ pub struct PcRel {
     pub target: u64,
     /// The SGPR pair holding it.
     pub sgpr: u16,
+}
+
+impl PcRel {
+    /// True for the one-add form, `s_add_nc_u64` of a 64-bit constant.
+    pub fn is_wide(&self) -> bool {
+        self.add_lo == self.add_hi
+    }
 }
 
 /// What the recovery found in one function.
@@ -101,6 +111,21 @@ fn add_constant(inst: &Inst, opcode: Opcode, dst: u16, target: &Target) -> Optio
     }
 }
 
+/// `s_add_nc_u64 s[D:D+1], s[D:D+1], c` (either order): the 64-bit constant.
+fn add_constant64(inst: &Inst, pair: u16, target: &Target) -> Option<u64> {
+    let (e, ops) = operands(inst, target)?;
+    let is_pair = |v: Option<Value>| v == Some(Value::Reg(Reg::Sgpr { index: pair, count: 2 }));
+    if e.opcode != Opcode::S_ADD_U64 || !is_pair(ops.value(OperandName::sdst)) {
+        return None;
+    }
+    let (a, b) = (ops.value(OperandName::src0), ops.value(OperandName::src1));
+    match (is_pair(a), is_pair(b)) {
+        (true, false) => constant64(b),
+        (false, true) => constant64(a),
+        _ => None,
+    }
+}
+
 /// `s_sext_i32_i16 sD, sD`.
 fn is_sext_of(inst: &Inst, dst: u16, target: &Target) -> bool {
     operands(inst, target).is_some_and(|(e, ops)| {
@@ -136,6 +161,10 @@ fn follow(insts: &[(u64, Inst)], is_leader: &dyn Fn(u64) -> bool, target: &Targe
                 continue;
             }
             if lo.is_none() {
+                if let Some(c) = add_constant64(&inst, pair, target) {
+                    chain = Some(PcRel { getpc, add_lo: address, add_hi: address, sext, target: pc.wrapping_add(c), sgpr: pair });
+                    continue;
+                }
                 if let Some(c) = add_constant(&inst, Opcode::S_ADD_U32, pair, target) {
                     lo = Some((address, c));
                     continue;
@@ -179,7 +208,7 @@ fn follow(insts: &[(u64, Inst)], is_leader: &dyn Fn(u64) -> bool, target: &Targe
     }
     match chain {
         Some(_) => Ok((chain, consumers)),
-        None => Err(format!("s_getpc_b64 at {getpc:#x}: no s_add_u32/s_addc_u32 chain within {WINDOW} instructions")),
+        None => Err(format!("s_getpc_b64 at {getpc:#x}: no s_add_u32/s_addc_u32 (or s_add_nc_u64) chain within {WINDOW} instructions")),
     }
 }
 

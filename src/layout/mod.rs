@@ -485,6 +485,31 @@ fn re_aim(program: &Program, f: &Function, c: &PcRel, layout: &Layout, text_shif
         c.target
     };
     let offset = target.wrapping_sub(getpc + 4);
+    if c.is_wide() {
+        // One s_add_nc_u64: a 64-bit literal, or a 32-bit one for values both extensions agree on.
+        use crate::isa::operand::Value as V;
+        let (_, ops) = liveness::operands(&lo_inst, &program.target).ok_or_else(|| fail("undecodable add".into()))?;
+        let current = [ops.value(OperandName::src0), ops.value(OperandName::src1)].into_iter().find_map(|v| match v {
+            Some(V::Literal64(x)) => Some((x, Some(8))),
+            Some(V::Literal(x)) => Some((u64::from(x), Some(4))),
+            Some(V::InlineInt(x)) => Some((x as u64, None)),
+            _ => None,
+        });
+        let new = match current {
+            Some((x, _)) if x == offset => None,
+            Some((_, Some(8))) => Some(asm.with_literal64(&lo_inst, offset)),
+            Some((_, Some(4))) if offset >> 31 == 0 => Some(asm.with_literal(&lo_inst, offset as u32)),
+            _ => Some(None),
+        };
+        match new {
+            None => {}
+            Some(Some(inst)) => {
+                overrides.insert(c.add_lo, inst);
+            }
+            Some(None) => return Err(fail(format!("the new constant {offset:#x} does not fit the operand of the s_add_nc_u64 at {:#x}", c.add_lo))),
+        }
+        return Ok(());
+    }
     for (inst, value, at) in [(lo_inst, offset as u32, c.add_lo), (hi_inst, (offset >> 32) as u32, c.add_hi)] {
         let (_, ops) = liveness::operands(&inst, &program.target).ok_or_else(|| fail("undecodable add".into()))?;
         let current = [ops.value(OperandName::src0), ops.value(OperandName::src1)].into_iter().find_map(|v| match v {

@@ -259,9 +259,20 @@ fn chain_value(decoder: &Decoder, placed: &[(u64, u64)], _out: &[u8], _base: u64
     let find = |a: u64| placed.binary_search_by_key(&a, |&(x, _)| x).ok().map(|i| placed[i].1);
     let (getpc, lo_at, hi_at) = (find(c.getpc)?, find(c.add_lo)?, find(c.add_hi)?);
     let target = decoder.target();
-    let lo = constant_of(&decode_out(lo_at)?, target)?;
-    let hi = constant_of(&decode_out(hi_at)?, target)?;
-    (decode_out(getpc)?.encoding()?.opcode == Opcode::S_GETPC_B64).then(|| (getpc + 4).wrapping_add(((hi as u64) << 32) | lo as u64))
+    let offset = if c.is_wide() {
+        let (_, ops) = crate::ir::liveness::operands(&decode_out(lo_at)?, target)?;
+        [ops.value(OperandName::src0), ops.value(OperandName::src1)].into_iter().find_map(|v| match v {
+            Some(Value::Literal64(x)) => Some(x),
+            Some(Value::Literal(x)) if x >> 31 == 0 => Some(u64::from(x)),
+            Some(Value::InlineInt(x)) => Some(x as u64),
+            _ => None,
+        })?
+    } else {
+        let lo = constant_of(&decode_out(lo_at)?, target)?;
+        let hi = constant_of(&decode_out(hi_at)?, target)?;
+        ((hi as u64) << 32) | lo as u64
+    };
+    (decode_out(getpc)?.encoding()?.opcode == Opcode::S_GETPC_B64).then(|| (getpc + 4).wrapping_add(offset))
 }
 
 /// Decodes a relaxed branch at `at`: (inverse branch), getpc, add, addc, setpc. Returns the
