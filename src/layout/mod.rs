@@ -135,6 +135,13 @@ pub fn layout(program: &Program, original: &[u8], shift: &dyn Fn(u64) -> Result<
                             address: last.origin.input_address().unwrap_or(at),
                             why: "no s_add_pc_i64 form holds the new offset".into(),
                         })?;
+                    if needed != current && f.opaque.is_some() {
+                        return Err(LayoutError::BranchOutOfRange {
+                            function: f.name.clone(),
+                            address: last.origin.input_address().unwrap_or(at),
+                            why: "the function is opaque and its s_add_pc_i64 would need a longer form".into(),
+                        });
+                    }
                     if needed != current {
                         forms.insert((fi, bi), needed);
                         grew = true;
