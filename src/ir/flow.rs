@@ -53,14 +53,6 @@ impl Flow {
         !matches!(self, Flow::Next | Flow::Call(_))
     }
 
-    /// Where a direct jump goes: a SOPP branch or an `s_add_pc_i64` of a known offset.
-    pub fn direct_target(self) -> Option<Target> {
-        match self {
-            Flow::AddPc(t) => Some(t),
-            f => f.branch_target(),
-        }
-    }
-
     /// The SOPP-encoded branch target, for flows the layout re-encodes.
     pub fn branch_target(self) -> Option<Target> {
         match self {
@@ -85,7 +77,7 @@ pub enum Kind {
     End,
     /// `s_add_pc_i64` with a constant operand: a PC-relative jump to this target.
     AddPc(u64),
-    /// `s_add_pc_i64` of an SGPR pair: proven only by dataflow ([`super::pcrel::add_pc_pairs`]).
+    /// `s_add_pc_i64` of an SGPR pair: proven only by dataflow ([`super::pcrel::add_pc_pair`]).
     AddPcRegister,
     /// Control flow the rewriter does not model (fork/join, ...).
     Unknown(&'static str),
@@ -117,7 +109,9 @@ pub fn classify(inst: &Inst, address: u64) -> Kind {
         O::S_CBRANCH_I_FORK | O::S_CBRANCH_G_FORK | O::S_CBRANCH_JOIN => Kind::Unknown("fork/join control flow"),
         O::S_SUBVECTOR_LOOP_BEGIN | O::S_SUBVECTOR_LOOP_END => Kind::Unknown("subvector loop"),
         O::S_ADD_PC_I64 => match add_pc_operand(inst) {
-            AddPcOperand::Constant(offset, form) => Kind::AddPc(address.wrapping_add(form.size()).wrapping_add_signed(offset)),
+            // The base is the next instruction (LLVM 22's insertIndirectBranch: destination minus
+            // the label after the s_add_pc_i64).
+            AddPcOperand::Constant(offset, _) => Kind::AddPc(address.wrapping_add(inst.len() as u64).wrapping_add_signed(offset)),
             AddPcOperand::Register => Kind::AddPcRegister,
             AddPcOperand::Ambiguous(why) => Kind::Unknown(why),
         },
