@@ -95,6 +95,7 @@ fn fixture_words_are_the_instructions_the_source_names() {
             "s_swap_pc_i64 s[30:31], s[6:7]",
             "s_add_pc_i64 s[2:3]",
             "s_add_pc_i64 s[2:3]",
+            "s_add_pc_i64 s[2:3]",
         ]
     );
     // Our assembler (checked against LLVM 22's vectors) writes the same words for gfx1250.
@@ -121,28 +122,31 @@ fn add_pc_is_a_direct_branch_and_only_the_unproven_pair_is_opaque() {
     assert_eq!(
         add_pc_targets(&data),
         [
-            ("add_pc_direct".to_owned(), 0x1908, 0x1910), // 4: over s_mov_b32 s0, 7
-            ("add_pc_direct".to_owned(), 0x191c, 0x1910), // -16: back to .Lspin
-            ("add_pc_direct".to_owned(), 0x1920, 0x1930), // lit 8: to .Lloop
-            ("add_pc_direct".to_owned(), 0x193c, 0x1930), // lit64 -24: back to .Lloop
-            ("add_pc_pair".to_owned(), 0x1a10, 0x1a18),   // s[2:3] = 4: to .Lpair_target
+            ("add_pc_direct".to_owned(), 0x1b08, 0x1b10), // 4: over s_mov_b32 s0, 7
+            ("add_pc_direct".to_owned(), 0x1b1c, 0x1b10), // -16: back to .Lspin
+            ("add_pc_direct".to_owned(), 0x1b20, 0x1b30), // lit 8: to .Lloop
+            ("add_pc_direct".to_owned(), 0x1b3c, 0x1b30), // lit64 -24: back to .Lloop
+            ("add_pc_pair".to_owned(), 0x1c10, 0x1c18),   // s[2:3] = 4: to .Lpair_target
+            ("add_pc_pair64".to_owned(), 0x1e0c, 0x1e14), // s[2:3] = lit64(4)
         ]
     );
     // Both call chains are recovered: s_get_pc_i64 + two 32-bit adds, and + one s_add_nc_u64.
     let chains = &p.functions.iter().find(|f| f.name == "add_pc_direct").unwrap().pcrel;
     let summary: Vec<(u64, bool, u64)> = chains.iter().map(|c| (c.getpc, c.is_wide(), c.target)).collect();
-    assert_eq!(summary, [(0x1948, false, 0x1800), (0x1964, true, 0x1800)]);
+    assert_eq!(summary, [(0x1b48, false, 0x1a00), (0x1b64, true, 0x1a00)]);
     let pair = &p.functions.iter().find(|f| f.name == "add_pc_pair").unwrap().add_pc_pairs;
     assert_eq!(pair.len(), 1);
-    assert_eq!((pair[0].lo, pair[0].hi, pair[0].sgpr), (0x1a04, Some(0x1a0c), 2));
+    assert_eq!((pair[0].lo, pair[0].hi, pair[0].sgpr), (0x1c04, Some(0x1c0c), 2));
+    let pair64 = &p.functions.iter().find(|f| f.name == "add_pc_pair64").unwrap().add_pc_pairs;
+    assert_eq!((pair64[0].lo, pair64[0].hi), (0x1e00, None));
     // The skipped instructions are blocks nothing reaches but the fall-through into them.
     let f = p.functions.iter().find(|f| f.name == "add_pc_direct").unwrap();
     let preds = |addr: u64| {
         let b = f.block_at(addr).unwrap();
         f.blocks.iter().filter(|x| x.successors.contains(&b)).count()
     };
-    assert_eq!(preds(0x190c), 0, "s_mov_b32 s0, 7 follows an unconditional s_add_pc_i64");
-    assert_eq!(preds(0x1910), 3, ".Lspin: from the s_add_pc_i64 4, its fall-through block and the -16 loop back");
+    assert_eq!(preds(0x1b0c), 0, "s_mov_b32 s0, 7 follows an unconditional s_add_pc_i64");
+    assert_eq!(preds(0x1b10), 3, ".Lspin: from the s_add_pc_i64 4, its fall-through block and the -16 loop back");
 }
 
 #[test]
@@ -178,13 +182,15 @@ fn insert_nops_re_encodes_every_offset_and_verify_accepts_it() {
             ("s_add_pc_i64 lit(0xc)".to_owned(), 8),
             ("s_add_pc_i64 0xffffffffffffffe0".to_owned(), 12),
             ("s_add_pc_i64 s[2:3]".to_owned(), 4),
+            ("s_add_pc_i64 s[2:3]".to_owned(), 4),
         ]
     );
-    // The one-add call chain still reaches add_one (at 0x1800, with its inserted s_nop).
+    // The one-add call chain still reaches add_one (at 0x1a00, with its inserted s_nop).
     let (getpc, _) = ln.iter().find(|(_, (t, _))| t == "s_get_pc_i64 s[6:7]").unwrap();
-    assert_eq!(ln[&(getpc + 4)].0, format!("s_add_nc_u64 s[6:7], s[6:7], {:#x}", 0x1800u64.wrapping_sub(getpc + 4)));
+    assert_eq!(ln[&(getpc + 4)].0, format!("s_add_nc_u64 s[6:7], s[6:7], {:#x}", 0x1a00u64.wrapping_sub(getpc + 4)));
     // The pair's move was re-aimed: s2 = 8 now.
     assert!(ln.values().any(|(t, _)| t == "s_mov_b32 s2, lit(0x8)"), "{ln:?}");
+    assert!(ln.values().any(|(t, _)| t == "s_mov_b64 s[2:3], lit64(0x8)"), "{ln:?}");
     let o = gfxpatch(&["verify", out.to_str().unwrap()]);
     assert!(o.status.success(), "gfxpatch verify: {}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
 }
@@ -203,11 +209,11 @@ fn identity_and_round_trip_give_the_input_back() {
 
 #[test]
 fn verify_rejects_an_add_pc_into_the_middle_of_an_instruction() {
-    // s_add_pc_i64 4 at 0x1908 aimed 2 bytes further: into the middle of s_mov_b32 s0, 7.
+    // s_add_pc_i64 4 at 0x1b08 aimed 2 bytes further: into the middle of s_mov_b32 s0, 7.
     let mut data = std::fs::read(fixture()).unwrap();
     let object = CodeObject::parse(&data).unwrap();
     let text = object.text_sections().next().copied().unwrap();
-    let at = (text.offset + 0x1908 - text.address) as usize;
+    let at = (text.offset + 0x1b08 - text.address) as usize;
     assert_eq!(data[at..at + 4], [0x84, 0x4b, 0x80, 0xbe]);
     data[at] = 0x86;
     let dir = tempfile::tempdir().unwrap();
@@ -215,7 +221,7 @@ fn verify_rejects_an_add_pc_into_the_middle_of_an_instruction() {
     std::fs::write(&bad, &data).unwrap();
     let o = gfxpatch(&["verify", bad.to_str().unwrap()]);
     let said = format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
-    assert!(!o.status.success() && said.contains("branch at 0x1908 to 0x1912, which is not an instruction start"), "{said}");
+    assert!(!o.status.success() && said.contains("branch at 0x1b08 to 0x1b12, which is not an instruction start"), "{said}");
 }
 
 /// The fixture with `patch(bytes of .text, text address)` applied, written to `dir`.
@@ -234,17 +240,17 @@ fn patched(dir: &Path, name: &str, patch: impl FnOnce(&mut [u8], u64)) -> PathBu
 
 #[test]
 fn a_32_bit_literal_with_bit_31_set_is_not_guessed() {
-    // lit(0x8) at 0x1920 becomes lit(0x80000008): zero- or sign-extended is not established.
+    // lit(0x8) at 0x1b20 becomes lit(0x80000008): zero- or sign-extended is not established.
     let dir = tempfile::tempdir().unwrap();
     let path = patched(dir.path(), "bit31.co", |text, base| {
-        let at = (0x1924 - base) as usize;
+        let at = (0x1b24 - base) as usize;
         assert_eq!(text[at..at + 4], [8, 0, 0, 0]);
         text[at + 3] = 0x80;
     });
     let p = program(&std::fs::read(&path).unwrap());
     let f = p.functions.iter().find(|f| f.name == "add_pc_direct").unwrap();
     let o = f.opaque.as_ref().expect("add_pc_direct must be opaque");
-    assert_eq!(o.address, 0x1920);
+    assert_eq!(o.address, 0x1b20);
     assert!(o.reason.contains("bit 31 set"), "{}", o.reason);
     // The rewrite leaves it untouched and says so.
     let out = dir.path().join("out.co");
@@ -259,7 +265,7 @@ fn a_pair_read_after_the_jump_is_not_re_aimed() {
     // constant would change what it adds, so the object is refused (kept as it was).
     let dir = tempfile::tempdir().unwrap();
     let path = patched(dir.path(), "live.co", |text, base| {
-        let at = (0x1a18 - base) as usize;
+        let at = (0x1c18 - base) as usize;
         assert_eq!(text[at..at + 4], [0x00, 0x83, 0x00, 0x80]);
         text[at] = 0x02;
     });
