@@ -221,6 +221,13 @@ fn build_function(
         flows.push(flow);
     }
 
+    // Jump targets found after the chains were recovered (proven s_setpc/s_add_pc_i64 targets)
+    // must not land inside a chain.
+    for c in &recovered.chains {
+        if let Some(&l) = leaders.iter().find(|&&l| l > c.getpc && l <= c.add_hi) {
+            fail(c.getpc, format!("s_getpc_b64 at {:#x}: a block starts at {l:#x}, inside its add chain", c.getpc), true);
+        }
+    }
     // A proven pair holds only if nothing jumps in between its moves and the s_add_pc_i64.
     for p in &pairs {
         let first = p.moves().min().unwrap_or(p.add_pc);
