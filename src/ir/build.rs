@@ -78,7 +78,7 @@ impl Program {
         // Every direct branch target starts a block; call targets start functions.
         let mut leaders: HashSet<u64> = starts.keys().copied().collect();
         for kind in &kinds {
-            if let Kind::Branch(t) | Kind::CondBranch(t) = *kind {
+            if let Kind::Branch(t) | Kind::CondBranch(t) | Kind::AddPc(t) = *kind {
                 leaders.insert(t);
             }
         }
@@ -148,6 +148,21 @@ fn build_function(
     }
     let consumers: HashMap<u64, u64> = recovered.consumers.iter().copied().collect();
 
+    // `s_add_pc_i64 s[N:N+1]`: proven when moves of constants before it in its block set the pair.
+    let mut pairs: Vec<pcrel::AddPcPair> = Vec::new();
+    let mut pair_failures: HashMap<u64, String> = HashMap::new();
+    for (i, &k) in kinds.iter().enumerate() {
+        if k == Kind::AddPcRegister {
+            match pcrel::add_pc_pair(insts, i, &|a| leaders.contains(&a), target) {
+                Ok(p) => pairs.push(p),
+                Err(why) => {
+                    pair_failures.insert(insts[i].0, why);
+                }
+            }
+        }
+    }
+    let pair_at: HashMap<u64, u64> = pairs.iter().map(|p| (p.add_pc, p.target)).collect();
+
     // Control flow of each instruction, targets still addresses.
     let mut flows: Vec<(Flow, Option<u64>)> = Vec::with_capacity(insts.len());
     for (&(address, inst), &k) in insts.iter().zip(kinds) {
@@ -184,12 +199,41 @@ fn build_function(
                 }
             },
             Kind::End => (Flow::End, None),
+            Kind::AddPc(t) => (Flow::AddPc(Target::Address(t)), Some(branch_to(t, &mut fail))),
+            Kind::AddPcRegister => match pair_at.get(&address) {
+                Some(&t) => {
+                    if inside(t) {
+                        leaders.insert(t);
+                    }
+                    (Flow::AddPc(Target::Address(t)), Some(branch_to(t, &mut fail)))
+                }
+                None => {
+                    let why = pair_failures.remove(&address).unwrap_or_else(|| "s_add_pc_i64 of a register not proven".into());
+                    fail(address, why, false);
+                    (Flow::Indirect, None)
+                }
+            },
             Kind::Unknown(why) => {
                 fail(address, why.into(), false);
                 (Flow::Indirect, None)
             }
         };
         flows.push(flow);
+    }
+
+    // Jump targets found after the chains were recovered (proven s_setpc/s_add_pc_i64 targets)
+    // must not land inside a chain.
+    for c in &recovered.chains {
+        if let Some(&l) = leaders.iter().find(|&&l| l > c.getpc && l <= c.add_hi) {
+            fail(c.getpc, format!("s_getpc_b64 at {:#x}: a block starts at {l:#x}, inside its add chain", c.getpc), true);
+        }
+    }
+    // A proven pair holds only if nothing jumps in between its moves and the s_add_pc_i64.
+    for p in &pairs {
+        let first = p.moves().min().unwrap_or(p.add_pc);
+        if let Some(&l) = leaders.iter().find(|&&l| l > first && l <= p.add_pc) {
+            fail(p.add_pc, format!("s_add_pc_i64 at {:#x}: a block starts at {l:#x}, between it and the moves that set s[{}:{}]", p.add_pc, p.sgpr, p.sgpr + 1), false);
+        }
     }
 
     // Padding: unreachable filler after the last instruction that does not fall through.
@@ -230,13 +274,14 @@ fn build_function(
             Flow::Branch(t) => Flow::Branch(resolve(t)),
             Flow::CondBranch(t) => Flow::CondBranch(resolve(t)),
             Flow::Jump(t) => Flow::Jump(resolve(t)),
+            Flow::AddPc(t) => Flow::AddPc(resolve(t)),
             f => f,
         };
         let flow = last.flow;
         let mut successors = Vec::new();
         let mut exits = false;
         match flow {
-            Flow::Branch(Target::Block(t)) | Flow::Jump(Target::Block(t)) => successors.push(t),
+            Flow::Branch(Target::Block(t)) | Flow::Jump(Target::Block(t)) | Flow::AddPc(Target::Block(t)) => successors.push(t),
             Flow::CondBranch(Target::Block(t)) => {
                 successors.push(t);
                 match next {
@@ -261,7 +306,7 @@ fn build_function(
         block.successors = successors;
         block.exits = exits;
     }
-    Function { name, kind, entry, end, blocks, padding, opaque, pcrel: recovered.chains, edits: Vec::new() }
+    Function { name, kind, entry, end, blocks, padding, opaque, pcrel: recovered.chains, add_pc_pairs: pairs, edits: Vec::new() }
 }
 
 /// `s_setpc_b64 s[30:31]`: a jump to the calling convention's return address.

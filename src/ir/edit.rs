@@ -73,7 +73,8 @@ impl Function {
             return Err(Declined::ControlFlow);
         }
         if let Some(a) = node.origin.input_address()
-            && self.pcrel.iter().any(|c| c.getpc == a || c.add_lo == a || c.add_hi == a || c.sext == Some(a))
+            && (self.pcrel.iter().any(|c| c.getpc == a || c.add_lo == a || c.add_hi == a || c.sext == Some(a))
+                || self.add_pc_pairs.iter().any(|p| p.moves().any(|m| m == a)))
         {
             return Err(Declined::PcRelative);
         }

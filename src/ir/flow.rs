@@ -35,6 +35,9 @@ pub enum Flow {
     Return,
     /// `s_endpgm` and friends, `s_rfe_b64`: the wave ends here.
     End,
+    /// `s_add_pc_i64` of a known offset (its immediate, or an SGPR pair proven constant): always
+    /// to the address of the next instruction plus the offset. The layout re-encodes it.
+    AddPc(Target),
     /// An indirect jump nothing proved: control goes somewhere unknown.
     Indirect,
 }
@@ -72,7 +75,11 @@ pub enum Kind {
     /// `s_setpc_b64`: jumps to an SGPR pair.
     RegisterJump,
     End,
-    /// Control flow the rewriter does not model (fork/join, `s_add_pc_i64`, ...).
+    /// `s_add_pc_i64` with a constant operand: a PC-relative jump to this target.
+    AddPc(u64),
+    /// `s_add_pc_i64` of an SGPR pair: proven only by dataflow ([`super::pcrel::add_pc_pair`]).
+    AddPcRegister,
+    /// Control flow the rewriter does not model (fork/join, ...).
     Unknown(&'static str),
 }
 
@@ -101,7 +108,13 @@ pub fn classify(inst: &Inst, address: u64) -> Kind {
         O::S_ENDPGM | O::S_ENDPGM_SAVED | O::S_ENDPGM_ORDERED_PS_DONE | O::S_RFE_B64 | O::S_RFE_RESTORE_B64 | O::S_CODE_END => Kind::End,
         O::S_CBRANCH_I_FORK | O::S_CBRANCH_G_FORK | O::S_CBRANCH_JOIN => Kind::Unknown("fork/join control flow"),
         O::S_SUBVECTOR_LOOP_BEGIN | O::S_SUBVECTOR_LOOP_END => Kind::Unknown("subvector loop"),
-        O::S_ADD_PC_I64 => Kind::Unknown("s_add_pc_i64 (PC-relative jump)"),
+        O::S_ADD_PC_I64 => match add_pc_operand(inst) {
+            // The base is the next instruction (LLVM 22's insertIndirectBranch: destination minus
+            // the label after the s_add_pc_i64).
+            AddPcOperand::Constant(offset, _) => Kind::AddPc(address.wrapping_add(inst.len() as u64).wrapping_add_signed(offset)),
+            AddPcOperand::Register => Kind::AddPcRegister,
+            AddPcOperand::Ambiguous(why) => Kind::Unknown(why),
+        },
         _ if e.flags.has(flag::ISBRANCH | flag::ISCALL | flag::ISRETURN) => Kind::Unknown("unclassified control flow"),
         _ if e.operands.iter().any(|o| o.class == OperandClass::SOPPBrTarget) => Kind::Unknown("unclassified branch-target operand"),
         _ => Kind::Next,
@@ -119,6 +132,82 @@ fn branch_target(inst: &Inst, e: &Encoding, address: u64) -> Option<u64> {
     let index = branch_operand(e)?;
     let offset = extract(e.fields[index], inst.encoded_bits()) as u16 as i16;
     Some(address.wrapping_add(4).wrapping_add_signed(i64::from(offset) * 4))
+}
+
+/// How an `s_add_pc_i64` holds its constant: the instruction's size follows from it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum AddPcForm {
+    /// An inline integer constant, -16..=64 (4 bytes).
+    Inline,
+    /// A 32-bit literal (8 bytes). Only 0..2^31 is used: LLVM 22 reads the dword zero-extended
+    /// and writes a 64-bit literal for anything that is not both a signed and an unsigned
+    /// 32-bit value, so the extension of a dword with bit 31 set is not established.
+    Literal32,
+    /// A 64-bit literal (12 bytes, GFX1250's source 254).
+    Literal64,
+}
+
+impl AddPcForm {
+    /// Bytes of an `s_add_pc_i64` in this form.
+    pub fn size(self) -> u64 {
+        match self {
+            AddPcForm::Inline => 4,
+            AddPcForm::Literal32 => 8,
+            AddPcForm::Literal64 => 12,
+        }
+    }
+
+    /// True if `offset` is representable in this form without ambiguity.
+    pub fn fits(self, offset: i64) -> bool {
+        match self {
+            AddPcForm::Inline => (-16..=64).contains(&offset),
+            AddPcForm::Literal32 => (0..=i64::from(i32::MAX)).contains(&offset),
+            AddPcForm::Literal64 => true,
+        }
+    }
+
+    /// The source-0 code of this form for `offset` (inline constant, 255 or 254).
+    pub fn source_code(self, offset: i64) -> u64 {
+        match self {
+            AddPcForm::Inline if offset >= 0 => 128 + offset as u64,
+            AddPcForm::Inline => (192 - offset) as u64,
+            AddPcForm::Literal32 => 255,
+            AddPcForm::Literal64 => 254,
+        }
+    }
+}
+
+/// The source operand of an `s_add_pc_i64`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AddPcOperand {
+    /// A constant offset from the next instruction.
+    Constant(i64, AddPcForm),
+    /// An SGPR pair (or another 64-bit register source).
+    Register,
+    /// A constant whose value is not established (an inline float, or a 32-bit literal with
+    /// bit 31 set): refused.
+    Ambiguous(&'static str),
+}
+
+/// Reads the source of an `s_add_pc_i64` (SOP1: source 0 in bits 0..8, literals after).
+pub fn add_pc_operand(inst: &Inst) -> AddPcOperand {
+    let code = inst.words()[0] & 0xff;
+    let tail = inst.trailing_words();
+    match code {
+        128..=192 => AddPcOperand::Constant(i64::from(code) - 128, AddPcForm::Inline),
+        193..=208 => AddPcOperand::Constant(192 - i64::from(code), AddPcForm::Inline),
+        240..=248 => AddPcOperand::Ambiguous("s_add_pc_i64 of an inline float constant"),
+        255 => match tail.first() {
+            Some(&l) if l >> 31 == 0 => AddPcOperand::Constant(i64::from(l), AddPcForm::Literal32),
+            Some(_) => AddPcOperand::Ambiguous("s_add_pc_i64 of a 32-bit literal with bit 31 set (zero or sign extension not established)"),
+            None => AddPcOperand::Ambiguous("s_add_pc_i64 without its literal"),
+        },
+        254 => match tail {
+            &[lo, hi] => AddPcOperand::Constant((u64::from(hi) << 32 | u64::from(lo)) as i64, AddPcForm::Literal64),
+            _ => AddPcOperand::Ambiguous("s_add_pc_i64 without its 64-bit literal"),
+        },
+        _ => AddPcOperand::Register,
+    }
 }
 
 /// `s_nop 0`, `s_code_end` or a zero word: what linkers and compilers pad code with (older

@@ -385,6 +385,7 @@ mod tests {
             padding: Padding::default(),
             opaque: None,
             pcrel: Vec::new(),
+            add_pc_pairs: Vec::new(),
             edits: Vec::new(),
         }
     }

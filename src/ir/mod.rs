@@ -101,6 +101,8 @@ pub struct Function {
     pub opaque: Option<Opaque>,
     /// Address computations `s_getpc_b64` + add chains, whose constants the layout re-aims.
     pub pcrel: Vec<PcRel>,
+    /// `s_add_pc_i64 s[N:N+1]` whose pair is proven by moves of constants; the layout re-aims them.
+    pub add_pc_pairs: Vec<pcrel::AddPcPair>,
     /// Every edit made by a pass, in order.
     pub edits: Vec<EditRecord>,
 }

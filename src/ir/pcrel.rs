@@ -1,7 +1,9 @@
 //! PC-relative address computations: `s_getpc_b64 s[N:N+1]`, then `s_add_u32 sN, sN, lo` and
 //! `s_addc_u32 sN+1, sN+1, hi`, giving `getpc + 4 + hi:lo`: a call or jump target for a later
 //! `s_swappc_b64`/`s_setpc_b64`, or the address of data. (GFX12 spells the first
-//! `s_getpc_b64` too, GFX1250 `s_get_pc_i64`; it is the same opcode in the tables.)
+//! `s_getpc_b64` too, GFX1250 `s_get_pc_i64`; it is the same opcode in the tables.) With 64-bit
+//! literals (GFX1250) LLVM 22 writes one `s_add_nc_u64 s[N:N+1], s[N:N+1], lit64(c)` instead of
+//! the two adds (`SI_PC_ADD_REL_OFFSET64`): the same computation, `add_lo == add_hi`.
 //!
 //! Recovery is bounded dataflow over a straight run of instructions after the `s_getpc_b64`:
 //! the pair's value is tracked through the two adds; any other read of a half-built value, a
@@ -22,7 +24,8 @@ const WINDOW: usize = 16;
 /// A recovered address computation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PcRel {
-    /// Input addresses of the `s_getpc_b64`, the `s_add_u32` and the `s_addc_u32`.
+    /// Input addresses of the `s_getpc_b64`, the `s_add_u32` and the `s_addc_u32` (both the
+    /// `s_add_nc_u64` for the one-add form: see [`PcRel::is_wide`]).
     pub getpc: u64,
     pub add_lo: u64,
     pub add_hi: u64,
@@ -33,6 +36,13 @@ pub struct PcRel {
     pub target: u64,
     /// The SGPR pair holding it.
     pub sgpr: u16,
+}
+
+impl PcRel {
+    /// True for the one-add form, `s_add_nc_u64` of a 64-bit constant.
+    pub fn is_wide(&self) -> bool {
+        self.add_lo == self.add_hi
+    }
 }
 
 /// What the recovery found in one function.
@@ -101,6 +111,21 @@ fn add_constant(inst: &Inst, opcode: Opcode, dst: u16, target: &Target) -> Optio
     }
 }
 
+/// `s_add_nc_u64 s[D:D+1], s[D:D+1], c` (either order): the 64-bit constant.
+fn add_constant64(inst: &Inst, pair: u16, target: &Target) -> Option<u64> {
+    let (e, ops) = operands(inst, target)?;
+    let is_pair = |v: Option<Value>| v == Some(Value::Reg(Reg::Sgpr { index: pair, count: 2 }));
+    if e.opcode != Opcode::S_ADD_U64 || !is_pair(ops.value(OperandName::sdst)) {
+        return None;
+    }
+    let (a, b) = (ops.value(OperandName::src0), ops.value(OperandName::src1));
+    match (is_pair(a), is_pair(b)) {
+        (true, false) => constant64(b),
+        (false, true) => constant64(a),
+        _ => None,
+    }
+}
+
 /// `s_sext_i32_i16 sD, sD`.
 fn is_sext_of(inst: &Inst, dst: u16, target: &Target) -> bool {
     operands(inst, target).is_some_and(|(e, ops)| {
@@ -136,6 +161,10 @@ fn follow(insts: &[(u64, Inst)], is_leader: &dyn Fn(u64) -> bool, target: &Targe
                 continue;
             }
             if lo.is_none() {
+                if let Some(c) = add_constant64(&inst, pair, target) {
+                    chain = Some(PcRel { getpc, add_lo: address, add_hi: address, sext, target: pc.wrapping_add(c), sgpr: pair });
+                    continue;
+                }
                 if let Some(c) = add_constant(&inst, Opcode::S_ADD_U32, pair, target) {
                     lo = Some((address, c));
                     continue;
@@ -179,6 +208,102 @@ fn follow(insts: &[(u64, Inst)], is_leader: &dyn Fn(u64) -> bool, target: &Targe
     }
     match chain {
         Some(_) => Ok((chain, consumers)),
-        None => Err(format!("s_getpc_b64 at {getpc:#x}: no s_add_u32/s_addc_u32 chain within {WINDOW} instructions")),
+        None => Err(format!("s_getpc_b64 at {getpc:#x}: no s_add_u32/s_addc_u32 (or s_add_nc_u64) chain within {WINDOW} instructions")),
     }
+}
+
+/// An `s_add_pc_i64 s[N:N+1]` whose pair is proven constant by moves before it in its block:
+/// `s_mov_b32 sN, c0` and `s_mov_b32 sN+1, c1`, or `s_mov_b64 s[N:N+1], c`. The jump goes to
+/// the next instruction plus the pair's value; the layout re-aims the moves' constants.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AddPcPair {
+    /// Input address and size of the `s_add_pc_i64`.
+    pub add_pc: u64,
+    pub len: u64,
+    /// The move that sets the low half (the `s_mov_b64` for both halves).
+    pub lo: u64,
+    /// The `s_mov_b32` that sets the high half; `None` with an `s_mov_b64`.
+    pub hi: Option<u64>,
+    /// The address jumped to, in the input.
+    pub target: u64,
+    pub sgpr: u16,
+}
+
+impl AddPcPair {
+    /// Input addresses of the moves.
+    pub fn moves(&self) -> impl Iterator<Item = u64> {
+        std::iter::once(self.lo).chain(self.hi)
+    }
+}
+
+/// The 64-bit constant an `s_mov_b64` source holds, when established (a 32-bit literal with
+/// bit 31 set is not: its extension to 64 bits is not established).
+fn constant64(value: Option<Value>) -> Option<u64> {
+    match value {
+        Some(Value::InlineInt(v)) => Some(v as u64),
+        Some(Value::Literal(v)) if v >> 31 == 0 => Some(u64::from(v)),
+        Some(Value::Literal64(v)) => Some(v),
+        _ => None,
+    }
+}
+
+/// Proves the SGPR pair of the `s_add_pc_i64` at `insts[at]` by walking back through its block
+/// (at most [`WINDOW`] instructions): `Ok(pair)` or why not.
+pub fn add_pc_pair(insts: &[(u64, Inst)], at: usize, is_leader: &dyn Fn(u64) -> bool, target: &Target) -> Result<AddPcPair, String> {
+    let (address, inst) = insts[at];
+    let (_, ops) = operands(&inst, target).ok_or("undecodable s_add_pc_i64")?;
+    let Some(Value::Reg(Reg::Sgpr { index: pair, count: 2 })) = ops.value(OperandName::src0) else {
+        return Err(format!("s_add_pc_i64 at {address:#x}: its source is not an SGPR pair"));
+    };
+    let (lo_unit, hi_unit) = (pair as usize, pair as usize + 1);
+    let mut lo: Option<(u64, u32)> = None;
+    let mut hi: Option<(u64, u32)> = None;
+    let mut wide: Option<(u64, u64)> = None;
+    let unproven = || format!("s_add_pc_i64 s[{pair}:{}]: the pair is not proven constant within its block", pair + 1);
+    for j in (at.saturating_sub(WINDOW)..at).rev() {
+        // Crossing into instruction j from j+1: j+1 must not be entered from elsewhere.
+        if is_leader(insts[j + 1].0) {
+            break;
+        }
+        let (a, i) = insts[j];
+        if classify(&i, a) != Kind::Next {
+            break;
+        }
+        let acc = access(&i, target);
+        let need_lo = lo.is_none() && wide.is_none();
+        let need_hi = hi.is_none() && wide.is_none();
+        // The moves' constants are re-aimed: nothing between may read them.
+        if (need_lo && acc.reads.contains(lo_unit)) || (need_hi && acc.reads.contains(hi_unit)) {
+            return Err(format!("s_add_pc_i64 at {address:#x}: s[{pair}:{}] is read before the jump", pair + 1));
+        }
+        let writes_lo = need_lo && acc.writes.contains(lo_unit);
+        let writes_hi = need_hi && acc.writes.contains(hi_unit);
+        if !writes_lo && !writes_hi {
+            continue;
+        }
+        let Some((e, ops)) = operands(&i, target) else { return Err(unproven()) };
+        let dst = ops.value(OperandName::sdst);
+        match (e.opcode, dst) {
+            (Opcode::S_MOV_B32, Some(Value::Reg(Reg::Sgpr { index, count: 1 }))) if writes_lo && index == pair => {
+                lo = Some((a, constant(ops.value(OperandName::src0)).ok_or_else(unproven)?));
+            }
+            (Opcode::S_MOV_B32, Some(Value::Reg(Reg::Sgpr { index, count: 1 }))) if writes_hi && index == pair + 1 => {
+                hi = Some((a, constant(ops.value(OperandName::src0)).ok_or_else(unproven)?));
+            }
+            (Opcode::S_MOV_B64, Some(Value::Reg(Reg::Sgpr { index, count: 2 }))) if writes_lo && writes_hi && index == pair => {
+                wide = Some((a, constant64(ops.value(OperandName::src0)).ok_or_else(unproven)?));
+            }
+            _ => return Err(unproven()),
+        }
+        let len = inst.len() as u64;
+        let next = address + len;
+        if let Some((w, value)) = wide {
+            return Ok(AddPcPair { add_pc: address, len, lo: w, hi: None, target: next.wrapping_add(value), sgpr: pair });
+        }
+        if let (Some((la, l)), Some((ha, h))) = (lo, hi) {
+            let value = (u64::from(h) << 32) | u64::from(l);
+            return Ok(AddPcPair { add_pc: address, len, lo: la, hi: Some(ha), target: next.wrapping_add(value), sgpr: pair });
+        }
+    }
+    Err(unproven())
 }

@@ -8,6 +8,7 @@
 
 use std::collections::HashMap;
 
+use crate::ir::flow::{add_pc_operand, AddPcForm, AddPcOperand};
 use crate::isa::operand::Value;
 use crate::isa::table::{encodings, Encoding, FieldBits, Opcode, OperandName};
 use crate::isa::{Decoder, Inst, Target};
@@ -138,6 +139,40 @@ impl Assembler {
         (new.encoding_index() == inst.encoding_index() && new.len() == inst.len()).then_some(new)
     }
 
+    /// `s_add_pc_i64` `inst` re-encoded with `offset` in `form` (source 0 and its literal); `None`
+    /// if the offset does not fit the form or the result does not decode back to it.
+    pub fn with_add_pc_offset(&self, inst: &Inst, form: AddPcForm, offset: i64) -> Option<Inst> {
+        let e = inst.encoding()?;
+        if e.opcode != Opcode::S_ADD_PC_I64 || !form.fits(offset) {
+            return None;
+        }
+        let mut word = inst.encoded_bits();
+        deposit(e.fields[e.operand_index(OperandName::src0)?], &mut word, form.source_code(offset));
+        let mut bytes = word.to_le_bytes()[..e.bits as usize / 8].to_vec();
+        match form {
+            AddPcForm::Inline => {}
+            AddPcForm::Literal32 => bytes.extend((offset as u32).to_le_bytes()),
+            AddPcForm::Literal64 => bytes.extend((offset as u64).to_le_bytes()),
+        }
+        let new = self.decode(&padded(&bytes));
+        let same = new.encoding_index() == inst.encoding_index() && new.len() as u64 == form.size();
+        (same && add_pc_operand(&new) == AddPcOperand::Constant(offset, form)).then_some(new)
+    }
+
+    /// `inst` (one 64-bit literal source, GFX1250) with its literal replaced.
+    pub fn with_literal64(&self, inst: &Inst, literal: u64) -> Option<Inst> {
+        if inst.trailing_words().len() != 2 {
+            return None;
+        }
+        let mut bytes = inst.bytes();
+        let at = inst.tail_at();
+        bytes[at..at + 8].copy_from_slice(&literal.to_le_bytes());
+        let new = self.decode(&padded(&bytes));
+        let tail = new.trailing_words();
+        let ok = new.encoding_index() == inst.encoding_index() && new.len() == inst.len() && tail.len() == 2;
+        (ok && (u64::from(tail[1]) << 32 | u64::from(tail[0])) == literal).then_some(new)
+    }
+
     /// `inst` (an SOP2 with one literal source) with its literal replaced.
     pub fn with_literal(&self, inst: &Inst, literal: u32) -> Option<Inst> {
         let tail = inst.trailing_words();
@@ -213,5 +248,38 @@ mod tests {
         let moved = a.with_branch_offset(&inst, -2).unwrap();
         assert_eq!(moved.words(), [0xbf85_fffe]);
         assert!(a.with_branch_offset(&inst, 40000).is_none());
+    }
+
+    /// `s_add_pc_i64` in each form, bytes as LLVM 22's gfx1250 vectors have them
+    /// (gfx1250_asm_sop1.s: `s_add_pc_i64 4` = 84 4b 80 be, `0x64` = ff 4b 80 be 64 00 00 00,
+    /// `0x12345678abcd0` = fe 4b 80 be d0 bc 8a 67 45 23 01 00).
+    #[test]
+    fn add_pc_offsets_re_encode_in_each_form() {
+        let a = Assembler::new(Target::from_name("gfx1250", "").unwrap());
+        let inst = a.decode(&padded(&[0x84, 0x4b, 0x80, 0xbe]));
+        assert_eq!(add_pc_operand(&inst), AddPcOperand::Constant(4, AddPcForm::Inline));
+        let cases: [(AddPcForm, i64, &[u8]); 5] = [
+            (AddPcForm::Inline, 4, &[0x84, 0x4b, 0x80, 0xbe]),
+            (AddPcForm::Inline, -16, &[0xd0, 0x4b, 0x80, 0xbe]),
+            (AddPcForm::Literal32, 0x64, &[0xff, 0x4b, 0x80, 0xbe, 0x64, 0, 0, 0]),
+            (AddPcForm::Literal64, 0x12345678abcd0, &[0xfe, 0x4b, 0x80, 0xbe, 0xd0, 0xbc, 0x8a, 0x67, 0x45, 0x23, 0x01, 0x00]),
+            (AddPcForm::Literal64, -32, &[0xfe, 0x4b, 0x80, 0xbe, 0xe0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]),
+        ];
+        for (form, offset, bytes) in cases {
+            let new = a.with_add_pc_offset(&inst, form, offset).unwrap_or_else(|| panic!("{form:?} {offset}"));
+            assert_eq!(new.bytes(), bytes, "{form:?} {offset}");
+            assert_eq!(add_pc_operand(&new), AddPcOperand::Constant(offset, form));
+        }
+        // Offsets a form cannot hold unambiguously are refused, never truncated.
+        assert!(a.with_add_pc_offset(&inst, AddPcForm::Inline, 65).is_none());
+        assert!(a.with_add_pc_offset(&inst, AddPcForm::Inline, -17).is_none());
+        assert!(a.with_add_pc_offset(&inst, AddPcForm::Literal32, -4).is_none());
+        assert!(a.with_add_pc_offset(&inst, AddPcForm::Literal32, 1 << 31).is_none());
+        // A 32-bit literal with bit 31 set, or an inline float, is not read as an offset.
+        let high = a.decode(&padded(&[0xff, 0x4b, 0x80, 0xbe, 0, 0, 0, 0x80]));
+        assert!(matches!(add_pc_operand(&high), AddPcOperand::Ambiguous(_)));
+        let float = a.decode(&padded(&[0xf2, 0x4b, 0x80, 0xbe]));
+        assert!(matches!(add_pc_operand(&float), AddPcOperand::Ambiguous(_)));
+        assert_eq!(add_pc_operand(&a.decode(&padded(&[0x02, 0x4b, 0x80, 0xbe]))), AddPcOperand::Register);
     }
 }

@@ -16,7 +16,8 @@ pub mod encode;
 use std::collections::{HashMap, HashSet};
 
 use crate::ir::liveness::{self, unit, Liveness};
-use crate::ir::pcrel::PcRel;
+use crate::ir::flow::{add_pc_operand, AddPcForm, AddPcOperand};
+use crate::ir::pcrel::{AddPcPair, PcRel};
 use crate::ir::{BranchTarget, EditKind, Flow, Function, FunctionKind, Origin, Program};
 use crate::isa::table::{Opcode, OperandName};
 use crate::isa::Inst;
@@ -113,12 +114,40 @@ pub fn layout(program: &Program, original: &[u8], shift: &dyn Fn(u64) -> Result<
     let mut asm = Assembler::new(program.target);
     let mut relaxed: HashMap<(usize, usize), Relax> = HashMap::new();
     let mut liveness: HashMap<usize, Liveness> = HashMap::new();
+    // `s_add_pc_i64 IMM` whose offset needs a longer form than the input's (forms only grow).
+    let mut forms: HashMap<(usize, usize), AddPcForm> = HashMap::new();
     let placement = loop {
-        let p = place(program, &relaxed)?;
+        let p = place(program, &relaxed, &forms)?;
         let mut grew = false;
         for (fi, f) in program.functions.iter().enumerate() {
             for (bi, block) in f.blocks.iter().enumerate() {
                 let Some(last) = block.nodes.last() else { continue };
+                if let (Flow::AddPc(t), AddPcOperand::Constant(_, input_form)) = (last.flow, add_pc_operand(&last.inst)) {
+                    let at = p.block[fi][bi] + block.nodes[..block.nodes.len() - 1].iter().map(|n| n.inst.len() as u64).sum::<u64>();
+                    let target = target_address(program, &p, fi, t, last, at)?;
+                    let current = forms.get(&(fi, bi)).copied().unwrap_or(input_form);
+                    let needed = [AddPcForm::Inline, AddPcForm::Literal32, AddPcForm::Literal64]
+                        .into_iter()
+                        .filter(|&form| form >= current)
+                        .find(|&form| form.fits(target.wrapping_sub(at + form.size()) as i64))
+                        .ok_or_else(|| LayoutError::BranchOutOfRange {
+                            function: f.name.clone(),
+                            address: last.origin.input_address().unwrap_or(at),
+                            why: "no s_add_pc_i64 form holds the new offset".into(),
+                        })?;
+                    if needed != current && f.opaque.is_some() {
+                        return Err(LayoutError::BranchOutOfRange {
+                            function: f.name.clone(),
+                            address: last.origin.input_address().unwrap_or(at),
+                            why: "the function is opaque and its s_add_pc_i64 would need a longer form".into(),
+                        });
+                    }
+                    if needed != current {
+                        forms.insert((fi, bi), needed);
+                        grew = true;
+                    }
+                    continue;
+                }
                 let Some(t) = last.flow.branch_target() else { continue };
                 if relaxed.contains_key(&(fi, bi)) {
                     continue;
@@ -156,7 +185,8 @@ pub fn layout(program: &Program, original: &[u8], shift: &dyn Fn(u64) -> Result<
                         out.inserted.push((at, node.inst));
                     }
                 }
-                at += node_size(node, relaxed.get(&(fi, bi)).filter(|_| ni + 1 == block.nodes.len()));
+                let last = ni + 1 == block.nodes.len();
+                at += node_size(node, relaxed.get(&(fi, bi)).filter(|_| last), forms.get(&(fi, bi)).copied().filter(|_| last));
             }
         }
         // Padding words map into the new padding.
@@ -203,9 +233,12 @@ pub fn layout(program: &Program, original: &[u8], shift: &dyn Fn(u64) -> Result<
     // PC-relative constants, re-aimed.
     let text_shift = shift(placement.text_len).map_err(LayoutError::Writer)?;
     let mut overrides: HashMap<u64, Inst> = HashMap::new();
-    for f in &program.functions {
+    for (fi, f) in program.functions.iter().enumerate() {
         for c in &f.pcrel {
             re_aim(program, f, c, &out, text_shift, &asm, &mut overrides)?;
+        }
+        for pair in &f.add_pc_pairs {
+            re_aim_pair(program, fi, pair, &out, &asm, &mut liveness, &mut overrides)?;
         }
     }
 
@@ -216,6 +249,18 @@ pub fn layout(program: &Program, original: &[u8], shift: &dyn Fn(u64) -> Result<
             for (ni, node) in block.nodes.iter().enumerate() {
                 let at = program.text.address + text.len() as u64;
                 debug_assert_eq!(at, node_address[&(fi, bi, ni)]);
+                if let (Flow::AddPc(t), AddPcOperand::Constant(old, input_form)) = (node.flow, add_pc_operand(&node.inst)) {
+                    let target = target_address(program, &placement, fi, t, node, at)?;
+                    let form = forms.get(&(fi, bi)).copied().unwrap_or(input_form);
+                    let offset = target.wrapping_sub(at + form.size()) as i64;
+                    if form == input_form && offset == old {
+                        text.extend(node.inst.bytes());
+                    } else {
+                        let new = asm.with_add_pc_offset(&node.inst, form, offset).ok_or(LayoutError::Encode { address: at, what: "s_add_pc_i64 offset" })?;
+                        text.extend(new.bytes());
+                    }
+                    continue;
+                }
                 if let Some(t) = node.flow.branch_target() {
                     let target = target_address(program, &placement, fi, t, node, at)?;
                     if let Some(r) = relaxed.get(&(fi, bi)) {
@@ -268,16 +313,17 @@ struct Relax {
     inverse: Option<Opcode>,
 }
 
-fn node_size(node: &crate::ir::Node, relax: Option<&Relax>) -> u64 {
-    match relax {
-        Some(r) if r.inverse.is_some() => 4 + LONG_BRANCH_BYTES,
-        Some(_) => LONG_BRANCH_BYTES,
-        None => node.inst.len() as u64,
+fn node_size(node: &crate::ir::Node, relax: Option<&Relax>, form: Option<AddPcForm>) -> u64 {
+    match (relax, form) {
+        (Some(r), _) if r.inverse.is_some() => 4 + LONG_BRANCH_BYTES,
+        (Some(_), _) => LONG_BRANCH_BYTES,
+        (None, Some(form)) => form.size(),
+        (None, None) => node.inst.len() as u64,
     }
 }
 
 /// Assigns addresses with the current set of relaxed branches.
-fn place(program: &Program, relaxed: &HashMap<(usize, usize), Relax>) -> Result<Placement, LayoutError> {
+fn place(program: &Program, relaxed: &HashMap<(usize, usize), Relax>, forms: &HashMap<(usize, usize), AddPcForm>) -> Result<Placement, LayoutError> {
     let n = program.functions.len();
     let mut p = Placement { block: Vec::with_capacity(n), code_end: vec![0; n], padding: vec![0; n], text_len: 0 };
     let mut at = program.text.address;
@@ -287,7 +333,7 @@ fn place(program: &Program, relaxed: &HashMap<(usize, usize), Relax>) -> Result<
             starts.push(at);
             let last = block.nodes.len().wrapping_sub(1);
             for (ni, node) in block.nodes.iter().enumerate() {
-                at += node_size(node, relaxed.get(&(fi, bi)).filter(|_| ni == last));
+                at += node_size(node, relaxed.get(&(fi, bi)).filter(|_| ni == last), forms.get(&(fi, bi)).copied().filter(|_| ni == last));
             }
         }
         p.block.push(starts);
@@ -446,6 +492,31 @@ fn re_aim(program: &Program, f: &Function, c: &PcRel, layout: &Layout, text_shif
         c.target
     };
     let offset = target.wrapping_sub(getpc + 4);
+    if c.is_wide() {
+        // One s_add_nc_u64: a 64-bit literal, or a 32-bit one for values both extensions agree on.
+        use crate::isa::operand::Value as V;
+        let (_, ops) = liveness::operands(&lo_inst, &program.target).ok_or_else(|| fail("undecodable add".into()))?;
+        let current = [ops.value(OperandName::src0), ops.value(OperandName::src1)].into_iter().find_map(|v| match v {
+            Some(V::Literal64(x)) => Some((x, Some(8))),
+            Some(V::Literal(x)) => Some((u64::from(x), Some(4))),
+            Some(V::InlineInt(x)) => Some((x as u64, None)),
+            _ => None,
+        });
+        let new = match current {
+            Some((x, _)) if x == offset => None,
+            Some((_, Some(8))) => Some(asm.with_literal64(&lo_inst, offset)),
+            Some((_, Some(4))) if offset >> 31 == 0 => Some(asm.with_literal(&lo_inst, offset as u32)),
+            _ => Some(None),
+        };
+        match new {
+            None => {}
+            Some(Some(inst)) => {
+                overrides.insert(c.add_lo, inst);
+            }
+            Some(None) => return Err(fail(format!("the new constant {offset:#x} does not fit the operand of the s_add_nc_u64 at {:#x}", c.add_lo))),
+        }
+        return Ok(());
+    }
     for (inst, value, at) in [(lo_inst, offset as u32, c.add_lo), (hi_inst, (offset >> 32) as u32, c.add_hi)] {
         let (_, ops) = liveness::operands(&inst, &program.target).ok_or_else(|| fail("undecodable add".into()))?;
         let current = [ops.value(OperandName::src0), ops.value(OperandName::src1)].into_iter().find_map(|v| match v {
@@ -461,6 +532,64 @@ fn re_aim(program: &Program, f: &Function, c: &PcRel, layout: &Layout, text_shif
             }
             _ => return Err(fail(format!("the new constant {value:#x} does not fit the inline operand at {at:#x}"))),
         }
+    }
+    Ok(())
+}
+
+/// Re-aims the moves that set the SGPR pair of a proven `s_add_pc_i64 s[N:N+1]`: the pair becomes
+/// `new target - (new s_add_pc_i64 + its size)`. A changed value needs the pair dead at the
+/// target (nothing else may see the new constant) and literal operands to hold it.
+fn re_aim_pair(
+    program: &Program,
+    fi: usize,
+    pair: &AddPcPair,
+    layout: &Layout,
+    asm: &Assembler,
+    cache: &mut HashMap<usize, Liveness>,
+    overrides: &mut HashMap<u64, Inst>,
+) -> Result<(), LayoutError> {
+    let f = &program.functions[fi];
+    let fail = |why: String| LayoutError::PcRel { function: f.name.clone(), address: pair.add_pc, why };
+    let find = |a: u64| f.nodes().find(|n| n.origin == Origin::Input(a)).map(|n| n.inst);
+    let at = layout.placed(pair.add_pc).ok_or_else(|| fail("s_add_pc_i64 not placed".into()))?;
+    let target = layout.map(pair.target).ok_or_else(|| fail(format!("target {:#x} is not an instruction start", pair.target)))?;
+    let value = target.wrapping_sub(at + pair.len);
+    if value == pair.target.wrapping_sub(pair.add_pc + pair.len) {
+        return Ok(());
+    }
+    let block = f.block_at(pair.target).ok_or_else(|| fail(format!("target {:#x} is not a block of {}", pair.target, f.name)))?;
+    let target_ = program.target;
+    let live = cache.entry(fi).or_insert_with(|| Liveness::compute(f, &target_)).live_in[block];
+    if live.contains(pair.sgpr as usize) || live.contains(pair.sgpr as usize + 1) {
+        return Err(fail(format!("s[{}:{}] is read after the jump, so its constant may not change", pair.sgpr, pair.sgpr + 1)));
+    }
+    let parts: Vec<(u64, u64)> = match pair.hi {
+        Some(hi) => vec![(pair.lo, value & 0xffff_ffff), (hi, value >> 32)],
+        None => vec![(pair.lo, value)],
+    };
+    for (address, new) in parts {
+        let inst = find(address).ok_or_else(|| fail(format!("the move at {address:#x} was edited")))?;
+        let (_, ops) = liveness::operands(&inst, &program.target).ok_or_else(|| fail("undecodable move".into()))?;
+        let wide = pair.hi.is_none();
+        use crate::isa::operand::Value as V;
+        let current = match ops.value(OperandName::src0) {
+            Some(V::Literal(x)) => Some(u64::from(x)),
+            Some(V::Literal64(x)) => Some(x),
+            Some(V::InlineInt(x)) if wide => Some(x as u64),
+            Some(V::InlineInt(x)) => Some(u64::from(x as u32)),
+            _ => None,
+        };
+        if current == Some(new) {
+            continue;
+        }
+        let replaced = match ops.value(OperandName::src0) {
+            // A 32-bit literal of s_mov_b64 is used only for values both extensions agree on.
+            Some(V::Literal(_)) if !wide || new >> 31 == 0 => asm.with_literal(&inst, new as u32),
+            Some(V::Literal64(_)) => asm.with_literal64(&inst, new),
+            _ => None,
+        };
+        let r = replaced.ok_or_else(|| fail(format!("the new constant {new:#x} does not fit the operand of the move at {address:#x}")))?;
+        overrides.insert(address, r);
     }
     Ok(())
 }

@@ -41,10 +41,15 @@ pub fn structure(data: &[u8]) -> Result<Summary, Vec<String>> {
     for f in &program.functions {
         for n in f.nodes() {
             let Some(a) = n.origin.input_address() else { continue };
-            if let Kind::Branch(t) | Kind::CondBranch(t) | Kind::DirectCall(t) = classify(&n.inst, a)
+            if let Kind::Branch(t) | Kind::CondBranch(t) | Kind::DirectCall(t) | Kind::AddPc(t) = classify(&n.inst, a)
                 && !starts.contains(&t)
             {
                 problems.push(format!("{}: branch at {a:#x} to {t:#x}, which is not an instruction start", f.name));
+            }
+        }
+        for p in &f.add_pc_pairs {
+            if !starts.contains(&p.target) {
+                problems.push(format!("{}: s_add_pc_i64 at {:#x} to {:#x}, which is not an instruction start", f.name, p.add_pc, p.target));
             }
         }
     }
@@ -101,7 +106,8 @@ pub fn against(input: &[u8], program: &Program, layout: &Layout, output: &[u8]) 
     let map = |a: u64| layout.map(a);
 
     let nodes: HashMap<u64, crate::ir::Node> = program.functions.iter().flat_map(|f| f.nodes()).filter_map(|n| n.origin.input_address().map(|a| (a, *n))).collect();
-    let chain_parts: HashSet<u64> = program.functions.iter().flat_map(|f| &f.pcrel).flat_map(|c| [c.add_lo, c.add_hi]).collect();
+    let mut chain_parts: HashSet<u64> = program.functions.iter().flat_map(|f| &f.pcrel).flat_map(|c| [c.add_lo, c.add_hi]).collect();
+    chain_parts.extend(program.functions.iter().flat_map(|f| &f.add_pc_pairs).flat_map(|p| p.moves()));
     let relaxed: HashMap<u64, u64> = layout.relaxed.iter().map(|r| (r.address, r.new_address)).collect();
     // Output intervals accounted for.
     let mut covered: Vec<(u64, u64)> = Vec::new();
@@ -124,9 +130,9 @@ pub fn against(input: &[u8], program: &Program, layout: &Layout, output: &[u8]) 
                 Some((reached, len)) if Some(reached) == map(t) => covered.push((at, len)),
                 other => problems.push(format!("relaxed branch {a:#x} -> {at:#x} reaches {other:x?}, expected {:x?}", map(t))),
             }
-        } else if let Kind::Branch(t) | Kind::CondBranch(t) = kind {
-            let reached = match classify(&new, b) {
-                Kind::Branch(x) | Kind::CondBranch(x) => Some(x),
+        } else if let Kind::Branch(t) | Kind::CondBranch(t) | Kind::AddPc(t) = kind {
+            let reached = match (kind, classify(&new, b)) {
+                (Kind::Branch(_), Kind::Branch(x)) | (Kind::CondBranch(_), Kind::CondBranch(x)) | (Kind::AddPc(_), Kind::AddPc(x)) => Some(x),
                 _ => None,
             };
             if new.encoding_index() != old.encoding_index() || reached.is_none() || reached != map(t) {
@@ -164,6 +170,22 @@ pub fn against(input: &[u8], program: &Program, layout: &Layout, output: &[u8]) 
             let got = chain_value(&decoder, &layout.placed, out_bytes, out_text.address, c, &decode_out);
             if got.is_none() || got != expected {
                 problems.push(format!("{}: PC-relative chain at {:#x} computes {got:x?}, expected {expected:x?}", f.name, c.getpc));
+            }
+        }
+    }
+
+    // `s_add_pc_i64 s[N:N+1]` after proven moves: the moved pair still reaches its target.
+    for f in &program.functions {
+        for p in &f.add_pc_pairs {
+            let placed = |a: u64| layout.placed(a);
+            let value = |a: u64| decode_out(placed(a)?).and_then(|i| pair_constant(&i, &program.target));
+            let got = match p.hi {
+                Some(hi) => value(p.lo).zip(value(hi)).map(|(l, h)| (h << 32) | (l & 0xffff_ffff)),
+                None => value(p.lo),
+            };
+            let reached = placed(p.add_pc).zip(got).map(|(at, v)| (at + p.len).wrapping_add(v));
+            if reached.is_none() || reached != map(p.target) {
+                problems.push(format!("{}: s_add_pc_i64 at {:#x} reaches {reached:x?}, expected {:x?}", f.name, p.add_pc, map(p.target)));
             }
         }
     }
@@ -220,13 +242,37 @@ fn constant_of(inst: &Inst, target: &crate::isa::Target) -> Option<u32> {
     })
 }
 
+/// The constant an `s_mov_b32`/`s_mov_b64` moves (a 32-bit move's as its dword).
+fn pair_constant(inst: &Inst, target: &crate::isa::Target) -> Option<u64> {
+    let (e, ops) = crate::ir::liveness::operands(inst, target)?;
+    let wide = e.opcode == Opcode::S_MOV_B64;
+    match ops.value(OperandName::src0)? {
+        Value::Literal(x) if !wide || x >> 31 == 0 => Some(u64::from(x)),
+        Value::Literal64(x) => Some(x),
+        Value::InlineInt(x) if wide => Some(x as u64),
+        Value::InlineInt(x) => Some(u64::from(x as u32)),
+        _ => None,
+    }
+}
+
 fn chain_value(decoder: &Decoder, placed: &[(u64, u64)], _out: &[u8], _base: u64, c: &crate::ir::PcRel, decode_out: &dyn Fn(u64) -> Option<Inst>) -> Option<u64> {
     let find = |a: u64| placed.binary_search_by_key(&a, |&(x, _)| x).ok().map(|i| placed[i].1);
     let (getpc, lo_at, hi_at) = (find(c.getpc)?, find(c.add_lo)?, find(c.add_hi)?);
     let target = decoder.target();
-    let lo = constant_of(&decode_out(lo_at)?, target)?;
-    let hi = constant_of(&decode_out(hi_at)?, target)?;
-    (decode_out(getpc)?.encoding()?.opcode == Opcode::S_GETPC_B64).then(|| (getpc + 4).wrapping_add(((hi as u64) << 32) | lo as u64))
+    let offset = if c.is_wide() {
+        let (_, ops) = crate::ir::liveness::operands(&decode_out(lo_at)?, target)?;
+        [ops.value(OperandName::src0), ops.value(OperandName::src1)].into_iter().find_map(|v| match v {
+            Some(Value::Literal64(x)) => Some(x),
+            Some(Value::Literal(x)) if x >> 31 == 0 => Some(u64::from(x)),
+            Some(Value::InlineInt(x)) => Some(x as u64),
+            _ => None,
+        })?
+    } else {
+        let lo = constant_of(&decode_out(lo_at)?, target)?;
+        let hi = constant_of(&decode_out(hi_at)?, target)?;
+        ((hi as u64) << 32) | lo as u64
+    };
+    (decode_out(getpc)?.encoding()?.opcode == Opcode::S_GETPC_B64).then(|| (getpc + 4).wrapping_add(offset))
 }
 
 /// Decodes a relaxed branch at `at`: (inverse branch), getpc, add, addc, setpc. Returns the
