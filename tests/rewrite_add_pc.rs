@@ -280,3 +280,60 @@ fn a_pair_read_after_the_jump_is_not_re_aimed() {
     let report = rewrite(&path, &out, None);
     assert_eq!(report["refused"].as_array().unwrap().len(), 0, "{report}");
 }
+
+/// The fixture is assembled by llvm-mc-19 as gfx1200, with the gfx1250-only instructions
+/// written as data words, then marked gfx1250 (fixtures/build.sh). That is sound only if every
+/// other word means on gfx1250 what llvm-mc meant on gfx1200. Two checks that could each fail:
+/// our gfx1250 assembler (checked against LLVM 22's gfx1250 vectors) writes each instruction's
+/// bytes back from its gfx1250 text, and llvm-objdump-19 reading the bytes as gfx1200 finds an
+/// instruction with the same words at the same address, except the data words themselves.
+#[test]
+fn every_fixture_word_is_what_gfx1250_assembles_from_its_text() {
+    use gfxpatch::isa::parse::Parser;
+    let data = std::fs::read(fixture()).unwrap();
+    let p = program(&data);
+    let object = CodeObject::parse(&data).unwrap();
+    let text = object.text_sections().next().copied().unwrap();
+    let bytes = &data[text.offset as usize..(text.offset + text.size) as usize];
+    let decoder = Decoder::new(p.target);
+    let parser = Parser::new(p.target);
+
+    let objdump = std::process::Command::new("llvm-objdump-19")
+        .args(["-d", "--mcpu=gfx1200"])
+        .arg(fixture())
+        .output()
+        .expect("llvm-objdump-19 (scripts/setup.sh installs it)");
+    assert!(objdump.status.success());
+    // `\t<text>  // 000000001B08: BE804B84 ...` -> address -> words
+    let mut llvm_words = BTreeMap::new();
+    for line in String::from_utf8_lossy(&objdump.stdout).lines() {
+        if let Some((_, tail)) = line.split_once("// ") {
+            if let Some((addr, words)) = tail.split_once(": ") {
+                if let Ok(addr) = u64::from_str_radix(addr, 16) {
+                    let words: String = words.split_whitespace().take_while(|w| w.len() == 8).collect::<Vec<_>>().join(" ");
+                    llvm_words.insert(addr, words);
+                }
+            }
+        }
+    }
+
+    let (mut reassembled, mut same_boundaries) = (0, 0);
+    for (&address, (printed, len)) in &listing(&data) {
+        let at = (address - text.address) as usize;
+        let original = &bytes[at..at + *len as usize];
+        let inst = decoder.decode(original);
+        let text0 = print::print(&inst, &p.target, 0);
+        let parsed = parser.parse(&text0).unwrap_or_else(|e| panic!("{address:#x} `{text0}`: {e}"));
+        assert_eq!(parsed.inst.bytes(), original, "{address:#x}: `{printed}` does not assemble to the fixture's bytes on gfx1250");
+        reassembled += 1;
+        let data_word = printed.contains("_pc_i64") && !printed.starts_with("s_set") && !printed.starts_with("s_swap") && !printed.starts_with("s_get")
+            || printed.starts_with("s_add_nc_u64")
+            || printed.contains("lit64");
+        if !data_word {
+            let ours: Vec<String> = original.chunks(4).map(|w| format!("{:08X}", u32::from_le_bytes(w.try_into().unwrap()))).collect();
+            assert_eq!(llvm_words.get(&address), Some(&ours.join(" ")), "{address:#x}: `{printed}` is not one gfx1200 instruction to llvm-objdump-19");
+            same_boundaries += 1;
+        }
+    }
+    assert!(reassembled >= 40 && same_boundaries >= 30, "{reassembled} reassembled, {same_boundaries} checked against llvm-objdump-19");
+}
