@@ -92,8 +92,7 @@ pub fn run(args: &RewriteArgs) -> anyhow::Result<()> {
         let report = Report {
             passes: totals.into_iter().map(|s| PassReport { name: s.name, applied: s.applied, declined: s.declined, rules: s.rules }).collect(),
             instructions_before: outcomes.iter().map(|o| o.instructions_before).sum(),
-            // What the output holds: a refused object keeps its instructions.
-            instructions_after: outcomes.iter().map(|o| if o.refused.is_some() { o.instructions_before } else { o.instructions_after }).sum(),
+            instructions_after: outcomes.iter().map(Outcome::instructions_written).sum(),
             functions_opaque: outcomes.iter().flat_map(|o| o.opaque.iter().cloned()).collect(),
             refused: outcomes.iter().enumerate().filter_map(|(i, o)| describe(i, o, "")).collect(),
             notes: outcomes.iter().flat_map(|o| o.notes.iter().cloned()).collect(),

@@ -38,6 +38,22 @@ pub struct Outcome {
     pub notes: Vec<String>,
 }
 
+impl Outcome {
+    /// The instructions the written object holds: a refused object keeps its original ones.
+    pub fn instructions_written(&self) -> usize {
+        if self.refused.is_some() { self.instructions_before } else { self.instructions_after }
+    }
+
+    /// This object's pass statistics as the output holds them: a refused object's rewrites
+    /// were made but not written, so they count as declined with [`OBJECT_REFUSED`].
+    pub fn written_stats(&self) -> impl Iterator<Item = std::borrow::Cow<'_, PassStats>> {
+        self.stats.iter().map(|s| match self.refused {
+            Some(_) => std::borrow::Cow::Owned(s.as_refused(OBJECT_REFUSED)),
+            None => std::borrow::Cow::Borrowed(s),
+        })
+    }
+}
+
 /// The target to decode an object with: wave64 if any kernel runs wave64 (it only changes how
 /// a carry or condition operand prints, and liveness then counts both halves).
 pub fn target_of(object: &CodeObject<'_>) -> anyhow::Result<Target> {
@@ -132,12 +148,8 @@ pub const OBJECT_REFUSED: &str = "object refused (kept unchanged)";
 pub fn total_stats(outcomes: &[Outcome], passes: &[&'static dyn Pass]) -> Vec<PassStats> {
     let mut totals: Vec<PassStats> = passes.iter().map(|p| PassStats { name: p.name(), ..Default::default() }).collect();
     for o in outcomes {
-        for (t, s) in totals.iter_mut().zip(&o.stats) {
-            if o.refused.is_some() {
-                t.merge(&s.as_refused(OBJECT_REFUSED));
-            } else {
-                t.merge(s);
-            }
+        for (t, s) in totals.iter_mut().zip(o.written_stats()) {
+            t.merge(&s);
         }
     }
     totals
