@@ -584,15 +584,13 @@ pub fn decode_operands_into(
     }
     for (operand, bits) in e.operands.iter().zip(e.fields) {
         // MIMG atomics tie `$vdst = $vdata` with only vdata encoded: vdst decodes from its bits.
-        let bits = match e.operand_index(OperandName::vdata) {
-            Some(i)
-                if bits.is_empty()
-                    && operand.name == OperandName::vdst
-                    && e.flags.has(flag::MIMG | flag::VIMAGE) =>
-            {
-                &e.fields[i]
-            }
-            _ => bits,
+        let bits = if bits.is_empty()
+            && operand.name == OperandName::vdst
+            && e.flags.has(flag::MIMG | flag::VIMAGE)
+        {
+            e.operand_index(OperandName::vdata).map_or(bits, |i| &e.fields[i])
+        } else {
+            bits
         };
         let value = if bits.is_empty() {
             match operand.tied_to {
