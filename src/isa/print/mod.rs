@@ -143,22 +143,31 @@ pub fn write_inst_uncached(out: &mut String, inst: &Inst, target: &Target, addre
         chunk.copy_from_slice(&w.to_le_bytes());
     }
     let tail = &tail[..trailing.len() * 4];
-    let mut ops = Operands::new();
-    if decode_operands_into(encoding, word, tail, target, &mut ops).is_err() {
-        // The decoder accepted these bytes, so this cannot happen; print them as data.
-        let _ = write!(out, ".long 0x{:08x}", inst.words()[0]);
-        return;
+    // One operand buffer per thread, reused (a fresh one when already in use).
+    thread_local! {
+        static OPS: RefCell<Operands> = RefCell::new(Operands::new());
     }
-    // Image instructions print as the sibling record LLVM's convertMIMGInst switched to.
-    let encoding = ops.converted.unwrap_or(encoding);
-    let ctx = Ctx {
-        inst,
-        encoding,
-        ops: &ops,
-        target,
-        address,
+    let print_with_ops = |out: &mut String, ops: &mut Operands| {
+        if decode_operands_into(encoding, word, tail, target, ops).is_err() {
+            // The decoder accepted these bytes, so this cannot happen; print them as data.
+            let _ = write!(out, ".long 0x{:08x}", inst.words()[0]);
+            return;
+        }
+        // Image instructions print as the sibling record LLVM's convertMIMGInst switched to.
+        let encoding = ops.converted.unwrap_or(encoding);
+        let ctx = Ctx {
+            inst,
+            encoding,
+            ops,
+            target,
+            address,
+        };
+        run(out, &ctx);
     };
-    run(out, &ctx);
+    OPS.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut ops) => print_with_ops(out, &mut ops),
+        Err(_) => print_with_ops(out, &mut Operands::new()),
+    });
 }
 
 /// The text of an instruction given as an encoding and its operands (what [`print`] writes for
