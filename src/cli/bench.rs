@@ -33,6 +33,11 @@ pub struct BenchArgs {
     /// Measure ours only, without LLVM (for profiling the printer).
     #[arg(long)]
     no_llvm: bool,
+    /// Run one pass of one configuration and print its instruction count (for profilers:
+    /// `valgrind --tool=callgrind --toggle-collect='*bench::pass_*'`): `decode`,
+    /// `print` (decode+print, text memo on), `print-uncached` or `llvm`.
+    #[arg(long)]
+    only: Option<String>,
 }
 
 /// One target's worth of code: the decoder inputs.
@@ -71,6 +76,21 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
         return bench_encode(&work);
     }
 
+    if let Some(only) = &args.only {
+        let pass = |work: &[Work]| match only.as_str() {
+            "decode" => Some(pass_decode(work)),
+            "print" => Some(pass_print(work, true)),
+            "print-uncached" => Some(pass_print(work, false)),
+            "llvm" => Some(pass_llvm(work)),
+            _ => None,
+        };
+        // A warm-up pass (one-time set-up: tables, print programs, caches), then the measured
+        // one; `--toggle-collect='*bench::measured*'` counts only the latter.
+        anyhow::ensure!(pass(&work).is_some(), "unknown --only {only:?} (known: decode, print, print-uncached, llvm)");
+        let n = measured(|| pass(&work).unwrap_or(0));
+        println!("{only}: {n} instructions");
+        return Ok(());
+    }
     // With the decoder's memo (a repeat costs one probe) and without it (every instruction
     // decoded afresh): real code repeats itself, so both figures are reported.
     let decode_all = |memo: bool| {
@@ -161,6 +181,74 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
     println!("ratio decode only:      {:8.1}x LLVM (memo on), {:.1}x (memo off)", ratio(t_decode), ratio(t_uncached));
     println!("ratio decode+print:     {:8.1}x LLVM (print memo on), {:.1}x (print memo off)", ratio(t_print), ratio(t_print_uncached));
     Ok(())
+}
+
+/// Runs `f` once (a separate symbol for profilers to toggle collection on).
+#[inline(never)]
+fn measured(f: impl FnOnce() -> u64) -> u64 {
+    f()
+}
+
+/// One pass of decode (memo on) over `work`; the instruction count.
+#[inline(never)]
+fn pass_decode(work: &[Work]) -> u64 {
+    let mut n = 0u64;
+    for w in work {
+        let decoder = Decoder::new(w.target);
+        for s in &w.sections {
+            let mut at = 0;
+            while at + 4 <= s.len() {
+                at += std::hint::black_box(decoder.decode(&s[at..])).len();
+                n += 1;
+            }
+        }
+    }
+    n
+}
+
+/// One pass of decode+print (text memo `memo`, starting empty) over `work`.
+#[inline(never)]
+fn pass_print(work: &[Work], memo: bool) -> u64 {
+    print::clear_text_memo();
+    let mut n = 0u64;
+    let mut text = String::new();
+    for w in work {
+        let decoder = Decoder::new(w.target);
+        for s in &w.sections {
+            let mut at = 0;
+            while at + 4 <= s.len() {
+                let inst = decoder.decode(&s[at..]);
+                text.clear();
+                if memo {
+                    print::write_inst(&mut text, &inst, &w.target, at as u64);
+                } else {
+                    print::write_inst_uncached(&mut text, &inst, &w.target, at as u64);
+                }
+                std::hint::black_box(&text);
+                at += inst.len();
+                n += 1;
+            }
+        }
+    }
+    n
+}
+
+/// One pass of LLVM's disassembler over `work`.
+#[inline(never)]
+fn pass_llvm(work: &[Work]) -> u64 {
+    let mut n = 0u64;
+    for w in work {
+        let mut llvm = LlvmDisassembler::new(&w.target).expect("LLVM refused the target");
+        for s in &w.sections {
+            let mut at = 0;
+            while at + 4 <= s.len() {
+                let inst = llvm.decode(&s[at..], at as u64);
+                at += if inst.size == 0 { 4 } else { inst.size };
+                n += 1;
+            }
+        }
+    }
+    n
 }
 
 /// One instruction to encode: its record, operands and text, decoded and printed beforehand.

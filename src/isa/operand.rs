@@ -533,6 +533,40 @@ pub(crate) fn scalar(code: u16, dwords: u8, generation: Generation) -> Result<Re
     Ok(Reg::Special(special))
 }
 
+/// Per operand of an encoding: its decoding method, and for a field of one bit range at
+/// most 64 wide, the shift and mask that extract it (mask 0: use [`extract`]).
+type Plan = Box<[(Method, u8, u64)]>;
+
+/// The plan of encoding `e` (one of [`encodings`]), built on first use; None for an encoding
+/// outside the tables.
+fn plan_of(e: &Encoding) -> Option<&'static Plan> {
+    use super::table::encodings;
+    static PLANS: std::sync::OnceLock<Box<[std::sync::OnceLock<Plan>]>> = std::sync::OnceLock::new();
+    let all = encodings();
+    let at = (e as *const Encoding as usize).wrapping_sub(all.as_ptr() as usize)
+        / std::mem::size_of::<Encoding>();
+    let record = all.get(at).filter(|r| std::ptr::eq(*r, e))?;
+    let plans = PLANS.get_or_init(|| (0..all.len()).map(|_| std::sync::OnceLock::new()).collect());
+    Some(plans[at].get_or_init(|| {
+        record
+            .operands
+            .iter()
+            .zip(record.fields)
+            .map(|(operand, bits)| {
+                let method = method_of(operand.class);
+                match **bits {
+                    [(lo, hi, 0)] if hi >= lo && hi - lo < 64 => {
+                        let width = u32::from(hi - lo) + 1;
+                        let mask = if width == 64 { u64::MAX } else { (1u64 << width) - 1 };
+                        (method, lo, mask)
+                    }
+                    _ => (method, 0, 0),
+                }
+            })
+            .collect()
+    }))
+}
+
 /// Decodes every operand of `e` from the encoded bits `word`; `tail` holds the bytes after them
 /// (up to the instruction limit), from which a literal may be read.
 pub fn decode_operands(
@@ -582,17 +616,16 @@ pub fn decode_operands_into(
             }
         }
     }
-    for (operand, bits) in e.operands.iter().zip(e.fields) {
+    let plan = plan_of(e);
+    for (at, (operand, bits)) in e.operands.iter().zip(e.fields).enumerate() {
         // MIMG atomics tie `$vdst = $vdata` with only vdata encoded: vdst decodes from its bits.
-        let bits = match e.operand_index(OperandName::vdata) {
-            Some(i)
-                if bits.is_empty()
-                    && operand.name == OperandName::vdst
-                    && e.flags.has(flag::MIMG | flag::VIMAGE) =>
-            {
-                &e.fields[i]
-            }
-            _ => bits,
+        let bits = if bits.is_empty()
+            && operand.name == OperandName::vdst
+            && e.flags.has(flag::MIMG | flag::VIMAGE)
+        {
+            e.operand_index(OperandName::vdata).map_or(bits, |i| &e.fields[i])
+        } else {
+            bits
         };
         let value = if bits.is_empty() {
             match operand.tied_to {
@@ -601,8 +634,15 @@ pub fn decode_operands_into(
                 None => default_value(e, operand.name),
             }
         } else {
-            let field = extract(bits, word) as u16;
-            match method_of(operand.class) {
+            // The field's value: one shift and mask where the plan has them.
+            let (method, raw) = match plan.and_then(|p| p.get(at)) {
+                Some(&(method, shift, mask)) if mask != 0 && std::ptr::eq(bits, &e.fields[at]) => {
+                    (method, ((word >> shift) as u64) & mask)
+                }
+                _ => (method_of(operand.class), extract(bits, word)),
+            };
+            let field = raw as u16;
+            match method {
                 Method::Src {
                     dwords,
                     imm_bits,
@@ -674,7 +714,7 @@ pub fn decode_operands_into(
                     ctx.src(field, dwords, 0, false)?
                 }
                 Method::KImm { bits64 } => {
-                    let k = extract(bits, word);
+                    let k = raw;
                     ctx.literal = Some(k as u32);
                     if bits64 {
                         Value::Literal64(k)
@@ -683,7 +723,7 @@ pub fn decode_operands_into(
                     }
                 }
                 Method::SmemOffset => {
-                    let raw = extract(bits, word) as i64;
+                    let raw = raw as i64;
                     Value::Imm(match generation {
                         g if g >= Generation::Gfx12 => (raw << 40) >> 40,
                         Generation::Gfx8 => raw & 0xfffff,
@@ -728,10 +768,10 @@ pub fn decode_operands_into(
                         Some(Value::Reg(Reg::Vgpr { index, .. })) => index,
                         _ => 0,
                     };
-                    let index = (extract(bits, word) as u16) | (!x & 1);
+                    let index = (raw as u16) | (!x & 1);
                     Value::Reg(Reg::Vgpr { index, count: 1 })
                 }
-                Method::Imm => Value::Imm(extract(bits, word) as i64),
+                Method::Imm => Value::Imm(raw as i64),
             }
         };
         out.push(Op {
@@ -786,11 +826,12 @@ pub fn decode_operands_into(
             return Err(DecodeFail::NegativeBufferOffset);
         }
     }
-    let has_k = e
-        .operands
-        .iter()
-        .any(|o| matches!(method_of(o.class), Method::KImm { .. }));
-    if ctx.read > 0 && !has_k {
+    let has_k = || {
+        e.operands
+            .iter()
+            .any(|o| matches!(method_of(o.class), Method::KImm { .. }))
+    };
+    if ctx.read > 0 && !has_k() {
         out.extra_bytes = ctx.read;
     }
     if e.llvm == 22

@@ -14,6 +14,7 @@ pub mod control;
 pub mod dpp;
 pub mod memory;
 pub mod modifiers;
+pub mod num;
 pub mod operand;
 
 use std::cell::RefCell;
@@ -142,22 +143,31 @@ pub fn write_inst_uncached(out: &mut String, inst: &Inst, target: &Target, addre
         chunk.copy_from_slice(&w.to_le_bytes());
     }
     let tail = &tail[..trailing.len() * 4];
-    let mut ops = Operands::new();
-    if decode_operands_into(encoding, word, tail, target, &mut ops).is_err() {
-        // The decoder accepted these bytes, so this cannot happen; print them as data.
-        let _ = write!(out, ".long 0x{:08x}", inst.words()[0]);
-        return;
+    // One operand buffer per thread, reused (a fresh one when already in use).
+    thread_local! {
+        static OPS: RefCell<Operands> = RefCell::new(Operands::new());
     }
-    // Image instructions print as the sibling record LLVM's convertMIMGInst switched to.
-    let encoding = ops.converted.unwrap_or(encoding);
-    let ctx = Ctx {
-        inst,
-        encoding,
-        ops: &ops,
-        target,
-        address,
+    let print_with_ops = |out: &mut String, ops: &mut Operands| {
+        if decode_operands_into(encoding, word, tail, target, ops).is_err() {
+            // The decoder accepted these bytes, so this cannot happen; print them as data.
+            let _ = write!(out, ".long 0x{:08x}", inst.words()[0]);
+            return;
+        }
+        // Image instructions print as the sibling record LLVM's convertMIMGInst switched to.
+        let encoding = ops.converted.unwrap_or(encoding);
+        let ctx = Ctx {
+            inst,
+            encoding,
+            ops,
+            target,
+            address,
+        };
+        run(out, &ctx);
     };
-    run(out, &ctx);
+    OPS.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut ops) => print_with_ops(out, &mut ops),
+        Err(_) => print_with_ops(out, &mut Operands::new()),
+    });
 }
 
 /// The text of an instruction given as an encoding and its operands (what [`print`] writes for
@@ -211,9 +221,32 @@ enum Step {
     /// Operand `index` printed by `method`; `module` remembers which printer family took it
     /// (0: not yet known). Whether a family takes a method depends only on the method and the
     /// operand's class, both fixed for the step.
-    Operand { index: u8, method: &'static str, module: AtomicU8 },
+    Operand { index: u8, method: &'static str, module: AtomicU8, direct: Direct },
     /// An operand name the encoding does not have.
     Missing(&'static str),
+}
+
+/// The print methods most operands use, called without going through the method name (each
+/// is what [`dispatch`] picks for that method and class: no earlier family takes them).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Direct {
+    /// Through [`dispatch_module`] by name.
+    No,
+    /// `printOperand` (or no method) on anything but a branch target.
+    Operand,
+    /// `printRegularOperand`.
+    Regular,
+    /// `printVOPDst`.
+    VopDst,
+}
+
+fn direct_of(method: &str, class: OperandClass) -> Direct {
+    match method {
+        "" | "printOperand" if class != OperandClass::SOPPBrTarget => Direct::Operand,
+        "printRegularOperand" => Direct::Regular,
+        "printVOPDst" => Direct::VopDst,
+        _ => Direct::No,
+    }
 }
 
 /// An encoding's AsmString, parsed once.
@@ -255,11 +288,16 @@ fn compile(encoding: &'static Encoding) -> Program {
                 };
                 let name = name.split(':').next().unwrap_or(name);
                 match encoding.operands.iter().position(|o| o.name.name() == name) {
-                    Some(index) => steps.push(Step::Operand {
-                        index: index as u8,
-                        method: encoding.operands[index].class.info().print_method,
-                        module: AtomicU8::new(0),
-                    }),
+                    Some(index) => {
+                        let class = encoding.operands[index].class;
+                        let method = class.info().print_method;
+                        steps.push(Step::Operand {
+                            index: index as u8,
+                            method,
+                            module: AtomicU8::new(0),
+                            direct: direct_of(method, class),
+                        })
+                    }
                     None => steps.push(Step::Missing(name)),
                 }
                 i = next;
@@ -292,9 +330,13 @@ fn run(out: &mut String, ctx: &Ctx<'_>) {
             Step::Missing(name) => {
                 let _ = write!(out, "<{name}?>");
             }
-            Step::Operand { index, method, module } => {
+            Step::Operand { index, method, module, direct } => {
                 let index = *index as usize;
-                match module.load(Ordering::Relaxed) {
+                match *direct {
+                    Direct::Operand => operand::print_operand(out, ctx, index),
+                    Direct::Regular => operand::print_regular(out, ctx, index),
+                    Direct::VopDst => operand::print_vop_dst(out, ctx, index),
+                    Direct::No => match module.load(Ordering::Relaxed) {
                     0 => {
                         let m = dispatch_module(out, ctx, index, method);
                         module.store(m, Ordering::Relaxed);
@@ -302,6 +344,7 @@ fn run(out: &mut String, ctx: &Ctx<'_>) {
                     m => {
                         let _ = print_with(m, out, ctx, index, method);
                     }
+                    },
                 }
                 // LLVM's printRegularOperand prints the MTBUF format right after `soffset`.
                 memory::print_after_operand(out, ctx, index);

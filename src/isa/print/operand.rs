@@ -107,8 +107,8 @@ pub fn print_value(out: &mut String, ctx: &Ctx<'_>, index: usize, value: Value) 
     match value {
         Value::Reg(reg) => {
             push_reg(out, reg);
-            if let Some(rc) = register_class(ctx, class)
-                && class_contains_cached(&rc, reg) == Some(false)
+            if needs_remark(ctx, class, reg)
+                && let Some(rc) = register_class(ctx, class)
             {
                 let _ = write!(
                     out,
@@ -192,14 +192,14 @@ fn print_immediate_22(out: &mut String, class: OperandClass, imm: i64) {
     match ty {
         "OPERAND_REG_INLINE_C_INT16" | "OPERAND_REG_INLINE_AC_INT16" | "OPERAND_REG_IMM_INT16" => {
             if inline_int(i64::from(imm as i32)) {
-                let _ = write!(out, "{}", imm as i32);
+                super::num::push_dec(out, i64::from(imm as i32));
             } else {
                 hex(out, (imm as u64) & 0xffff);
             }
         }
         "OPERAND_REG_IMM_NOINLINE_V2FP16" => {
             if inline_int(i64::from(imm as i32)) {
-                let _ = write!(out, "{}", imm as i32);
+                super::num::push_dec(out, i64::from(imm as i32));
             } else {
                 hex(out, u64::from(imm as u32));
             }
@@ -218,13 +218,13 @@ fn print_immediate_22(out: &mut String, class: OperandClass, imm: i64) {
 
 /// LLVM's `printOperand`: the implied `vcc`/`vcc_lo` destination of a VOPC that writes VCC,
 /// then the operand.
-fn print_operand(out: &mut String, ctx: &Ctx<'_>, index: usize) {
+pub(super) fn print_operand(out: &mut String, ctx: &Ctx<'_>, index: usize) {
     let e = ctx.encoding;
     let first = index == 0
         || (index == 1
             && e.flags.has(flag::DPP)
             && e.operand_index(OperandName::src0_modifiers).is_some());
-    if first && e.flags.has(flag::VOPC) && !is_vopc_asm_only(e) && e.defs.has(implicit::VCC) {
+    if first && e.flags.has(flag::VOPC) && e.defs.has(implicit::VCC) && !is_vopc_asm_only(e) {
         print_default_vcc(out, ctx, true);
     }
     print_regular(out, ctx, index);
@@ -232,7 +232,7 @@ fn print_operand(out: &mut String, ctx: &Ctx<'_>, index: usize) {
 
 /// LLVM's `printVOPDst`: for operand 0 the encoding suffix and the space after the mnemonic,
 /// then the register, then the default carry-out `vcc`/`vcc_lo` of the `*_co_ci_u32` forms.
-fn print_vop_dst(out: &mut String, ctx: &Ctx<'_>, index: usize) {
+pub(super) fn print_vop_dst(out: &mut String, ctx: &Ctx<'_>, index: usize) {
     let e = ctx.encoding;
     if index == 0 {
         let f = e.flags;
@@ -272,6 +272,11 @@ fn print_default_vcc(out: &mut String, ctx: &Ctx<'_>, first_operand: bool) {
 /// The VOPC DPP records that exist only for the assembler (`*_w32`, `*_w64`): their asm
 /// already spells the vcc operand out.
 fn is_vopc_asm_only(e: &Encoding) -> bool {
+    static CACHE: OnceLock<Box<[AtomicU8]>> = OnceLock::new();
+    per_record(&CACHE, e, is_vopc_asm_only_uncached)
+}
+
+fn is_vopc_asm_only_uncached(e: &Encoding) -> bool {
     let name = e.opcode.name();
     name.contains("_w32") || name.contains("_w64")
 }
@@ -288,6 +293,11 @@ fn is_gfx10_plus_suffix(suffix: &str) -> bool {
 
 /// Records whose printVOPDst appends the carry-out `vcc`/`vcc_lo` (LLVM's list in printVOPDst).
 fn vcc_after_vdst(e: &Encoding) -> bool {
+    static CACHE: OnceLock<Box<[AtomicU8]>> = OnceLock::new();
+    per_record(&CACHE, e, vcc_after_vdst_uncached)
+}
+
+fn vcc_after_vdst_uncached(e: &Encoding) -> bool {
     let name = e.opcode.name();
     let Some(form) = CARRY_OPS.iter().find_map(|p| name.strip_prefix(p)) else {
         return false;
@@ -303,6 +313,11 @@ fn vcc_after_vdst(e: &Encoding) -> bool {
 /// src1 (LLVM's list in printRegularOperand; the SDWA and gfx10/11 DPP cndmask and the SDWA
 /// carries are printed by the input-modifier printers instead).
 fn vcc_after_src1(e: &Encoding) -> bool {
+    static CACHE: OnceLock<Box<[AtomicU8]>> = OnceLock::new();
+    per_record(&CACHE, e, vcc_after_src1_uncached)
+}
+
+fn vcc_after_src1_uncached(e: &Encoding) -> bool {
     let name = e.opcode.name();
     if let Some(form) = name.strip_prefix("V_CNDMASK_B32_") {
         return match form {
@@ -551,9 +566,32 @@ fn imm_of(ctx: &Ctx<'_>, index: usize) -> Option<i64> {
     }
 }
 
-/// `printRegularOperand`'s immediate case: the formatting chosen by the operand type.
-fn print_immediate(out: &mut String, class: OperandClass, imm: i64) {
-    let ty = class.info().operand_type;
+/// How `printRegularOperand` formats an immediate, by the operand type (parsed once per class).
+#[derive(Clone, Copy)]
+enum ImmKind {
+    Imm32,
+    Int64,
+    Fp64,
+    Int16,
+    Fp16,
+    Bf16,
+    V216(Packed),
+    Decimal,
+    Invalid,
+    Unknown,
+}
+
+fn imm_kind(class: OperandClass) -> ImmKind {
+    static CACHE: OnceLock<Box<[ImmKind]>> = OnceLock::new();
+    CACHE.get_or_init(|| {
+        OperandClass::ALL
+            .iter()
+            .map(|c| imm_kind_of(c.info().operand_type))
+            .collect()
+    })[class as usize]
+}
+
+fn imm_kind_of(ty: &str) -> ImmKind {
     match ty {
         "OPERAND_REG_IMM_INT32"
         | "OPERAND_REG_IMM_FP32"
@@ -567,45 +605,58 @@ fn print_immediate(out: &mut String, class: OperandClass, imm: i64) {
         | "OPERAND_REG_INLINE_C_V2INT32"
         | "OPERAND_REG_INLINE_C_V2FP32"
         | "OPERAND_IMMEDIATE"
-        | "OPERAND_INLINE_SPLIT_BARRIER_INT32" => print_imm32(out, imm as u32),
-        "OPERAND_REG_IMM_INT64" | "OPERAND_REG_INLINE_C_INT64" => {
-            print_imm64(out, imm as u64, false)
-        }
+        | "OPERAND_INLINE_SPLIT_BARRIER_INT32" => ImmKind::Imm32,
+        "OPERAND_REG_IMM_INT64" | "OPERAND_REG_INLINE_C_INT64" => ImmKind::Int64,
         "OPERAND_REG_IMM_FP64" | "OPERAND_REG_INLINE_C_FP64" | "OPERAND_REG_INLINE_AC_FP64" => {
-            print_imm64(out, imm as u64, true)
+            ImmKind::Fp64
         }
         "OPERAND_REG_INLINE_C_INT16" | "OPERAND_REG_INLINE_AC_INT16" | "OPERAND_REG_IMM_INT16" => {
-            print_imm_int16(out, imm as u32)
+            ImmKind::Int16
         }
         "OPERAND_REG_INLINE_C_FP16"
         | "OPERAND_REG_INLINE_AC_FP16"
         | "OPERAND_REG_IMM_FP16"
-        | "OPERAND_REG_IMM_FP16_DEFERRED" => print_imm_f16(out, imm as u32),
+        | "OPERAND_REG_IMM_FP16_DEFERRED" => ImmKind::Fp16,
         "OPERAND_REG_INLINE_C_BF16"
         | "OPERAND_REG_INLINE_AC_BF16"
         | "OPERAND_REG_IMM_BF16"
-        | "OPERAND_REG_IMM_BF16_DEFERRED" => print_imm_bf16(out, imm as u32),
+        | "OPERAND_REG_IMM_BF16_DEFERRED" => ImmKind::Bf16,
         "OPERAND_REG_IMM_V2INT16"
         | "OPERAND_REG_INLINE_C_V2INT16"
-        | "OPERAND_REG_INLINE_AC_V2INT16" => print_imm_v216(out, imm as u32, Packed::Int16),
+        | "OPERAND_REG_INLINE_AC_V2INT16" => ImmKind::V216(Packed::Int16),
         "OPERAND_REG_IMM_V2FP16"
         | "OPERAND_REG_INLINE_C_V2FP16"
         | "OPERAND_REG_INLINE_AC_V2FP16"
-        | "OPERAND_REG_IMM_NOINLINE_V2FP16" => print_imm_v216(out, imm as u32, Packed::Fp16),
+        | "OPERAND_REG_IMM_NOINLINE_V2FP16" => ImmKind::V216(Packed::Fp16),
         "OPERAND_REG_IMM_V2BF16"
         | "OPERAND_REG_INLINE_C_V2BF16"
-        | "OPERAND_REG_INLINE_AC_V2BF16" => print_imm_v216(out, imm as u32, Packed::Bf16),
-        "OPERAND_UNKNOWN" | "OPERAND_PCREL" => {
-            let _ = write!(out, "{imm}");
-        }
+        | "OPERAND_REG_INLINE_AC_V2BF16" => ImmKind::V216(Packed::Bf16),
+        "OPERAND_UNKNOWN" | "OPERAND_PCREL" => ImmKind::Decimal,
         // A register-only operand that decoded to a constant: LLVM prints it as a 32-bit
         // immediate and flags it. Plain register classes have no operand type.
-        "OPERAND_REGISTER" | "" => {
+        "OPERAND_REGISTER" | "" => ImmKind::Invalid,
+        _ => ImmKind::Unknown,
+    }
+}
+
+/// `printRegularOperand`'s immediate case: the formatting chosen by the operand type.
+fn print_immediate(out: &mut String, class: OperandClass, imm: i64) {
+    match imm_kind(class) {
+        ImmKind::Imm32 => print_imm32(out, imm as u32),
+        ImmKind::Int64 => print_imm64(out, imm as u64, false),
+        ImmKind::Fp64 => print_imm64(out, imm as u64, true),
+        ImmKind::Int16 => print_imm_int16(out, imm as u32),
+        ImmKind::Fp16 => print_imm_f16(out, imm as u32),
+        ImmKind::Bf16 => print_imm_bf16(out, imm as u32),
+        ImmKind::V216(kind) => print_imm_v216(out, imm as u32, kind),
+        ImmKind::Decimal => super::num::push_dec(out, imm),
+        ImmKind::Invalid => {
             print_imm32(out, imm as u32);
             out.push_str("/*Invalid immediate*/");
         }
         // LLVM has no printer for these (llvm_unreachable); make it visible.
-        other => {
+        ImmKind::Unknown => {
+            let other = class.info().operand_type;
             let _ = write!(out, "<imm {imm} of {other}?>");
         }
     }
@@ -613,7 +664,7 @@ fn print_immediate(out: &mut String, class: OperandClass, imm: i64) {
 
 /// LLVM's `formatHex` of an unsigned value.
 fn hex(out: &mut String, v: u64) {
-    let _ = write!(out, "{v:#x}");
+    super::num::push_hex(out, v);
 }
 
 /// Inline integers: -16..=64 print as decimal.
@@ -688,7 +739,7 @@ fn bfloat16_name(v: u32) -> Option<&'static str> {
 fn print_imm32(out: &mut String, v: u32) {
     let s = v as i32;
     if inline_int(i64::from(s)) {
-        let _ = write!(out, "{s}");
+        super::num::push_dec(out, i64::from(s));
     } else if let Some(name) = float32_name(v) {
         out.push_str(name);
     } else {
@@ -700,7 +751,7 @@ fn print_imm32(out: &mut String, v: u32) {
 fn print_imm64(out: &mut String, v: u64, is_fp: bool) {
     let s = v as i64;
     if inline_int(s) {
-        let _ = write!(out, "{s}");
+        super::num::push_dec(out, i64::from(s));
     } else if let Some(name) = float64_name(v) {
         out.push_str(name);
     } else if is_fp {
@@ -714,7 +765,7 @@ fn print_imm64(out: &mut String, v: u64, is_fp: bool) {
 fn print_imm_int16(out: &mut String, v: u32) {
     let s = v as i32;
     if inline_int(i64::from(s)) {
-        let _ = write!(out, "{s}");
+        super::num::push_dec(out, i64::from(s));
     } else if let Some(name) = float32_name(v) {
         out.push_str(name);
     } else {
@@ -726,7 +777,7 @@ fn print_imm_int16(out: &mut String, v: u32) {
 fn print_imm_f16(out: &mut String, v: u32) {
     let s = v as u16 as i16;
     if inline_int(i64::from(s)) {
-        let _ = write!(out, "{s}");
+        super::num::push_dec(out, i64::from(s));
     } else if let Some(name) = float16_name(v & 0xffff) {
         out.push_str(name);
     } else {
@@ -738,7 +789,7 @@ fn print_imm_f16(out: &mut String, v: u32) {
 fn print_imm_bf16(out: &mut String, v: u32) {
     let s = v as u16 as i16;
     if inline_int(i64::from(s)) {
-        let _ = write!(out, "{s}");
+        super::num::push_dec(out, i64::from(s));
     } else if let Some(name) = bfloat16_name(v & 0xffff) {
         out.push_str(name);
     } else {
@@ -758,7 +809,7 @@ enum Packed {
 fn print_imm_v216(out: &mut String, v: u32, kind: Packed) {
     let s = v as i32;
     if inline_int(i64::from(s)) {
-        let _ = write!(out, "{s}");
+        super::num::push_dec(out, i64::from(s));
         return;
     }
     let name = match kind {
@@ -905,107 +956,122 @@ fn is_scalar64(reg: Reg) -> bool {
 
 /// Appends `reg` as its `Display` writes it, without the formatting machinery.
 fn push_reg(out: &mut String, reg: Reg) {
-    let range = |out: &mut String, prefix: &str, index: u16, count: u8| {
-        out.push_str(prefix);
-        if count == 1 {
+    let (prefix, index, count): (&[u8], u16, u8) = match reg {
+        Reg::Sgpr { index, count } => (b"s", index, count),
+        Reg::Vgpr { index, count } => (b"v", index, count),
+        Reg::Agpr { index, count } => (b"a", index, count),
+        Reg::Ttmp { index, count } => (b"ttmp", index, count),
+        Reg::Vgpr16 { index, hi } => {
+            out.push('v');
             push_u16(out, index);
-        } else {
-            out.push('[');
-            push_u16(out, index);
-            out.push(':');
-            push_u16(out, index + u16::from(count) - 1);
-            out.push(']');
+            out.push_str(if hi { ".h" } else { ".l" });
+            return;
+        }
+        Reg::Special(s) => {
+            out.push_str(s.name());
+            return;
         }
     };
-    match reg {
-        Reg::Sgpr { index, count } => range(out, "s", index, count),
-        Reg::Vgpr { index, count } => range(out, "v", index, count),
-        Reg::Agpr { index, count } => range(out, "a", index, count),
-        Reg::Ttmp { index, count } => range(out, "ttmp", index, count),
-        Reg::Vgpr16 { .. } | Reg::Special(_) => {
-            let _ = write!(out, "{reg}");
-        }
+    // Longest: `ttmp[65535:65535]`.
+    let mut buf = [0u8; 18];
+    buf[..prefix.len()].copy_from_slice(prefix);
+    let mut n = prefix.len();
+    if count == 1 {
+        n += put_u16(&mut buf[n..], index);
+    } else {
+        buf[n] = b'[';
+        n += 1;
+        n += put_u16(&mut buf[n..], index);
+        buf[n] = b':';
+        n += 1;
+        n += put_u16(&mut buf[n..], index.wrapping_add(u16::from(count)).wrapping_sub(1));
+        buf[n] = b']';
+        n += 1;
     }
+    super::num::push_ascii(out, &buf[..n]);
+}
+
+/// Writes `v` in decimal at the start of `buf` (at least 5 bytes); the length written.
+fn put_u16(buf: &mut [u8], v: u16) -> usize {
+    let len = match v {
+        0..=9 => 1,
+        10..=99 => 2,
+        100..=999 => 3,
+        1000..=9999 => 4,
+        _ => 5,
+    };
+    let mut v = v;
+    for at in (0..len).rev() {
+        buf[at] = b'0' + (v % 10) as u8;
+        v /= 10;
+    }
+    len
 }
 
 /// Appends `v` in decimal.
 fn push_u16(out: &mut String, v: u16) {
-    let digit = |d: u16| char::from(b'0' + (d % 10) as u8);
-    if v >= 10_000 {
-        out.push(digit(v / 10_000));
-    }
-    if v >= 1_000 {
-        out.push(digit(v / 1_000));
-    }
-    if v >= 100 {
-        out.push(digit(v / 100));
-    }
-    if v >= 10 {
-        out.push(digit(v / 10));
-    }
-    out.push(digit(v));
+    super::num::push_udec(out, u64::from(v));
 }
 
-/// [`class_contains`], remembered per thread for the tables' own class names (parsing the
-/// class name is most of what it costs).
-fn class_contains_cached(rc: &std::borrow::Cow<'static, str>, reg: Reg) -> Option<bool> {
-    use std::cell::RefCell;
-    use std::hash::{Hash, Hasher};
-    let std::borrow::Cow::Borrowed(name) = rc else {
-        return class_contains(rc, reg);
+/// Whether `reg` printed as an operand of class `class` takes LLVM's invalid-register remark
+/// (`register_class` names a class and `class_contains` says the register is not in it).
+/// Both depend only on the class, on whether the record is LLVM 22's and the target GFX1250,
+/// and on the register's [`reg_shape`], so the answer is remembered per (class, variant,
+/// shape) in a lazily filled table.
+fn needs_remark(ctx: &Ctx<'_>, class: OperandClass, reg: Reg) -> bool {
+    let slow = || {
+        register_class(ctx, class).is_some_and(|rc| class_contains(&rc, reg) == Some(false))
     };
-    type Slot = Option<((usize, usize, Reg), Option<bool>)>;
-    const SLOTS: usize = 1 << 10;
-    thread_local! {
-        static MEMO: RefCell<Vec<Slot>> = const { RefCell::new(Vec::new()) };
+    let Some(shape) = reg_shape(reg) else {
+        return slow();
+    };
+    let variant = if ctx.encoding.llvm != 22 {
+        0
+    } else if ctx.target.generation() == crate::isa::processor::Generation::Gfx1250 {
+        2
+    } else {
+        1
+    };
+    static TABLE: OnceLock<Box<[OnceLock<Box<[AtomicU8]>>]>> = OnceLock::new();
+    let table =
+        TABLE.get_or_init(|| (0..OperandClass::ALL.len() * 3).map(|_| OnceLock::new()).collect());
+    let Some(slots) = table.get(class as usize * 3 + variant) else {
+        return slow();
+    };
+    let slots = slots.get_or_init(|| (0..REG_SHAPES).map(|_| AtomicU8::new(0)).collect());
+    match slots[shape].load(Ordering::Relaxed) {
+        0 => {
+            let v = slow();
+            slots[shape].store(1 + u8::from(v), Ordering::Relaxed);
+            v
+        }
+        v => v == 2,
     }
-    struct Fx(u64);
-    impl Hasher for Fx {
-        fn finish(&self) -> u64 {
-            self.0
-        }
-        fn write(&mut self, bytes: &[u8]) {
-            for &b in bytes {
-                self.write_u64(u64::from(b));
-            }
-        }
-        fn write_u8(&mut self, i: u8) {
-            self.write_u64(u64::from(i));
-        }
-        fn write_u16(&mut self, i: u16) {
-            self.write_u64(u64::from(i));
-        }
-        fn write_u32(&mut self, i: u32) {
-            self.write_u64(u64::from(i));
-        }
-        fn write_usize(&mut self, i: usize) {
-            self.write_u64(i as u64);
-        }
-        fn write_isize(&mut self, i: isize) {
-            self.write_u64(i as u64);
-        }
-        fn write_u64(&mut self, i: u64) {
-            self.0 = (self.0.rotate_left(5) ^ i).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-        }
+}
+
+/// Number of distinct [`reg_shape`] values.
+const REG_SHAPES: usize = 4 * 64 * 4 + 1 + 64;
+
+/// What [`class_contains`] can see of a register: its file, its width, whether it starts at an
+/// even index and whether it lies below v128 (the `_Align2` and `Lo128` tests); every special
+/// register apart. None for a width past 63 dwords (then nothing is remembered).
+fn reg_shape(reg: Reg) -> Option<usize> {
+    let numbered = |file: usize, index: u16, count: u8| {
+        (count < 64).then(|| {
+            file * 256
+                + usize::from(count) * 4
+                + usize::from(index & 1)
+                + 2 * usize::from(index >= 128)
+        })
+    };
+    match reg {
+        Reg::Sgpr { index, count } => numbered(0, index, count),
+        Reg::Vgpr { index, count } => numbered(1, index, count),
+        Reg::Agpr { index, count } => numbered(2, index, count),
+        Reg::Ttmp { index, count } => numbered(3, index, count),
+        Reg::Vgpr16 { .. } => Some(4 * 256),
+        Reg::Special(s) => Some(4 * 256 + 1 + s as usize).filter(|&i| i < REG_SHAPES),
     }
-    let key = (name.as_ptr() as usize, name.len(), reg);
-    let mut h = Fx(0);
-    key.hash(&mut h);
-    let at = (h.finish() >> (64 - SLOTS.trailing_zeros())) as usize;
-    MEMO.with(|memo| {
-        let mut memo = memo.borrow_mut();
-        if memo.is_empty() {
-            memo.resize(SLOTS, None);
-        }
-        if let Some((k, v)) = memo[at]
-            && k == key
-        {
-            return v;
-        }
-        let v = class_contains(name, reg);
-        memo[at] = Some((key, v));
-        v
-    })
 }
 
 /// Whether MC register class `rc` holds `reg`; `None` where gfxpatch does not model the class
@@ -1355,6 +1421,42 @@ mod tests {
 
 #[cfg(test)]
 mod push_tests {
+    /// `needs_remark` remembers `class_contains` per register shape: registers of one shape
+    /// must get one answer from every class the tables name.
+    #[test]
+    fn class_contains_depends_only_on_the_shape() {
+        use crate::isa::reg::{Reg, Special};
+        use crate::isa::table::OperandClass;
+        let mut classes: Vec<&str> = Vec::new();
+        for c in OperandClass::ALL {
+            for rc in [c.info().reg_class, c.reg_class_22(), c.name()] {
+                for v in [rc.to_owned(), rc.replace("AV_LdSt_", "AV_"), format!("{rc}_Align2")] {
+                    classes.push(Box::leak(v.into_boxed_str()));
+                }
+            }
+        }
+        let mut regs = Vec::new();
+        for index in [0u16, 1, 2, 3, 6, 7, 100, 101, 126, 127, 128, 129, 200, 201, 254, 255] {
+            for count in [1u8, 2, 3, 4, 5, 6, 8, 16, 32] {
+                regs.push(Reg::Sgpr { index, count });
+                regs.push(Reg::Vgpr { index, count });
+                regs.push(Reg::Agpr { index, count });
+                regs.push(Reg::Ttmp { index, count });
+            }
+            regs.push(Reg::Vgpr16 { index, hi: false });
+            regs.push(Reg::Vgpr16 { index, hi: true });
+        }
+        let _ = Special::M0;
+        for rc in classes {
+            let mut seen = std::collections::HashMap::new();
+            for &reg in &regs {
+                let shape = super::reg_shape(reg).unwrap();
+                let v = super::class_contains(rc, reg);
+                assert_eq!(*seen.entry(shape).or_insert(v), v, "{rc} {reg:?}");
+            }
+        }
+    }
+
     #[test]
     fn push_u16_writes_decimal() {
         for v in [0u16, 7, 9, 10, 99, 100, 101, 255, 999, 1000, 1023, 9999, 10000, 65535] {
