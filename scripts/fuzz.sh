@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs a cargo-fuzz target of fuzz/ for a fixed number of executions, on stable Rust.
 #
-#   scripts/fuzz.sh decode_never_panics RUNS [NAME... | all]
+#   scripts/fuzz.sh decode_never_panics RUNS [NAME... | all | generations]
 #   scripts/fuzz.sh container_parse_never_panics RUNS
 #
 # decode_never_panics with NAMEs (rows of TARGETS in tests/robustness/mod.rs, e.g. gfx900,
@@ -33,7 +33,9 @@ sanitizer=${FUZZ_SANITIZER:-none}
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz
 
 # Selector names in table order, read from the one table both the fuzz target and the test use.
-mapfile -t names < <(sed -n 's/^    ("\([^"]*\)", "\([^"]*\)", "[^"]*"),$/\1 \2/p' tests/robustness/mod.rs)
+# (rustfmt splits long rows over several lines: join them first.)
+mapfile -t names < <(tr -d '\n' <tests/robustness/mod.rs | grep -o '( *"[^"]*", *"[^"]*", *"[^"]*",\? *)' |
+    sed 's/^( *"\([^"]*\)", *"\([^"]*\)".*/\1 \2/')
 [ ${#names[@]} -gt 0 ] || { echo "no TARGETS rows in tests/robustness/mod.rs" >&2; exit 1; }
 
 selector_of() { # NAME -> "INDEX PROCESSOR"
@@ -134,6 +136,10 @@ decode_never_panics)
         mkdir -p fuzz/corpus/decode_never_panics/mixed
         run mixed "" fuzz/corpus/decode_never_panics/mixed "${seeds[@]}"
     else
+        if [ "$1" = generations ]; then
+            # One target per generation: GFX8 GFX9 GFX90A GFX940 GFX950 GFX10.1 GFX10.3 GFX11 GFX11.5 GFX12 GFX1250.
+            set -- gfx803 gfx900 gfx90a gfx942 gfx950 gfx1010-w64 gfx1030-w32 gfx1100-w32 gfx1151-w64 gfx1200-w32 gfx1250-w64
+        fi
         if [ "$1" = all ]; then
             set -- $(for n in "${names[@]}"; do set -- $n; echo "$1"; done)
         fi

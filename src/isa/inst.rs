@@ -46,6 +46,27 @@ impl Inst {
         }
     }
 
+    /// [`Inst::new`] with the leading 16 bytes already read as one little-endian integer
+    /// (`head`, zero-padded past the end): only a fifth dword is read from `bytes`.
+    #[inline]
+    pub(crate) fn from_head(index: u16, head: u128, bytes: &[u8], tail_at: usize) -> Inst {
+        debug_assert!(bytes.len() % 4 == 0 && bytes.len() <= MAX_INST_BYTES && !bytes.is_empty());
+        debug_assert!(tail_at % 4 == 0 && tail_at <= bytes.len());
+        const KEEP: [u128; 6] = [0, u32::MAX as u128, u64::MAX as u128, u128::MAX >> 32, u128::MAX, u128::MAX];
+        let len = bytes.len();
+        let h = head & KEEP[(len / 4).min(5)];
+        let fifth = match bytes.get(16..20) {
+            Some(w) => u32::from_le_bytes([w[0], w[1], w[2], w[3]]),
+            None => 0,
+        };
+        Inst {
+            encoding: index,
+            len: len as u8,
+            tail_at: tail_at as u8,
+            words: [h as u32, (h >> 32) as u32, (h >> 64) as u32, (h >> 96) as u32, fifth],
+        }
+    }
+
     /// Byte offset at which the instruction's literal or NSA dwords start.
     pub fn tail_at(&self) -> usize {
         self.tail_at as usize

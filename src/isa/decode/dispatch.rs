@@ -12,13 +12,14 @@ use std::collections::HashMap;
 
 use crate::isa::table::encodings;
 
+use super::plan::Attempt;
+use super::validate::{FastCheck, VERDICT_FAIL};
+
 /// Candidates at a leaf are tested in order; a leaf is made once this few remain or no bit can
 /// split them.
 const LEAF_SIZE: usize = 4;
 /// Widest dense switch (2^10 children).
 const DENSE_BITS: u32 = 10;
-/// Widest sparse switch.
-const MAX_SWITCH_BITS: u32 = 12;
 
 /// One candidate: encoding `index` as tried by attempt `attempt`, with its fixed bits.
 #[derive(Clone, Copy, Debug)]
@@ -28,8 +29,18 @@ pub struct Entry {
     pub index: u16,
     pub attempt: u8,
     /// Bytes from the start up to the last fixed bit: what testing the pattern reads.
-    pub mask_bytes: usize,
+    pub mask_bytes: u8,
+    /// The attempt's width in bytes and where its literal is read from.
+    pub size: u8,
+    pub tail_at: u8,
+    /// The encoding's compiled validation: `checks[first..first + count]` of the dispatch, or
+    /// `count == NOT_COMPILED` for the general `validate`.
+    pub count: u8,
+    pub first: u32,
 }
+
+/// [`Entry::count`] of an encoding validated by the general `validate`.
+pub const NOT_COMPILED: u8 = u8::MAX;
 
 #[derive(Debug)]
 pub struct Dispatch {
@@ -37,6 +48,18 @@ pub struct Dispatch {
     entries: Vec<Entry>,
     /// Child ids of dense nodes.
     slots: Vec<u32>,
+    /// The tree again, packed for the walk: switches, then children by key.
+    packed: Vec<Packed>,
+    /// A child: a switch (index into `packed`), `LEAF | leaf` (into `leaves`), or `NONE`.
+    children: Vec<u32>,
+    /// Sparse switches' sorted keys (their children at the same positions of `children`).
+    keys: Vec<u32>,
+    leaves: Vec<(u32, u32)>,
+    /// The root as a child.
+    root: u32,
+    /// Compiled validations of the entries' encodings, and their verdict tables.
+    pub checks: Vec<FastCheck>,
+    pub verdicts: Vec<u8>,
 }
 
 #[derive(Debug)]
@@ -51,6 +74,19 @@ enum Node {
 }
 
 const NONE: u32 = u32::MAX;
+const LEAF: u32 = 1 << 31;
+
+/// A switch on `width` bits from `lo` (never straddling bit 64): children at
+/// `children[first + key]` (dense, `sparse == 0`), or `sparse` sorted keys at `keys[first..]`.
+#[derive(Clone, Copy, Debug)]
+struct Packed {
+    first: u32,
+    sparse: u32,
+    lo: u8,
+    width: u8,
+    /// Bytes from the start through the switch's last bit.
+    read: u8,
+}
 
 struct Builder<'a> {
     items: &'a [Entry],
@@ -62,45 +98,109 @@ struct Builder<'a> {
 
 impl Dispatch {
     /// `items` in attempt order (each attempt's encodings in table order).
-    pub fn build(items: Vec<Entry>) -> Dispatch {
+    pub fn build(items: Vec<Entry>, checks: Vec<FastCheck>, verdicts: Vec<u8>) -> Dispatch {
         let mut b = Builder { items: &items, nodes: Vec::new(), entries: Vec::new(), slots: Vec::new() };
         let all: Vec<u32> = (0..items.len() as u32).collect();
         let root = b.build(all, 0);
         debug_assert_eq!(root, 0);
         let Builder { nodes, entries, slots, .. } = b;
-        Dispatch { nodes, entries, slots }
+        let mut d = Dispatch {
+            nodes,
+            entries,
+            slots,
+            packed: Vec::new(),
+            children: Vec::new(),
+            keys: Vec::new(),
+            leaves: Vec::new(),
+            root: NONE,
+            checks,
+            verdicts,
+        };
+        d.root = d.pack(0);
+        d
+    }
+
+    /// Packs node `id` and below; returns it as a child.
+    fn pack(&mut self, id: u32) -> u32 {
+        match &self.nodes[id as usize] {
+            Node::Leaf { start, len } => {
+                self.leaves.push((*start, *len));
+                LEAF | (self.leaves.len() as u32 - 1)
+            }
+            &Node::Dense { lo, width, first } => {
+                let at = self.packed.len();
+                let firstc = self.children.len() as u32;
+                self.packed.push(Packed { first: firstc, sparse: 0, lo, width, read: (lo + width).div_ceil(8) });
+                self.children.extend(std::iter::repeat_n(NONE, 1usize << width));
+                for key in 0..1u32 << width {
+                    let child = self.slots[(first + key) as usize];
+                    if child != NONE {
+                        let c = self.pack(child);
+                        self.children[(firstc + key) as usize] = c;
+                    }
+                }
+                at as u32
+            }
+            Node::Sparse { lo, width, keys, children } => {
+                let (lo, width, keys, kids) = (*lo, *width, keys.clone(), children.clone());
+                let at = self.packed.len();
+                let firstc = self.children.len() as u32;
+                self.packed.push(Packed { first: firstc, sparse: keys.len() as u32, lo, width, read: (lo + width).div_ceil(8) });
+                self.children.extend(std::iter::repeat_n(NONE, keys.len()));
+                self.keys.resize(self.children.len(), 0);
+                self.keys[firstc as usize..].copy_from_slice(&keys);
+                for (k, &child) in kids.iter().enumerate() {
+                    let c = self.pack(child);
+                    self.children[firstc as usize + k] = c;
+                }
+                at as u32
+            }
+        }
+    }
+
+    /// The compiled validation of `entry` on `word` (its encoded bits): `VERDICT_FAIL` if an
+    /// operand does not decode, else `VERDICT_LITERAL` if a source selects the literal.
+    #[inline]
+    pub fn fast_validate(&self, entry: &Entry, word: u128) -> u8 {
+        let first = entry.first as usize;
+        let checks = &self.checks[first..first + entry.count as usize];
+        let halves = [word as u64, (word >> 64) as u64];
+        let mut verdict = 0u8;
+        for c in checks {
+            // Compiled fields never straddle bit 64.
+            let value = (halves[usize::from(c.shift >> 6)] >> (c.shift & 63)) as u32 & ((1u32 << c.width) - 1);
+            verdict |= self.verdicts.get(c.table as usize + value as usize).copied().unwrap_or(VERDICT_FAIL);
+        }
+        verdict
     }
 
     /// The candidates that could match `word` (the zero-padded leading 16 bytes), in the order
     /// the attempts would try them, and how many leading bytes the walk read.
     #[inline]
     pub fn candidates_traced(&self, word: u128) -> (&[Entry], usize) {
-        let mut id = 0u32;
-        let mut read = 0usize;
-        loop {
-            match &self.nodes[id as usize] {
-                Node::Leaf { start, len } => {
-                    return (&self.entries[*start as usize..(*start + *len) as usize], read);
+        let halves = [word as u64, (word >> 64) as u64];
+        let mut child = self.root;
+        let mut read = 0u8;
+        while child & LEAF == 0 {
+            let Some(&p) = self.packed.get(child as usize) else { return (&[], usize::from(read)) };
+            read = read.max(p.read);
+            let key = (halves[usize::from(p.lo >> 6)] >> (p.lo & 63)) as u32 & ((1u32 << p.width) - 1);
+            let slot = if p.sparse == 0 {
+                (p.first + key) as usize
+            } else {
+                let keys = &self.keys[p.first as usize..(p.first + p.sparse) as usize];
+                match keys.binary_search(&key) {
+                    Ok(i) => p.first as usize + i,
+                    Err(_) => return (&[], usize::from(read)),
                 }
-                Node::Dense { lo, width, first } => {
-                    read = read.max(usize::from(lo + width).div_ceil(8));
-                    let key = ((word >> lo) as u32) & ((1u32 << width) - 1);
-                    let child = self.slots[(first + key) as usize];
-                    if child == NONE {
-                        return (&[], read);
-                    }
-                    id = child;
-                }
-                Node::Sparse { lo, width, keys, children } => {
-                    read = read.max(usize::from(lo + width).div_ceil(8));
-                    let key = ((word >> lo) as u32) & ((1u32 << width) - 1);
-                    match keys.binary_search(&key) {
-                        Ok(i) => id = children[i],
-                        Err(_) => return (&[], read),
-                    }
-                }
-            }
+            };
+            child = self.children[slot];
         }
+        if child == NONE {
+            return (&[], usize::from(read));
+        }
+        let (start, len) = self.leaves[(child & !LEAF) as usize];
+        (&self.entries[start as usize..(start + len) as usize], usize::from(read))
     }
 
     /// Each distinct encoding the tree holds, once (for tests).
@@ -136,18 +236,25 @@ impl Builder<'_> {
         self.nodes.push(Node::Leaf { start: 0, len: 0 });
         let items = self.items;
         let common = set.iter().fold(u128::MAX, |m, &i| m & items[i as usize].mask) & !consumed;
+        // Of the bits all entries fix, those where they differ: a switch on bits every entry
+        // fixes alike would have one child (the leaves test every entry's full pattern, so
+        // such bits need no switch).
+        let all_ones = set.iter().fold(u128::MAX, |m, &i| m & items[i as usize].value);
+        let any_ones = set.iter().fold(0, |m, &i| m | items[i as usize].value);
+        let varying = common & (all_ones ^ any_ones);
         let (lo, width) = if set.len() <= LEAF_SIZE {
             (0, 0)
-        } else if common != 0 {
-            let (run_lo, run_len) = widest_run(common);
-            let width = run_len.min(MAX_SWITCH_BITS);
+        } else if varying != 0 {
+            let (run_lo, run_len) = widest_run_in_a_half(varying);
+            let width = run_len.min(DENSE_BITS);
             (run_lo + run_len - width, width)
         } else {
-            // No bit is fixed by all: split on a run fixed by the most entries; entries that
-            // leave some of it open go to every child they could match.
+            // No bit is fixed by all with different values: split on a run fixed by the most
+            // entries; entries that leave some of it open go to every child they could match.
+            let skip = consumed | common;
             let mut best = (0usize, 0u32);
             for bit in 0..128u32 {
-                if consumed >> bit & 1 != 0 {
+                if skip >> bit & 1 != 0 {
                     continue;
                 }
                 let n = set.iter().filter(|&&i| items[i as usize].mask >> bit & 1 != 0).count();
@@ -159,8 +266,8 @@ impl Builder<'_> {
                 (0, 0)
             } else {
                 let fixing = set.iter().filter(|&&i| items[i as usize].mask >> best.1 & 1 != 0);
-                let common = fixing.fold(u128::MAX, |m, &i| m & items[i as usize].mask) & !consumed;
-                let (run_lo, run_len) = widest_run(common);
+                let common = fixing.fold(u128::MAX, |m, &i| m & items[i as usize].mask) & !skip;
+                let (run_lo, run_len) = widest_run_in_a_half(common);
                 let width = run_len.min(DENSE_BITS);
                 (run_lo + run_len - width, width)
             }
@@ -226,6 +333,14 @@ impl Builder<'_> {
     }
 }
 
+/// The longest run of set bits in `mask` that lies within bits 0..64 or 64..128 (so a walk
+/// extracts it from one 64-bit half): (lowest bit, length).
+fn widest_run_in_a_half(mask: u128) -> (u32, u32) {
+    let low = widest_run(mask & u128::from(u64::MAX));
+    let high = widest_run(mask & !u128::from(u64::MAX));
+    if high.1 > low.1 { high } else { low }
+}
+
 /// The longest run of set bits in `mask`: (lowest bit, length).
 pub(super) fn widest_run(mask: u128) -> (u32, u32) {
     let (mut best, mut at) = (0, 0);
@@ -249,11 +364,28 @@ pub(super) fn widest_run(mask: u128) -> (u32, u32) {
     (at, best)
 }
 
-/// Entries for encoding indices `indices` of attempt `attempt`.
-pub fn entries_of(attempt: u8, indices: &[u16]) -> impl Iterator<Item = Entry> + '_ {
+/// Entries for encoding indices `indices` of attempt number `number`, each with its compiled
+/// validation (`compile` gives its range of checks, or `None`).
+pub fn entries_of<'a>(
+    number: u8,
+    attempt: &'a Attempt,
+    indices: &'a [u16],
+    mut compile: impl FnMut(u16) -> Option<(u32, u8)> + 'a,
+) -> impl Iterator<Item = Entry> + 'a {
     indices.iter().map(move |&i| {
         let e = &encodings()[i as usize];
-        let mask_bytes = (128 - e.mask.leading_zeros()).div_ceil(8) as usize;
-        Entry { mask: e.mask, value: e.value, index: i, attempt, mask_bytes }
+        let mask_bytes = (128 - e.mask.leading_zeros()).div_ceil(8) as u8;
+        let (first, count) = compile(i).unwrap_or((0, NOT_COMPILED));
+        Entry {
+            mask: e.mask,
+            value: e.value,
+            index: i,
+            attempt: number,
+            mask_bytes,
+            size: attempt.bits / 8,
+            tail_at: attempt.literal_at,
+            count,
+            first,
+        }
     })
 }

@@ -35,25 +35,29 @@ pub use plan::{Attempt, plan};
 /// leading bytes (all the bytes the decode can depend on), so a repeat costs one probe.
 pub struct Decoder {
     target: Target,
-    attempts: Vec<Attempt>,
     dispatch: Arc<Dispatch>,
     /// LLVM's `getMaxInstLength`: bytes beyond it are never part of an instruction.
     max_bytes: usize,
     /// The longest memo key in bytes (a multiple of 4, at most 16); 0 turns the memo off.
     key_bytes: usize,
-    memo: Box<[Cell<Memo>]>,
+    /// Direct-mapped slots: the key's low and high halves, and `meta` (see [`memo_meta`]):
+    /// the decode (encoding, length, literal offset) and the key's length in dwords (0 for an
+    /// empty slot).
+    memo: Box<[Cell<[u64; 3]>]>,
 }
 
-/// One memo slot: the leading bytes a decode consulted (`dwords` of them) and the decode they
-/// gave (encoding index, length).
-#[derive(Clone, Copy, Default)]
-struct Memo {
-    key: u128,
-    encoding: u16,
-    len: u8,
-    tail_at: u8,
-    /// 0 for an empty slot.
-    dwords: u8,
+/// A memo slot's third word: encoding index, length, literal offset, key dwords.
+fn memo_meta(encoding: u16, len: u8, tail_at: u8, dwords: u8) -> u64 {
+    u64::from(encoding) | u64::from(len) << 16 | u64::from(tail_at) << 24 | u64::from(dwords) << 32
+}
+
+/// `MEMO_SLOTS` empty slots, from zeroed memory (untouched pages cost nothing, so a decoder
+/// for a small code object is cheap to make).
+fn empty_memo() -> Box<[Cell<[u64; 3]>]> {
+    let zeroed: Box<[[u64; 3]]> = vec![[0u64; 3]; MEMO_SLOTS].into_boxed_slice();
+    // SAFETY: `Cell<T>` has the same in-memory representation as `T` (documented), so a
+    // slice of `[u64; 3]` is a valid slice of `Cell<[u64; 3]>`; the box is moved, not shared.
+    unsafe { Box::from_raw(Box::into_raw(zeroed) as *mut [Cell<[u64; 3]>]) }
 }
 
 const MEMO_SLOTS: usize = 1 << 15;
@@ -73,12 +77,9 @@ impl Decoder {
             22 => 0,
             _ => max_inst_bytes(&target).min(16),
         };
-        let memo = (0..MEMO_SLOTS)
-            .map(|_| Cell::new(Memo::default()))
-            .collect();
+        let memo = empty_memo();
         Decoder {
             target,
-            attempts,
             dispatch,
             max_bytes: max_inst_bytes(&target),
             key_bytes,
@@ -102,26 +103,28 @@ impl Decoder {
         // key would consult the same bytes and take the same path: the stored result is what
         // decoding afresh gives. Lookups probe each key length, shortest first.
         if self.key_bytes != 0 && bytes.len() >= self.max_bytes {
-            let head = read_head(&bytes[..self.max_bytes]);
+            let head = read_head_within(bytes, self.max_bytes);
+            let (head_lo, head_hi) = (head as u64, (head >> 64) as u64);
             for dwords in 1..=self.key_bytes as u8 / 4 {
-                let key = head & width_mask(dwords * 32);
-                let m = self.memo[memo_slot(key, dwords)].get();
-                if m.dwords == dwords && m.key == key {
-                    return Inst::new(m.encoding, &bytes[..m.len as usize], m.tail_at as usize);
+                let (lo, hi) = (head_lo & LOW_MASKS[dwords as usize], head_hi & HIGH_MASKS[dwords as usize]);
+                let [slot_lo, slot_hi, meta] = self.memo[memo_slot(lo, hi, dwords)].get();
+                if (meta >> 32) as u8 == dwords && slot_lo == lo && slot_hi == hi {
+                    let len = (meta >> 16) as u8 as usize;
+                    return Inst::from_head(meta as u16, head, &bytes[..len], (meta >> 24) as u8 as usize);
                 }
             }
             let (inst, consulted) = self.decode_traced(bytes);
             if let Some(encoding) = inst.encoding_index() {
-                let dwords = consulted.max(inst.len()).div_ceil(4) as u8;
+                // The literal's bytes are not consulted (only that they are there, which a full
+                // `max_bytes` guarantees): a hit reads them from its own stream.
+                let dwords = consulted.div_ceil(4) as u8;
                 if usize::from(dwords) * 4 <= self.key_bytes {
-                    let key = head & width_mask(dwords * 32);
-                    self.memo[memo_slot(key, dwords)].set(Memo {
-                        key,
-                        encoding,
-                        len: inst.len() as u8,
-                        tail_at: inst.tail_at() as u8,
-                        dwords,
-                    });
+                    let (lo, hi) = (head_lo & LOW_MASKS[dwords as usize], head_hi & HIGH_MASKS[dwords as usize]);
+                    self.memo[memo_slot(lo, hi, dwords)].set([
+                        lo,
+                        hi,
+                        memo_meta(encoding, inst.len() as u8, inst.tail_at() as u8, dwords),
+                    ]);
                 }
             }
             return inst;
@@ -134,13 +137,15 @@ impl Decoder {
         self.decode_traced(bytes).0
     }
 
-    /// The decode, and how many leading bytes it consulted (at most the instruction limit).
+    /// The decode, and how many leading bytes it consulted (at most the instruction limit;
+    /// a literal's bytes are not consulted, only that they are within the limit).
     #[inline]
     fn decode_traced(&self, bytes: &[u8]) -> (Inst, usize) {
         let limit = &bytes[..bytes.len().min(self.max_bytes)];
         // The leading 16 bytes (zero-padded) read once; each attempt masks its width out.
-        let head = read_head(limit);
-        let (candidates, mut consulted) = self.dispatch.candidates_traced(head);
+        let head = read_head_within(bytes, self.max_bytes);
+        let dispatch = &*self.dispatch;
+        let (candidates, mut consulted) = dispatch.candidates_traced(head);
         // Attempts whose first matching candidate failed: the loop over tables moved on.
         let mut failed = 0u64;
         for entry in candidates {
@@ -148,25 +153,35 @@ impl Decoder {
             if failed & bit != 0 {
                 continue;
             }
-            consulted = consulted.max(entry.mask_bytes);
+            consulted = consulted.max(usize::from(entry.mask_bytes));
             if head & entry.mask != entry.value {
                 continue;
             }
             failed |= bit;
-            let attempt = &self.attempts[entry.attempt as usize];
-            let size = attempt.bits as usize / 8;
+            let size = usize::from(entry.size);
             if limit.len() < size {
                 continue;
             }
             let index = entry.index;
-            let tail_at = attempt.literal_at as usize;
-            // A planned validation reads the encoded bits and the tail's length only; a full
-            // operand decode may read the tail's bytes.
-            consulted = consulted.max(if validate::is_planned(index) { size } else { limit.len() });
-            let extra = match validate(index, head & width_mask(attempt.bits), &limit[tail_at..], &self.target) {
-                Ok(extra) => extra as usize,
-                Err(DecodeFail::NegativeBufferOffset) => break,
-                Err(_) => continue,
+            let tail_at = usize::from(entry.tail_at);
+            let word = head & DWORD_MASKS[size / 4];
+            let extra = if entry.count != dispatch::NOT_COMPILED {
+                // A compiled validation reads the encoded bits and the tail's length only.
+                consulted = consulted.max(size);
+                match dispatch.fast_validate(entry, word) {
+                    validate::VERDICT_OK => 0,
+                    validate::VERDICT_LITERAL if limit.len() - tail_at >= 4 => 4,
+                    _ => continue,
+                }
+            } else {
+                // A planned validation reads the encoded bits and the tail's length only; a
+                // full operand decode may read the tail's bytes.
+                consulted = consulted.max(if validate::is_planned(index) { size } else { limit.len() });
+                match validate(index, word, &limit[tail_at..], &self.target) {
+                    Ok(extra) => extra as usize,
+                    Err(DecodeFail::NegativeBufferOffset) => break,
+                    Err(_) => continue,
+                }
             };
             // LLVM's size is what it read: the encoded bits, or (reading the literal from
             // inside them) up to the literal's end. An instruction must cover its pattern.
@@ -174,7 +189,7 @@ impl Decoder {
                 continue;
             }
             let len = size.max(tail_at + extra);
-            return (Inst::new(index, &limit[..len], tail_at), limit.len().min(consulted.max(len)));
+            return (Inst::from_head(index, head, &limit[..len], tail_at), limit.len().min(consulted));
         }
         (raw(bytes), limit.len().min(consulted.max(4)))
     }
@@ -195,13 +210,32 @@ fn read_head(bytes: &[u8]) -> u128 {
 }
 
 /// The low `bits` bits.
+#[cfg(test)]
 fn width_mask(bits: u8) -> u128 {
     u128::MAX >> (128 - u32::from(bits))
 }
 
-/// Memo slot of a key of `dwords` dwords: multiplicative hashing of both halves.
-fn memo_slot(key: u128, dwords: u8) -> usize {
-    let mixed = (key as u64 ^ ((key >> 64) as u64).rotate_left(29) ^ u64::from(dwords)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+/// The low `n` dwords (n = 0..=4; more is all 128 bits).
+const DWORD_MASKS: [u128; 6] = [0, u32::MAX as u128, u64::MAX as u128, u128::MAX >> 32, u128::MAX, u128::MAX];
+
+/// The first 16 bytes of `bytes` within the first `max` (a multiple of 4), zero-padded, as one
+/// little-endian integer ([`read_head`] of `&bytes[..max]`, without copying when 16 are there).
+#[inline]
+fn read_head_within(bytes: &[u8], max: usize) -> u128 {
+    match bytes.first_chunk::<16>() {
+        Some(head) => u128::from_le_bytes(*head) & DWORD_MASKS[(max / 4).min(4)],
+        None => read_head(&bytes[..bytes.len().min(max)]),
+    }
+}
+
+/// Low and high halves of [`DWORD_MASKS`].
+const LOW_MASKS: [u64; 6] = [0, u32::MAX as u64, u64::MAX, u64::MAX, u64::MAX, u64::MAX];
+const HIGH_MASKS: [u64; 6] = [0, 0, 0, u32::MAX as u64, u64::MAX, u64::MAX];
+
+/// Memo slot of a key of `dwords` dwords (halves `lo`, `hi`): multiplicative hashing.
+#[inline]
+fn memo_slot(lo: u64, hi: u64, dwords: u8) -> usize {
+    let mixed = (lo ^ hi.rotate_left(29) ^ u64::from(dwords)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
     (mixed >> (64 - MEMO_SLOTS.trailing_zeros())) as usize
 }
 
@@ -222,11 +256,14 @@ fn cached_dispatch(target: &Target, attempts: &[Attempt], ctx: &PredContext) -> 
         return d.clone();
     }
     let mut items = Vec::new();
+    let mut compiler = validate::Compiler::default();
+    let mut compiled: HashMap<u16, Option<(u32, u8)>> = HashMap::new();
     for (i, attempt) in attempts.iter().enumerate() {
         let indices = table_indices(target.llvm_version(), attempt.namespace, attempt.bits, ctx);
-        items.extend(dispatch::entries_of(i as u8, &indices));
+        let compile = |index: u16| *compiled.entry(index).or_insert_with(|| compiler.compile(index, target));
+        items.extend(dispatch::entries_of(i as u8, attempt, &indices, compile));
     }
-    let d = Arc::new(Dispatch::build(items));
+    let d = Arc::new(Dispatch::build(items, compiler.checks, compiler.verdicts));
     cache.lock().unwrap().insert(key, d.clone());
     d
 }

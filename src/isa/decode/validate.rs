@@ -23,7 +23,7 @@ use crate::isa::target::Target;
 
 /// A field's bits, with the common case (one run of bits) extracted by a shift and a mask
 /// on one 64-bit half where it fits.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 struct Bits {
     lo: u8,
     width: u8,
@@ -57,7 +57,7 @@ impl Bits {
 }
 
 /// What one field must satisfy.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Check {
     /// LLVM's `decodeSrcOp` on `field | or` (a forced VGPR bit): a VGPR tuple within the file,
     /// an inline constant, the literal (if `literal`; it needs 4 bytes), or a scalar register.
@@ -146,54 +146,7 @@ pub(super) fn validate(index: u16, word: u128, tail: &[u8], target: &Target) -> 
     let mask_dwords = if target.wave64 { 2 } else { 1 };
     let mut literal = false;
     for &check in checks.iter() {
-        let field = |bits: Bits| bits.get(word);
-        match check {
-            Check::Src { bits, or, dwords, literal: literal_ok, deferred } => {
-                let code = (field(bits) | or) & 0x1ff;
-                if !(deferred && code == 255) {
-                    literal |= src(code, dwords, literal_ok, generation)?;
-                }
-            }
-            Check::Bool { bits } => {
-                src(field(bits) & 0x1ff, mask_dwords, false, generation)?;
-            }
-            Check::Vector { bits, dwords, lo128 } => {
-                let index = field(bits) & 0xff;
-                if index + u16::from(dwords) > 256 || (lo128 && index >= 128) {
-                    return Err(DecodeFail::BadRegister(index));
-                }
-            }
-            Check::Scalar { bits, dwords } => {
-                scalar(field(bits), dwords, generation)?;
-            }
-            Check::SdwaSrc { bits } => {
-                let value = field(bits);
-                if generation != Generation::Gfx8 && value >= 256 {
-                    let code = value - 256;
-                    if inline_integer(code).is_none() && !(240..=248).contains(&code) {
-                        scalar(code, 1, generation)?;
-                    }
-                }
-            }
-            Check::SdwaVopcDst { bits } => {
-                let value = field(bits);
-                if value & 0x80 != 0 {
-                    scalar(value & 0x7f, mask_dwords, generation)?;
-                }
-            }
-            Check::Dpp8Fi { bits } => {
-                let marker = field(bits) & 0x1ff;
-                if !matches!(marker, 0xe9 | 0xea) {
-                    return Err(DecodeFail::BadDpp8Marker(marker));
-                }
-            }
-            Check::T16Src { bits } => {
-                let value = field(bits);
-                if value & 0x100 == 0 {
-                    literal |= src(value & 0xff, 1, true, generation)?;
-                }
-            }
-        }
+        literal |= check_field(check, check.bits().get(word), generation, mask_dwords)?;
     }
     if !literal {
         return Ok(0);
@@ -202,6 +155,151 @@ pub(super) fn validate(index: u16, word: u128, tail: &[u8], target: &Target) -> 
         return Err(DecodeFail::LiteralPastEnd);
     }
     Ok(4)
+}
+
+impl Check {
+    fn bits(self) -> Bits {
+        match self {
+            Check::Src { bits, .. }
+            | Check::Bool { bits }
+            | Check::Vector { bits, .. }
+            | Check::Scalar { bits, .. }
+            | Check::SdwaSrc { bits }
+            | Check::SdwaVopcDst { bits }
+            | Check::Dpp8Fi { bits }
+            | Check::T16Src { bits } => bits,
+        }
+    }
+
+    /// The same check on a field at bit 0 (what a verdict table is keyed by).
+    fn at_zero(self) -> Check {
+        let mut c = self;
+        let zero = |b: &mut Bits| b.lo = 0;
+        match &mut c {
+            Check::Src { bits, .. }
+            | Check::Bool { bits }
+            | Check::Vector { bits, .. }
+            | Check::Scalar { bits, .. }
+            | Check::SdwaSrc { bits }
+            | Check::SdwaVopcDst { bits }
+            | Check::Dpp8Fi { bits }
+            | Check::T16Src { bits } => zero(bits),
+        }
+        c
+    }
+}
+
+/// One check on the field value `value` (the field's bits, extracted): `Ok(true)` when it
+/// selects the literal.
+fn check_field(check: Check, value: u16, generation: Generation, mask_dwords: u8) -> Result<bool, DecodeFail> {
+    match check {
+        Check::Src { or, dwords, literal: literal_ok, deferred, .. } => {
+            let code = (value | or) & 0x1ff;
+            if !(deferred && code == 255) {
+                return src(code, dwords, literal_ok, generation);
+            }
+        }
+        Check::Bool { .. } => {
+            src(value & 0x1ff, mask_dwords, false, generation)?;
+        }
+        Check::Vector { dwords, lo128, .. } => {
+            let index = value & 0xff;
+            if index + u16::from(dwords) > 256 || (lo128 && index >= 128) {
+                return Err(DecodeFail::BadRegister(index));
+            }
+        }
+        Check::Scalar { dwords, .. } => {
+            scalar(value, dwords, generation)?;
+        }
+        Check::SdwaSrc { .. } => {
+            if generation != Generation::Gfx8 && value >= 256 {
+                let code = value - 256;
+                if inline_integer(code).is_none() && !(240..=248).contains(&code) {
+                    scalar(code, 1, generation)?;
+                }
+            }
+        }
+        Check::SdwaVopcDst { .. } => {
+            if value & 0x80 != 0 {
+                scalar(value & 0x7f, mask_dwords, generation)?;
+            }
+        }
+        Check::Dpp8Fi { .. } => {
+            let marker = value & 0x1ff;
+            if !matches!(marker, 0xe9 | 0xea) {
+                return Err(DecodeFail::BadDpp8Marker(marker));
+            }
+        }
+        Check::T16Src { .. } => {
+            if value & 0x100 == 0 {
+                return src(value & 0xff, 1, true, generation);
+            }
+        }
+    }
+    Ok(false)
+}
+
+/// Verdict of a compiled check on one field value: the field is fine.
+pub(super) const VERDICT_OK: u8 = 0;
+/// The field selects the literal (4 more bytes, which must be there).
+pub(super) const VERDICT_LITERAL: u8 = 1;
+/// The operand does not decode: the candidate fails.
+pub(super) const VERDICT_FAIL: u8 = 2;
+
+/// A plan's check compiled for one target: the field's bits (`shift`, `width`) index a verdict
+/// table at `table` in [`Compiler::verdicts`], computed once from [`check_field`] for every
+/// value the field can hold. Validation is then one extraction and one load per check.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct FastCheck {
+    pub shift: u8,
+    pub width: u8,
+    pub table: u32,
+}
+
+/// The widest field given a verdict table (2^12 entries).
+const MAX_TABLE_BITS: u8 = 12;
+
+/// Compiles plans into [`FastCheck`]s for one target (generation and wave size), sharing
+/// verdict tables between checks that behave alike.
+#[derive(Default)]
+pub(super) struct Compiler {
+    pub checks: Vec<FastCheck>,
+    pub verdicts: Vec<u8>,
+    tables: std::collections::HashMap<Check, u32>,
+}
+
+impl Compiler {
+    /// Encoding `index`'s plan compiled for `target`, as a range of [`Compiler::checks`], or
+    /// `None` when it has no plan or a field no table covers (then [`validate`] decides).
+    pub fn compile(&mut self, index: u16, target: &Target) -> Option<(u32, u8)> {
+        let checks = plans()[index as usize].as_ref()?;
+        let unfit = |c: &Check| {
+            let b = c.bits();
+            b.multi.is_some() || b.width > MAX_TABLE_BITS || (b.lo < 64 && b.lo + b.width > 64)
+        };
+        if checks.len() > 32 || checks.iter().any(unfit) {
+            return None;
+        }
+        let generation = target.generation();
+        let mask_dwords = if target.wave64 { 2 } else { 1 };
+        let start = self.checks.len() as u32;
+        for &check in checks.iter() {
+            let bits = check.bits();
+            let key = check.at_zero();
+            let verdicts = &mut self.verdicts;
+            let table = *self.tables.entry(key).or_insert_with(|| {
+                let at = verdicts.len() as u32;
+                verdicts.extend((0..1u32 << bits.width).map(|v| match check_field(check, v as u16, generation, mask_dwords) {
+                    Ok(false) => VERDICT_OK,
+                    Ok(true) => VERDICT_LITERAL,
+                    Err(_) => VERDICT_FAIL,
+                }));
+                at
+            });
+            self.checks.push(FastCheck { shift: bits.lo, width: bits.width, table });
+        }
+        Some((start, checks.len() as u8))
+    }
 }
 
 /// `decodeSrcOp` for a 9-bit source code (LLVM 19 targets: no 64-bit literals): `Ok(true)`
