@@ -1,0 +1,295 @@
+//! Spellings LLVM's assembler accepts on GFX8 and GFX9 (GFX90A, GFX940 included) besides the
+//! printer's canonical text, each read as the value LLVM's assembler gives it:
+//!
+//! - a MIMG address written as the tuple the instruction reads (`v[1:3]`), where the decoder's
+//!   record (and so the printer) names only its first register: pre-GFX10 MIMG records differ
+//!   only in the address width, which the encoding does not hold, and LLVM's decoder picks the
+//!   one-register record. Only the widths some record of the instruction has are accepted;
+//! - a control operand written as a plain number (`s_setreg_b32 0x3141, s1`,
+//!   `s_set_gpr_idx_on s1, 0x0`), which LLVM's assembler takes as the raw field value;
+//! - modifiers written at their defaults (`op_sel:[0,0]`, `neg_lo:[0,0,0]`, an MTBUF's
+//!   `format:[BUF_DATA_FORMAT_8]`), which the printer leaves out;
+//! - a float inline constant in a 16-bit integer operand (`v_add_u16 v5, 0.5, v2`): LLVM encodes
+//!   the inline constant of its half-precision bits (printed back as `0x3800`), not a literal;
+//! - interpolation operands (`attr1.x`, `p20` in a VOP3 source) that the generic reading misses.
+//!
+//! Each reading is an alias in the parser's sense: the text it takes is replaced by what the
+//! operand prints before the final decode-and-print check, so a wrong reading still fails.
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use super::{Attempt, Setting, imm_table, is_source_like, text, value_table};
+use crate::isa::Generation;
+use crate::isa::predicates::{self, PredContext};
+use crate::isa::table::{Encoding, OperandName, encodings, flag};
+
+impl Attempt<'_> {
+    /// The GFX8/GFX9 readings above for operand `i` at `at` (none on other generations).
+    pub(super) fn legacy_aliases(&mut self, i: usize, at: usize) -> Vec<Setting> {
+        let generation = self.target().generation();
+        if !matches!(
+            generation,
+            Generation::Gfx8 | Generation::Gfx9 | Generation::Gfx90a | Generation::Gfx940
+        ) {
+            return Vec::new();
+        }
+        let operand = &self.e.operands[i];
+        if self.e.fields[i].is_empty() {
+            return Vec::new();
+        }
+        let method = operand.class.info().print_method;
+        let text = self.source.text.as_bytes();
+        let start = (at..text.len())
+            .find(|&k| !matches!(text[k], b' ' | b','))
+            .unwrap_or(text.len());
+        let word = self.source.word_at(at).to_owned();
+        let end = start + word.len();
+        let mut out = Vec::new();
+        if self.e.flags.has(flag::MIMG) && operand.name == OperandName::vaddr {
+            out.extend(self.mimg_address(i, &word, end));
+        }
+        match method {
+            "printHwreg" | "printSendMsg" | "printGPRIdxMode" | "printSWaitCnt" => {
+                out.extend(self.raw_number(i, &word, end));
+            }
+            "printSwizzle" => {
+                if let Some(n) = word.strip_prefix("offset:") {
+                    out.extend(self.raw_number(i, n, end));
+                }
+            }
+            "printOpSel" | "printOpSelHi" | "printNegLo" | "printNegHi" => {
+                out.extend(self.default_modifier(i, method, &word, end));
+            }
+            "printInterpAttr" | "printInterpSlot" => {
+                let key = word.split('.').next().unwrap_or("");
+                let table = imm_table(self.index, self.word, i, self.target(), self.e);
+                for &v in table.get(key).into_iter().flatten() {
+                    out.push(Setting {
+                        fields: vec![(self.e.fields[i], v)],
+                        ..Setting::default()
+                    });
+                }
+            }
+            _ => {}
+        }
+        if is_source_like(operand.class) {
+            out.extend(self.f16_inline_in_int(i, &word, end));
+            // A VOPC `_e32` form prints `vcc, ` before its first source, outside any operand.
+            if word == "vcc" {
+                let next = self.source.word_at(end).to_owned();
+                let next_start = (end..text.len())
+                    .find(|&k| !matches!(text[k], b' ' | b','))
+                    .unwrap_or(text.len());
+                out.extend(self.f16_inline_in_int(i, &next, next_start + next.len()));
+            }
+            if self.e.flags.has(flag::MTBUF) && operand.name == OperandName::soffset {
+                out.extend(self.default_format(i, at));
+            }
+        }
+        out
+    }
+
+    /// `v[a:b]` as a pre-GFX10 MIMG address: the field holds `a`; `b - a + 1` must be the
+    /// address width of some record of this instruction on the target.
+    fn mimg_address(&self, i: usize, word: &str, end: usize) -> Vec<Setting> {
+        let Some(rest) = word.strip_prefix("v[") else {
+            return Vec::new();
+        };
+        let Some((first, last)) = rest.strip_suffix(']').and_then(|r| r.split_once(':')) else {
+            return Vec::new();
+        };
+        let (Ok(first), Ok(last)) = (first.parse::<u32>(), last.parse::<u32>()) else {
+            return Vec::new();
+        };
+        if last < first || !mimg_address_widths(self.e, self.target()).contains(&(last - first + 1))
+        {
+            return Vec::new();
+        }
+        let table = value_table(self.e.operands[i].class, self.word, i, self.target(), self.e);
+        // The decoder's record prints the tuple of its own width from this register.
+        let key = (1..=16u32)
+            .map(|w| match w {
+                1 => format!("v{first}"),
+                _ => format!("v[{first}:{}]", first + w - 1),
+            })
+            .find(|k| table.values.contains_key(k));
+        key.and_then(|k| table.values.get(&k))
+            .into_iter()
+            .flatten()
+            .map(|&code| Setting {
+                fields: vec![(self.e.fields[i], code)],
+                alias: Some(end),
+                ..Setting::default()
+            })
+            .collect()
+    }
+
+    /// A control operand written as a number: the field holds it as written.
+    fn raw_number(&self, i: usize, word: &str, end: usize) -> Vec<Setting> {
+        let field = self.e.fields[i];
+        let width = super::field_width(field);
+        if word.is_empty() || !word.bytes().all(|c| c.is_ascii_hexdigit() || c == b'x') {
+            return Vec::new();
+        }
+        text::integers(word)
+            .into_iter()
+            .take(1)
+            .filter(|&n| n >= 0 && (n as u128) < (1u128 << width))
+            .map(|n| Setting {
+                fields: vec![(field, n as u64)],
+                alias: Some(end),
+                ..Setting::default()
+            })
+            .collect()
+    }
+
+    /// `op_sel:[0,0]`, `neg_lo:[0,0,0]`, `op_sel_hi:[1,1]`...: the modifier at the value it has
+    /// when left out (the printer writes nothing for the current bits).
+    fn default_modifier(&mut self, i: usize, method: &str, word: &str, end: usize) -> Vec<Setting> {
+        let name = match method {
+            "printOpSel" => "op_sel",
+            "printOpSelHi" => "op_sel_hi",
+            "printNegLo" => "neg_lo",
+            _ => "neg_hi",
+        };
+        let Some(list) = word
+            .strip_prefix(name)
+            .and_then(|w| w.strip_prefix(":["))
+            .and_then(|w| w.strip_suffix(']'))
+        else {
+            return Vec::new();
+        };
+        let default = if name == "op_sel_hi" { "1" } else { "0" };
+        if !list.split(',').all(|v| v.trim() == default) {
+            return Vec::new();
+        }
+        let setting = Setting {
+            alias: Some(end),
+            ..Setting::default()
+        };
+        match self.printed(i, &setting) {
+            Some(p) if p.trim().is_empty() => vec![setting],
+            _ => Vec::new(),
+        }
+    }
+
+    /// A float written in a 16-bit integer operand (`0.5`, `-4.0`): the inline constant of its
+    /// half-precision bits, which the operand prints as those bits in hex.
+    fn f16_inline_in_int(&self, i: usize, word: &str, end: usize) -> Vec<Setting> {
+        if !word.contains('.') {
+            return Vec::new();
+        }
+        let Some(f) = text::float(word) else {
+            return Vec::new();
+        };
+        let Some(h) = super::f16_bits(f) else {
+            return Vec::new();
+        };
+        let table = value_table(self.e.operands[i].class, self.word, i, self.target(), self.e);
+        if table.values.contains_key(word) && !table.literal_codes.is_empty() {
+            // The operand prints this float itself (a float operand): nothing to add.
+            let literal_only = table.values[word]
+                .iter()
+                .all(|c| table.literal_codes.contains(&(*c as u16)));
+            if !literal_only {
+                return Vec::new();
+            }
+        }
+        table
+            .values
+            .get(&format!("0x{h:x}"))
+            .into_iter()
+            .flatten()
+            .filter(|&&c| !table.literal_codes.contains(&(c as u16)))
+            .map(|&code| Setting {
+                fields: vec![(self.e.fields[i], code)],
+                alias: Some(end),
+                ..Setting::default()
+            })
+            .collect()
+    }
+
+    /// An MTBUF `soffset` followed by its default format written out
+    /// (`s3 format:[BUF_DATA_FORMAT_8]`, `[BUF_NUM_FORMAT_UNORM]` or both): the settings that
+    /// print the register with no format, taking the format word too.
+    fn default_format(&mut self, i: usize, at: usize) -> Vec<Setting> {
+        let mut out = Vec::new();
+        for setting in self.settings(i, at) {
+            let Some(printed) = self.printed(i, &setting) else {
+                continue;
+            };
+            if printed.contains("format") {
+                continue;
+            }
+            let Some(after) = self.source.match_at(at, &printed) else {
+                continue;
+            };
+            let word = self.source.word_at(after);
+            let Some(list) = word
+                .strip_prefix("format:[")
+                .and_then(|w| w.strip_suffix(']'))
+            else {
+                continue;
+            };
+            if !list
+                .split(',')
+                .all(|f| matches!(f.trim(), "BUF_DATA_FORMAT_8" | "BUF_NUM_FORMAT_UNORM"))
+            {
+                continue;
+            }
+            let text = self.source.text.as_bytes();
+            let start = (after..text.len())
+                .find(|&k| !matches!(text[k], b' ' | b','))
+                .unwrap_or(text.len());
+            out.push(Setting {
+                alias: Some(start + word.len()),
+                ..setting
+            });
+        }
+        out
+    }
+}
+
+/// The address widths (in registers) of the records of `e`'s instruction on `target`: the
+/// `_V<n>` of LLVM's pre-GFX10 MIMG record names (`IMAGE_SAMPLE_V1_V3`: one data register,
+/// three address registers).
+fn mimg_address_widths(e: &Encoding, target: &crate::isa::Target) -> Vec<u32> {
+    static BY_NAME: OnceLock<HashMap<String, Vec<u32>>> = OnceLock::new();
+    let by_name = BY_NAME.get_or_init(|| {
+        let mut map: HashMap<String, Vec<u32>> = HashMap::new();
+        for (k, e) in encodings().iter().enumerate() {
+            if e.flags.has(flag::MIMG) {
+                map.entry(e.opcode.name().to_owned()).or_default().push(k as u32);
+            }
+        }
+        map
+    });
+    let name = e.opcode.name();
+    let Some((prefix, _)) = name.rsplit_once("_V") else {
+        return Vec::new();
+    };
+    let ctx = PredContext {
+        processor: target.processor,
+        wave64: target.wave64,
+        real_true16: target.real_true16,
+    };
+    let mut widths = Vec::new();
+    for n in 1..=16u32 {
+        let Some(records) = by_name.get(&format!("{prefix}_V{n}")) else {
+            continue;
+        };
+        let present = records.iter().any(|&k| {
+            let r = &encodings()[k as usize];
+            r.suffix == e.suffix
+                && r.llvm == e.llvm
+                && r.preds
+                    .iter()
+                    .all(|&p| !predicates::checked_by_decoder(p) || predicates::holds(p, &ctx))
+        });
+        if present {
+            widths.push(n);
+        }
+    }
+    widths
+}
