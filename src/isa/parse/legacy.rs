@@ -35,9 +35,6 @@ impl Attempt<'_> {
             return Vec::new();
         }
         let operand = &self.e.operands[i];
-        if self.e.fields[i].is_empty() {
-            return Vec::new();
-        }
         let method = operand.class.info().print_method;
         let text = self.source.text.as_bytes();
         let start = (at..text.len())
@@ -46,6 +43,13 @@ impl Attempt<'_> {
         let word = self.source.word_at(at).to_owned();
         let end = start + word.len();
         let mut out = Vec::new();
+        if let "printOpSel" | "printOpSelHi" | "printNegLo" | "printNegHi" = method {
+            // Modifiers often live in the sources' modifier bits, with no field of their own.
+            return self.default_modifier(i, method, &word, end);
+        }
+        if self.e.fields[i].is_empty() {
+            return out;
+        }
         if self.e.flags.has(flag::MIMG) && operand.name == OperandName::vaddr {
             out.extend(self.mimg_address(i, &word, end));
         }
@@ -57,9 +61,6 @@ impl Attempt<'_> {
                 if let Some(n) = word.strip_prefix("offset:") {
                     out.extend(self.raw_number(i, n, end));
                 }
-            }
-            "printOpSel" | "printOpSelHi" | "printNegLo" | "printNegHi" => {
-                out.extend(self.default_modifier(i, method, &word, end));
             }
             "printInterpAttr" | "printInterpSlot" => {
                 let key = word.split('.').next().unwrap_or("");
@@ -164,14 +165,26 @@ impl Attempt<'_> {
         if !list.split(',').all(|v| v.trim() == default) {
             return Vec::new();
         }
-        let setting = Setting {
+        let mut candidates = vec![Setting {
             alias: Some(end),
             ..Setting::default()
-        };
-        match self.printed(i, &setting) {
-            Some(p) if p.trim().is_empty() => vec![setting],
-            _ => Vec::new(),
+        }];
+        if name == "op_sel_hi" {
+            // All ones: the sources' op_sel_hi bits (and an op_sel_hi field) set.
+            let mut bits = self.modifier_bits(&[3]);
+            for &(lo, hi, _) in self.e.fields[i] {
+                bits.extend(lo..=hi);
+            }
+            candidates.push(Setting {
+                bits: bits.into_iter().map(|b| (b, true)).collect(),
+                alias: Some(end),
+                ..Setting::default()
+            });
         }
+        candidates
+            .into_iter()
+            .filter(|s| self.printed(i, s).is_some_and(|p| p.trim().is_empty()))
+            .collect()
     }
 
     /// A float written in a 16-bit integer operand (`0.5`, `-4.0`): the inline constant of its
