@@ -161,7 +161,13 @@ impl Attempt<'_> {
         else {
             return Vec::new();
         };
-        let default = if name == "op_sel_hi" { "1" } else { "0" };
+        // LLVM's defaults: op_sel_hi 1 on packed math, 0 on mixed precision (`v_mad_mix*`,
+        // `v_fma_mix*`); everything else 0.
+        let default = if name == "op_sel_hi" && !self.e.opcode.name().contains("_MIX") {
+            "1"
+        } else {
+            "0"
+        };
         if !list.split(',').all(|v| v.trim() == default) {
             return Vec::new();
         }
@@ -169,7 +175,7 @@ impl Attempt<'_> {
             alias: Some(end),
             ..Setting::default()
         }];
-        if name == "op_sel_hi" {
+        if default == "1" {
             // All ones: the sources' op_sel_hi bits (and an op_sel_hi field) set.
             let mut bits = self.modifier_bits(&[3]);
             for &(lo, hi, _) in self.e.fields[i] {
