@@ -47,6 +47,12 @@ impl Attempt<'_> {
             // Modifiers often live in the sources' modifier bits, with no field of their own.
             return self.default_modifier(i, method, &word, end);
         }
+        if self.e.flags.has(flag::MIMG)
+            && matches!(operand.name, OperandName::vdata | OperandName::vdst)
+        {
+            out.extend(self.mimg_tfe_data(i, &word, end));
+        }
+        // (A MIMG atomic's `vdst` is tied to `vdata`, with no field of its own.)
         if self.e.fields[i].is_empty() {
             return out;
         }
@@ -120,6 +126,73 @@ impl Attempt<'_> {
             .flatten()
             .map(|&code| Setting {
                 fields: vec![(self.e.fields[i], code)],
+                alias: Some(end),
+                ..Setting::default()
+            })
+            .collect()
+    }
+
+    /// A MIMG data tuple with the register `tfe` adds (`image_atomic_add v[4:6], ... dmask:0x3
+    /// tfe`), where LLVM's decoder keeps the one-register record (atomics have no wider data
+    /// record for the extra register): the tuple LLVM's assembler requires, `tfe` and `dmask`
+    /// read on the second pass.
+    fn mimg_tfe_data(&self, i: usize, word: &str, end: usize) -> Vec<Setting> {
+        let Some(tfe) = self.e.operand_index(OperandName::tfe) else {
+            return Vec::new();
+        };
+        let field = self.e.fields[tfe];
+        if field.is_empty() || !field.iter().all(|&(lo, _, _)| self.word >> lo & 1 == 1) {
+            return Vec::new();
+        }
+        let Some((first, last)) = word
+            .strip_prefix("v[")
+            .and_then(|r| r.strip_suffix(']'))
+            .and_then(|r| r.split_once(':'))
+        else {
+            return Vec::new();
+        };
+        let (Ok(first), Ok(last)) = (first.parse::<u32>(), last.parse::<u32>()) else {
+            return Vec::new();
+        };
+        if last <= first {
+            return Vec::new();
+        }
+        // LLVM's data size: a register per `dmask` bit (four for gather4), halved for packed
+        // D16, and one for `tfe`.
+        let bits_of = |name: OperandName| {
+            self.e.operand_index(name).map_or(0, |k| {
+                self.e.fields[k].iter().fold(0u64, |v, &(lo, hi, field_lo)| {
+                    let width = u32::from(hi - lo) + 1;
+                    v | (((self.word >> lo) as u64 & ((1u64 << width) - 1)) << field_lo)
+                })
+            })
+        };
+        let mut size = if self.e.flags.has(flag::GATHER4) {
+            4
+        } else {
+            bits_of(OperandName::dmask).count_ones().max(1)
+        };
+        let unpacked = self.target().generation() == Generation::Gfx8
+            && self.target().processor.name != "gfx810";
+        if bits_of(OperandName::d16) != 0 && !unpacked {
+            size = size.div_ceil(2);
+        }
+        if last - first + 1 != size + 1 {
+            return Vec::new();
+        }
+        let k = super::field_of(self.e, i);
+        let table = value_table(self.e.operands[k].class, self.word, k, self.target(), self.e);
+        let key = (1..=16u32)
+            .map(|w| match w {
+                1 => format!("v{first}"),
+                _ => format!("v[{first}:{}]", first + w - 1),
+            })
+            .find(|key| table.values.contains_key(key));
+        key.and_then(|key| table.values.get(&key))
+            .into_iter()
+            .flatten()
+            .map(|&code| Setting {
+                fields: vec![(self.e.fields[k], code)],
                 alias: Some(end),
                 ..Setting::default()
             })
