@@ -66,6 +66,7 @@ impl Attempt<'_> {
             "printSwizzle" => {
                 if let Some(n) = word.strip_prefix("offset:") {
                     out.extend(self.raw_number(i, n, end));
+                    out.extend(self.bitmask_perm(i, n, end));
                 }
             }
             "printInterpAttr" | "printInterpSlot" => {
@@ -80,16 +81,26 @@ impl Attempt<'_> {
             }
             _ => {}
         }
-        if is_source_like(operand.class) {
-            out.extend(self.f16_inline_in_int(i, &word, end));
+        let source_like = is_source_like(operand.class);
+        if source_like || method == "printOperandAndFPInputMods" {
+            let mut words = vec![(word.clone(), end)];
             // A VOPC `_e32` form prints `vcc, ` before its first source, outside any operand.
             if word == "vcc" {
                 let next = self.source.word_at(end).to_owned();
                 let next_start = (end..text.len())
                     .find(|&k| !matches!(text[k], b' ' | b','))
                     .unwrap_or(text.len());
-                out.extend(self.f16_inline_in_int(i, &next, next_start + next.len()));
+                let next_end = next_start + next.len();
+                words.push((next, next_end));
             }
+            for (w, e) in &words {
+                if source_like {
+                    out.extend(self.f16_inline_in_int(i, w, *e));
+                }
+                out.extend(self.inv2pi_hex(i, method, w, *e));
+            }
+        }
+        if source_like {
             if self.e.flags.has(flag::MTBUF) && operand.name == OperandName::soffset {
                 out.extend(self.default_format(i, at));
             }
@@ -197,6 +208,84 @@ impl Attempt<'_> {
                 ..Setting::default()
             })
             .collect()
+    }
+
+    /// `swizzle(BITMASK_PERM,"01pi0")` as LLVM's assembler encodes it (one character a lane-id
+    /// bit, most significant first: `0` and `1` force the bit, `p` keeps it, `i` inverts it),
+    /// though the printer may write the value as another macro (`"00001"` is
+    /// `swizzle(BROADCAST,32,1)`).
+    fn bitmask_perm(&self, i: usize, word: &str, end: usize) -> Vec<Setting> {
+        let Some(mask) = word
+            .strip_prefix("swizzle(BITMASK_PERM,\"")
+            .and_then(|w| w.strip_suffix("\")"))
+        else {
+            return Vec::new();
+        };
+        if mask.len() != 5 {
+            return Vec::new();
+        }
+        let (mut and, mut or, mut xor) = (0u64, 0u64, 0u64);
+        for (k, c) in mask.chars().enumerate() {
+            let bit = 1u64 << (4 - k);
+            match c {
+                '0' => {}
+                '1' => or |= bit,
+                'p' => and |= bit,
+                'i' => {
+                    and |= bit;
+                    xor |= bit;
+                }
+                _ => return Vec::new(),
+            }
+        }
+        vec![Setting {
+            fields: vec![(self.e.fields[i], and | (or << 5) | (xor << 10))],
+            alias: Some(end),
+            ..Setting::default()
+        }]
+    }
+
+    /// 1/(2*pi) written as its bits in the operand's float width (`0x3118`, `0x3e22f983`,
+    /// `0x3fc45f306dc9c882`): LLVM encodes the inline constant (248), printed as
+    /// `0.15915494`.
+    fn inv2pi_hex(&self, i: usize, method: &str, word: &str, end: usize) -> Vec<Setting> {
+        let (k, mods) = if method == "printOperandAndFPInputMods" {
+            (i + 1, Some(self.e.fields[i]))
+        } else {
+            (i, None)
+        };
+        if k >= self.e.operands.len() || self.e.fields[k].is_empty() {
+            return Vec::new();
+        }
+        let kind = self.e.operands[k].class.info().operand_type;
+        let bits: u64 = if kind.contains("FP16") {
+            0x3118
+        } else if kind.contains("FP32") {
+            0x3e22_f983
+        } else if kind.contains("FP64") {
+            0x3fc4_5f30_6dc9_c882
+        } else {
+            return Vec::new();
+        };
+        let Some(hex) = word.strip_prefix("0x") else {
+            return Vec::new();
+        };
+        if u64::from_str_radix(hex, 16).ok() != Some(bits) {
+            return Vec::new();
+        }
+        let table = value_table(self.e.operands[k].class, self.word, k, self.target(), self.e);
+        if !table.values.values().any(|codes| codes.contains(&248)) {
+            return Vec::new();
+        }
+        let mut fields = vec![(self.e.fields[k], 248)];
+        if let Some(m) = mods.filter(|m| !m.is_empty()) {
+            fields.push((m, 0));
+        }
+        vec![Setting {
+            fields,
+            alias: Some(end),
+            ..Setting::default()
+        }]
     }
 
     /// A control operand written as a number: the field holds it as written.
