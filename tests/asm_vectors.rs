@@ -367,7 +367,7 @@ fn equivalent_spellings_give_llvms_bytes() {
 /// LLVM refuses, refused.
 #[test]
 fn gfx8_gfx9_spellings_give_llvms_bytes() {
-    let cases: [(&str, &str, &str); 18] = [
+    let cases: [(&str, &str, &str); 19] = [
         // MIMG address tuple; the decoder's record names one register.
         ("gfx802", "image_sample v5, v[1:2], s[8:15], s[12:15] dmask:0x1", "000180f001056200"),
         // A MIMG atomic's data with tfe's extra register.
@@ -391,6 +391,8 @@ fn gfx8_gfx9_spellings_give_llvms_bytes() {
         // 1/(2*pi) written as its bits: the inline constant (f32 in VOP2, f64 with modifiers).
         ("gfx802", "v_add_f32 v5, 0x3e22f983, v2", "f8040a02"),
         ("gfx802", "v_add_f64 v[4:5], s[0:1], 0x3fc45f306dc9c882", "040080d200f00100"),
+        // A compressed export: the first and third sources are the registers, two lanes each.
+        ("gfx900", "exp mrtz v3, v3, off, off compr", "830400c403000000"),
         // Interpolation attribute and slot.
         ("gfx802", "v_interp_p1_f32 v5, v1, attr1.x", "010414d4"),
         ("gfx802", "v_interp_mov_f32_e64 v5, p20, attr0.x", "050072d200020000"),

@@ -474,3 +474,57 @@ fn mimg_address_widths(e: &Encoding, target: &crate::isa::Target) -> Vec<u32> {
     }
     widths
 }
+
+impl super::Parser {
+    /// A compressed export (`exp mrtz v3, v3, v7, v7 compr`) as LLVM's assembler reads it: the
+    /// first and third sources are the two registers (`vsrc0`, `vsrc1`), each enabling two
+    /// lanes; the second and fourth are not encoded. The text must print back as written.
+    /// `None`: not a GFX8/GFX9 compressed export.
+    pub(super) fn legacy_exp_compr(&self, line: &str) -> Option<super::Parsed> {
+        use super::super::operand::decode_operands;
+        if !matches!(
+            self.target().generation(),
+            Generation::Gfx8 | Generation::Gfx9 | Generation::Gfx90a | Generation::Gfx940
+        ) {
+            return None;
+        }
+        let rest = line.trim().strip_prefix("exp ")?;
+        let words: Vec<&str> = rest.split_whitespace().collect();
+        if !words.contains(&"compr") {
+            return None;
+        }
+        let (target, tail) = rest.trim_start().split_once(' ')?;
+        let slots: Vec<&str> = tail.splitn(4, ',').map(str::trim).collect();
+        if slots.len() != 4 {
+            return None;
+        }
+        let mut last = slots[3].split_whitespace();
+        // The fourth source (not encoded; the print check below wants it equal to the third).
+        last.next()?;
+        let modifiers: Vec<&str> = last.filter(|&w| w != "compr").collect();
+        let plain = format!(
+            "exp {target} {}, {}, off, off {}",
+            slots[0],
+            slots[2],
+            modifiers.join(" ")
+        );
+        let parsed = self.parse(&plain).ok()?;
+        let e = parsed.encoding;
+        let field = |name: OperandName| e.operand_index(name).map(|k| e.fields[k]);
+        let (en, compr) = (field(OperandName::en)?, field(OperandName::compr)?);
+        let mut word = parsed.inst.encoded_bits();
+        let lanes = u64::from(slots[0] != "off") * 0x3 | u64::from(slots[2] != "off") * 0xc;
+        word = super::deposit(word, en, lanes);
+        word = super::deposit(word, compr, 1);
+        let bytes = word.to_le_bytes()[..e.bits as usize / 8].to_vec();
+        let inst = self.decoder.decode_uncached(&bytes);
+        let encoding = inst.encoding()?;
+        let printed = super::print::print(&inst, self.target(), 0);
+        let source = super::Source::new(line);
+        if source.match_at(0, &printed) != Some(source.text.len()) {
+            return None;
+        }
+        let ops = decode_operands(encoding, inst.encoded_bits(), &[], self.target()).ok()?;
+        Some(super::Parsed { encoding, ops, inst })
+    }
+}

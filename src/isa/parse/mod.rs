@@ -91,6 +91,9 @@ impl Parser {
 
     /// Parses one instruction (no label, no comment).
     pub fn parse(&self, line: &str) -> Result<Parsed, ParseError> {
+        if let Some(parsed) = self.legacy_exp_compr(line) {
+            return Ok(parsed);
+        }
         let (source, mnemonic, written) = prepare(line);
         let base = strip_suffix(&mnemonic);
         let mut candidates: Vec<u16> = self.by_mnemonic.get(base).cloned().unwrap_or_default();
