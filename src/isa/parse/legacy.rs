@@ -45,7 +45,7 @@ impl Attempt<'_> {
         let mut out = Vec::new();
         if let "printOpSel" | "printOpSelHi" | "printNegLo" | "printNegHi" = method {
             // Modifiers often live in the sources' modifier bits, with no field of their own.
-            return self.default_modifier(i, method, &word, end);
+            return self.default_modifier(i, at, method, &word, end);
         }
         if self.e.flags.has(flag::MIMG)
             && matches!(operand.name, OperandName::vdata | OperandName::vdst)
@@ -309,7 +309,14 @@ impl Attempt<'_> {
 
     /// `op_sel:[0,0]`, `neg_lo:[0,0,0]`, `op_sel_hi:[1,1]`...: the modifier at the value it has
     /// when left out (the printer writes nothing for the current bits).
-    fn default_modifier(&mut self, i: usize, method: &str, word: &str, end: usize) -> Vec<Setting> {
+    fn default_modifier(
+        &mut self,
+        i: usize,
+        at: usize,
+        method: &str,
+        word: &str,
+        end: usize,
+    ) -> Vec<Setting> {
         let name = match method {
             "printOpSel" => "op_sel",
             "printOpSelHi" => "op_sel_hi",
@@ -331,7 +338,7 @@ impl Attempt<'_> {
             "0"
         };
         if !list.split(',').all(|v| v.trim() == default) {
-            return Vec::new();
+            return self.short_modifier_list(i, at, name, list, end);
         }
         let mut candidates = vec![Setting {
             alias: Some(end),
@@ -353,6 +360,41 @@ impl Attempt<'_> {
             .into_iter()
             .filter(|s| self.printed(i, s).is_some_and(|p| p.trim().is_empty()))
             .collect()
+    }
+
+    /// A modifier list shorter than the instruction's (`op_sel:[1,0]` on a three-source
+    /// `v_dot2_f32_f16`): LLVM pads it with zeros. The bits that print the padded list.
+    fn short_modifier_list(
+        &mut self,
+        i: usize,
+        at: usize,
+        name: &str,
+        list: &str,
+        end: usize,
+    ) -> Vec<Setting> {
+        let values: Vec<&str> = list.split(',').map(str::trim).collect();
+        if !values.iter().all(|v| matches!(*v, "0" | "1")) {
+            return Vec::new();
+        }
+        let settings = self.settings(i, at);
+        for pad in 1..=3 {
+            let mut padded = values.clone();
+            padded.extend(std::iter::repeat_n("0", pad));
+            let want = format!("{name}:[{}]", padded.join(","));
+            let out: Vec<Setting> = settings
+                .iter()
+                .filter(|s| self.printed(i, s).is_some_and(|p| p.trim() == want))
+                .take(1)
+                .map(|s| Setting {
+                    alias: Some(end),
+                    ..s.clone()
+                })
+                .collect();
+            if !out.is_empty() {
+                return out;
+            }
+        }
+        Vec::new()
     }
 
     /// A float written in a 16-bit integer operand (`0.5`, `-4.0`): the inline constant of its
