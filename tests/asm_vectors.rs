@@ -367,7 +367,7 @@ fn equivalent_spellings_give_llvms_bytes() {
 /// LLVM refuses, refused.
 #[test]
 fn gfx8_gfx9_spellings_give_llvms_bytes() {
-    let cases: [(&str, &str, &str); 20] = [
+    let cases: [(&str, &str, &str); 21] = [
         // MIMG address tuple; the decoder's record names one register.
         ("gfx802", "image_sample v5, v[1:2], s[8:15], s[12:15] dmask:0x1", "000180f001056200"),
         // A MIMG atomic's data with tfe's extra register.
@@ -385,6 +385,7 @@ fn gfx8_gfx9_spellings_give_llvms_bytes() {
         ("gfx900", "v_mad_mix_f32 v5, v1, v2, v3 op_sel_hi:[0,0,0]", "0500a0d301050e04"),
         // A modifier list shorter than the sources, padded with zeros (src2's op_sel_hi stays 1).
         ("gfx908", "v_dot2_f32_f16 v0, v1, v2, v3 op_sel:[1,0]", "0048a3d301050e1c"),
+        ("gfx908", "v_dot2_f32_f16 v0, v1, v2, v3 op_sel_hi:[1,1]", "0000a3d301050e1c"),
         // The MTBUF default format written out.
         ("gfx802", "tbuffer_load_format_xy v[5:6], off, s[8:11], s3 format:[BUF_DATA_FORMAT_8] offset:4095", "ff8f08e800050203"),
         // A float inline constant in a 16-bit integer operand (VOP2, VOPC).

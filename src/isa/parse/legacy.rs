@@ -337,8 +337,11 @@ impl Attempt<'_> {
         } else {
             "0"
         };
-        if !list.split(',').all(|v| v.trim() == default) {
-            return self.short_modifier_list(i, at, name, list, end);
+        // A short list is padded with zeros first, even one of defaults: `op_sel_hi:[1,1]` on
+        // a three-source instruction is `op_sel_hi:[1,1,0]`.
+        let short = self.short_modifier_list(i, at, name, list, end);
+        if !short.is_empty() || !list.split(',').all(|v| v.trim() == default) {
+            return short;
         }
         let mut candidates = vec![Setting {
             alias: Some(end),
