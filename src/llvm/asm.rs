@@ -59,18 +59,25 @@ extern "C" fn collect_diagnostic(info: LLVMDiagnosticInfoRef, sink: *mut c_void)
 impl LlvmAssembler {
     /// An assembler for `target` (processor, wave size, true16 mode).
     pub fn new(target: &Target) -> Result<LlvmAssembler, LlvmAsmError> {
+        LlvmAssembler::for_cpu(target.processor.name, &target.mattr())
+    }
+
+    /// An assembler for an LLVM CPU name and feature string as given (`tonga`, `gfx906`;
+    /// `+wavefrontsize64`, `-real-true16`), unchecked by gfxpatch: for replaying LLVM's own
+    /// test RUN lines.
+    pub fn for_cpu(cpu: &str, features: &str) -> Result<LlvmAssembler, LlvmAsmError> {
         let fail = |message: String| LlvmAsmError { line: 0, message };
         let llvm_target = super::amdgpu_target().ok_or_else(|| fail("LLVM was built without the AMDGPU target".to_owned()))?;
         let machine = llvm_target
             .create_target_machine(
                 &TargetTriple::create("amdgcn--"),
-                target.processor.name,
-                &target.mattr(),
+                cpu,
+                features,
                 OptimizationLevel::None,
                 RelocMode::Default,
                 CodeModel::Default,
             )
-            .ok_or_else(|| fail(format!("LLVM has no target machine for {target}")))?;
+            .ok_or_else(|| fail(format!("LLVM has no target machine for {cpu} {features}")))?;
         let context = Context::create();
         let diagnostics = Box::new(RefCell::new(Vec::new()));
         // SAFETY: the handler reads `diagnostics` through the pointer; the box lives in the

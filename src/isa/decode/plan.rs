@@ -178,7 +178,7 @@ pub fn plan(target: &Target) -> Vec<Attempt> {
         let unpacked_d16 = generation == Gfx8 && name != "gfx810";
         // Parts that repurposed v_mad_mix_* as v_fma_mix_* (FeatureFmaMixInsts).
         // (gfx9-generic has neither mad_mix nor fma_mix.)
-        let fma_mix = matches!(name, "gfx906" | "gfx908" | "gfx90a" | "gfx942" | "gfx950");
+        let fma_mix = matches!(name, "gfx904" | "gfx906" | "gfx908" | "gfx90a" | "gfx942" | "gfx950");
         // FeatureGFX10_BEncoding: gfx1011, gfx1012, gfx1013 and GFX10.3.
         let gfx10_b = generation == Gfx10_3 || matches!(name, "gfx1011" | "gfx1012" | "gfx1013");
         sequence(generation, unpacked_d16, fma_mix, gfx10_b)

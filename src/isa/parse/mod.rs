@@ -19,6 +19,7 @@
 //! constant.
 
 mod file;
+mod legacy;
 mod text;
 
 use std::collections::HashMap;
@@ -90,6 +91,9 @@ impl Parser {
 
     /// Parses one instruction (no label, no comment).
     pub fn parse(&self, line: &str) -> Result<Parsed, ParseError> {
+        if let Some(parsed) = self.legacy_exp_compr(line) {
+            return Ok(parsed);
+        }
         let (source, mnemonic, written) = prepare(line);
         let base = strip_suffix(&mnemonic);
         let mut candidates: Vec<u16> = self.by_mnemonic.get(base).cloned().unwrap_or_default();
@@ -764,7 +768,10 @@ impl<'a> Attempt<'a> {
 
     /// Chooses operand `i`'s bits to match the text at `at`; returns where its text ends.
     fn operand(&mut self, i: usize, at: usize) -> Result<usize, Failure> {
-        let mut settings = self.settings(i, at);
+        // GFX8/GFX9 spellings first: of equal reach, LLVM's reading wins (`0.5` in a 16-bit
+        // integer operand is an inline constant, though a literal prints alike).
+        let mut settings = self.legacy_aliases(i, at);
+        settings.extend(self.settings(i, at));
         settings.extend(self.aliases(i, at));
         let mut best: Option<(usize, usize)> = None;
         if std::env::var_os("GFXPATCH_PARSE_TRACE").is_some() {
