@@ -265,6 +265,7 @@ impl Parser {
 /// suffix written.
 fn prepare(line: &str) -> (Source, String, &'static str) {
     let mut source = Source::new(line);
+    src_names(&mut source);
     let mnemonic = source.mnemonic().to_owned();
     let base = strip_suffix(&mnemonic).len();
     let written = text::SUFFIXES
@@ -275,6 +276,46 @@ fn prepare(line: &str) -> (Source, String, &'static str) {
     source.cut(base, written.len());
     source.suffix_gap = Some(base);
     (source, mnemonic, written)
+}
+
+/// LLVM's other names of special source registers (`execz` for `src_execz`, ...), exact
+/// synonyms in its assembler, written as the printer writes them.
+fn src_names(source: &mut Source) {
+    const NAMES: [&str; 11] = [
+        "execz",
+        "vccz",
+        "scc",
+        "lds_direct",
+        "pops_exiting_wave_id",
+        "shared_base",
+        "shared_limit",
+        "private_base",
+        "private_limit",
+        "flat_scratch_base_lo",
+        "flat_scratch_base_hi",
+    ];
+    let Some(first_space) = source.text.find(' ') else {
+        return;
+    };
+    let mut k = first_space;
+    while k < source.text.len() {
+        let bytes = source.text.as_bytes();
+        let boundary = |c: u8| !(c.is_ascii_alphanumeric() || c == b'_' || c == b'.');
+        if !boundary(bytes[k - 1]) || boundary(bytes[k]) {
+            k += 1;
+            continue;
+        }
+        let rest = &source.text[k..];
+        let len = rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.')).unwrap_or(rest.len());
+        let word = &rest[..len];
+        if NAMES.contains(&word) {
+            let new = format!("src_{word}");
+            source.splice(k, len, &new);
+            k += new.len();
+        } else {
+            k += len.max(1);
+        }
+    }
 }
 
 /// Whether the encoding suffix written after a mnemonic names encoding `e`'s form: `_e32` the
@@ -563,7 +604,7 @@ impl<'a> Attempt<'a> {
             index: index as u16,
             source,
             word,
-            tail: Vec::new(),
+            tail: vec![0; 4 * nsa_address_bytes(e).div_ceil(4)],
             scratch: String::new(),
             replaced: Vec::new(),
         }
@@ -579,6 +620,7 @@ impl<'a> Attempt<'a> {
 
     fn run(mut self) -> Result<Parsed, Failure> {
         let initial = self.word;
+        let initial_tail = self.tail.clone();
         let first = self.walk(false).and_then(|at| self.finish(at));
         let Err(failure) = first else {
             return first;
@@ -591,13 +633,13 @@ impl<'a> Attempt<'a> {
             return Err(failure);
         }
         self.word = initial;
-        self.tail.clear();
+        self.tail.clone_from(&initial_tail);
         self.replaced.clear();
         let _ = self.walk(true);
         if self.word == initial {
             return Err(failure);
         }
-        self.tail.clear();
+        self.tail.clone_from(&initial_tail);
         self.replaced.clear();
         match self.walk(false).and_then(|at| self.finish(at)) {
             Ok(parsed) => Ok(parsed),
@@ -848,6 +890,23 @@ impl<'a> Attempt<'a> {
     fn aliases(&mut self, i: usize, at: usize) -> Vec<Setting> {
         let operand = &self.e.operands[i];
         let field = self.e.fields[i];
+        if field.is_empty() && !is_source_like(operand.class) {
+            // A bit the opcode implies (BVH `a16`): `noa16` where it prints nothing.
+            let word = self.source.word_at(at);
+            let text = self.source.text.as_bytes();
+            let start = (at..text.len()).find(|&k| text[k] != b' ').unwrap_or(text.len());
+            let setting = Setting {
+                alias: Some(start + word.len()),
+                ..Setting::default()
+            };
+            if start > at
+                && word.strip_prefix("no") == Some(operand.name.name())
+                && self.printed(i, &setting).is_some_and(|p| p.trim().is_empty())
+            {
+                return vec![setting];
+            }
+            return Vec::new();
+        }
         if field.is_empty() || is_source_like(operand.class) {
             return Vec::new();
         }
@@ -880,6 +939,7 @@ impl<'a> Attempt<'a> {
                 }
             }
         }
+        out.extend(self.more_aliases(i, at, start, word, end));
         let default = match name {
             "row_mask" | "bank_mask" => Some(0xf),
             "bound_ctrl" | "fi" => Some(0),
@@ -958,6 +1018,7 @@ impl<'a> Attempt<'a> {
             _ => {}
         }
         if field.is_empty() {
+            out.extend(self.nsa_settings(i, at));
             return out;
         }
         if operand.class == OperandClass::Dpp8FI {
@@ -1208,6 +1269,183 @@ impl<'a> Attempt<'a> {
     }
 }
 
+/// How many MIMG NSA address operands (`vaddr1`, ...) `e` keeps in the bytes after its
+/// encoding, one byte each, in whole dwords.
+fn nsa_address_bytes(e: &Encoding) -> usize {
+    let vaddr0 = e.operand_index(OperandName::vaddr0);
+    let rsrc = e
+        .operand_index(OperandName::srsrc)
+        .or_else(|| e.operand_index(OperandName::rsrc));
+    match (e.flags.has(flag::MIMG), vaddr0, rsrc) {
+        (true, Some(v0), Some(rs)) if rs > v0 + 1 => rs - v0 - 1,
+        _ => 0,
+    }
+}
+
+impl Attempt<'_> {
+    /// A MIMG NSA address operand after the first (`[v1, v5, v[8:9]]`): its register's first
+    /// index in its byte after the encoding. Printing checks the rest (the tuple's width).
+    fn nsa_settings(&self, i: usize, _at: usize) -> Vec<Setting> {
+        let Some(v0) = self.e.operand_index(OperandName::vaddr0) else {
+            return Vec::new();
+        };
+        let k = i.wrapping_sub(v0 + 1);
+        if i <= v0 || k >= nsa_address_bytes(self.e) || k >= self.tail.len() {
+            return Vec::new();
+        }
+        let word = self.source.word_at(_at);
+        let digits: String = word
+            .trim_start_matches(['[', 'v'])
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect();
+        let Ok(first) = digits.parse::<u8>() else {
+            return Vec::new();
+        };
+        let mut tail = self.tail.clone();
+        tail[k] = first;
+        vec![Setting {
+            tail: Some(tail),
+            ..Setting::default()
+        }]
+    }
+}
+
+impl Attempt<'_> {
+    /// More spellings LLVM's assembler accepts: `noa16` (any named bit written `no` + name for
+    /// 0), a control word written as a number (`s_waitcnt_depctr 0xff9f`, `s_getreg_b32 s0, 6`,
+    /// `offset:0xffff` for a swizzle), and `s_waitcnt_depctr` fields in any order, defaults
+    /// written out, joined by `&` or `,`.
+    fn more_aliases(&mut self, i: usize, at: usize, start: usize, word: &str, end: usize) -> Vec<Setting> {
+        let operand = &self.e.operands[i];
+        let field = self.e.fields[i];
+        let name = operand.name.name();
+        let method = operand.class.info().print_method;
+        let alias = |value: u64, end: usize| Setting {
+            fields: vec![(field, value)],
+            alias: Some(end),
+            ..Setting::default()
+        };
+        let mut out = Vec::new();
+        if start > at && word.strip_prefix("no") == Some(name) {
+            let setting = alias(0, end);
+            if self.printed(i, &setting).is_some_and(|p| p.trim().is_empty()) {
+                out.push(setting);
+            }
+        }
+        let numeric = matches!(
+            method,
+            "printSWaitCnt"
+                | "printHwreg"
+                | "printSendMsg"
+                | "printSDelayALU"
+                | "printDepCtr"
+                | "printSwizzle"
+                | "printGPRIdxMode"
+        );
+        if numeric {
+            let number = if method == "printSwizzle" {
+                word.strip_prefix("offset:")
+            } else {
+                Some(word)
+            };
+            if let Some(number) = number
+                && let Some(n) = plain_integer(number)
+            {
+                let width = field_width(field);
+                let mask = if width >= 64 { u64::MAX } else { (1u64 << width) - 1 };
+                let fits = if n < 0 { -n <= (mask as i128 + 1) / 2 } else { n <= mask as i128 };
+                if fits {
+                    out.push(alias(n as u64 & mask, end));
+                }
+            }
+        }
+        if method == "printDepCtr"
+            && let Some((value, end)) = depctr_words(self.target(), &self.source.text, start)
+        {
+            out.push(alias(value, end));
+        }
+        out
+    }
+}
+
+/// An integer written whole: decimal or `0x` hex, with an optional `-`.
+fn plain_integer(word: &str) -> Option<i128> {
+    let (negative, digits) = match word.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, word),
+    };
+    let value = match digits.strip_prefix("0x").or_else(|| digits.strip_prefix("0X")) {
+        Some(hex) => i128::from_str_radix(hex, 16).ok()?,
+        None if !digits.is_empty() && digits.bytes().all(|c| c.is_ascii_digit()) => digits.parse().ok()?,
+        None => return None,
+    };
+    Some(if negative { -value } else { value })
+}
+
+/// `s_waitcnt_depctr` fields as LLVM's assembler reads them: `name(value)` items separated by
+/// spaces, `&` or `,`, each field at most once; fields not written keep their default (their
+/// maximum). The value and where the text ends, or `None` if the text at `start` is not such a
+/// list.
+fn depctr_words(target: &Target, text: &str, start: usize) -> Option<(u64, usize)> {
+    // (name, shift, width), as the printer's (`print::control`); hold_cnt from GFX10.3.
+    const FIELDS: [(&str, u32, u32); 7] = [
+        ("depctr_hold_cnt", 7, 1),
+        ("depctr_sa_sdst", 0, 1),
+        ("depctr_va_vdst", 12, 4),
+        ("depctr_va_sdst", 9, 3),
+        ("depctr_va_ssrc", 8, 1),
+        ("depctr_va_vcc", 1, 1),
+        ("depctr_vm_vsrc", 2, 3),
+    ];
+    let hold_cnt = target.generation() >= super::Generation::Gfx10_3;
+    let fields: Vec<_> = FIELDS
+        .iter()
+        .filter(|f| hold_cnt || f.0 != "depctr_hold_cnt")
+        .collect();
+    let mut value: u64 = fields
+        .iter()
+        .map(|&&(_, shift, width)| ((1u64 << width) - 1) << shift)
+        .sum();
+    let bytes = text.as_bytes();
+    let mut at = start;
+    let mut end = None;
+    let mut seen = 0u32;
+    loop {
+        // A separator before every item but the first.
+        let mut k = at;
+        while k < bytes.len() && bytes[k] == b' ' {
+            k += 1;
+        }
+        if end.is_some() && k < bytes.len() && matches!(bytes[k], b'&' | b',') {
+            k += 1;
+            while k < bytes.len() && bytes[k] == b' ' {
+                k += 1;
+            }
+        }
+        let rest = &text[k..];
+        let Some((n, &&(_, shift, width))) = fields
+            .iter()
+            .enumerate()
+            .find(|(_, f)| rest.starts_with(f.0) && rest[f.0.len()..].starts_with('('))
+        else {
+            break;
+        };
+        let name_len = fields[n].0.len();
+        let inner = &rest[name_len + 1..];
+        let close = inner.find(')')?;
+        let v = plain_integer(inner[..close].trim())?;
+        if v < 0 || v >= 1 << width || seen & (1 << n) != 0 {
+            return None;
+        }
+        seen |= 1 << n;
+        value = (value & !(((1u64 << width) - 1) << shift)) | ((v as u64) << shift);
+        at = k + name_len + 1 + close + 1;
+        end = Some(at);
+    }
+    end.map(|e| (value, e))
+}
+
 /// The operand whose field holds operand `i`'s bits: itself, or for a MIMG atomic's `vdst`
 /// (tied to `vdata`, not encoded) `vdata`.
 fn field_of(e: &Encoding, i: usize) -> usize {
@@ -1443,7 +1681,7 @@ fn imm_table(
     let field = e.fields[field_of(e, i)];
     let width = field_width(field).min(16);
     let mut table: HashMap<String, Vec<u64>> = HashMap::new();
-    let zeros = [0u8; 8];
+    let zeros = [0u8; 16];
     let mut out = String::new();
     for v in 0..(1u64 << width) {
         let word = deposit(base, field, v);
