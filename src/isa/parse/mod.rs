@@ -107,7 +107,7 @@ impl Parser {
         if candidates.is_empty() {
             return Err(self.unknown_mnemonic(&source, &mnemonic));
         }
-        let mut best: Option<Parsed> = None;
+        let mut best: Option<(Parsed, &Encoding)> = None;
         let mut failure = Failure::default();
         for &index in &candidates {
             let e = &encodings()[index as usize];
@@ -123,21 +123,29 @@ impl Parser {
                     // The shortest; of equal length, a record LLVM's matcher prefers over
                     // its `_alt` twin (`s_load_dword s5, s[2:3], s0`: the SGPR in the offset
                     // field, not in `soffset`).
-                    let rank = |p: &Parsed, bits: u8| {
-                        (p.inst.len(), bits, p.encoding.record_name().contains("_alt"))
+                    // Of a returning atomic and its plain twin that both print the text, the
+                    // plain one: its cache-policy bits are the ones written (GFX12
+                    // `th:TH_ATOMIC_CASCADE_NT` is 6, which the `_RTN` record prints for 7).
+                    let rank = |p: &Parsed, bits: u8, tried: &Encoding| {
+                        (
+                            p.inst.len(),
+                            bits,
+                            p.encoding.record_name().contains("_alt"),
+                            tried.opcode.name().contains("_RTN"),
+                        )
                     };
                     let better = match &best {
                         None => true,
-                        Some(b) => rank(&parsed, e.bits) < rank(b, b.encoding.bits),
+                        Some((b, tried)) => rank(&parsed, e.bits, e) < rank(b, b.encoding.bits, tried),
                     };
                     if better {
-                        best = Some(parsed);
+                        best = Some((parsed, e));
                     }
                 }
                 Err(f) => failure.keep_furthest(f),
             }
         }
-        best.ok_or_else(|| failure.into_error(&source))
+        best.map(|(p, _)| p).ok_or_else(|| failure.into_error(&source))
     }
 
     /// The current name and encodings of an instruction this target has under another name,
@@ -584,6 +592,8 @@ struct Attempt<'a> {
     scratch: String,
     /// Text read as an alias: (start, end, what the operand prints), for the final check.
     replaced: Vec<(usize, usize, String)>,
+    /// The AsmString read: the record's, or its MIMG sibling's.
+    asm: &'static str,
 }
 
 impl<'a> Attempt<'a> {
@@ -607,6 +617,7 @@ impl<'a> Attempt<'a> {
             tail: vec![0; 4 * nsa_address_bytes(e).div_ceil(4)],
             scratch: String::new(),
             replaced: Vec::new(),
+            asm: e.asm,
         }
     }
 
@@ -641,6 +652,14 @@ impl<'a> Attempt<'a> {
         }
         self.tail.clone_from(&initial_tail);
         self.replaced.clear();
+        // The bits read so far may convert the record to a sibling (a MIMG record of other
+        // data and address widths) whose AsmString lists another number of NSA addresses:
+        // read the text as that one prints.
+        if let Ok(ops) = decode_operands(self.e, self.word, &self.tail, self.target())
+            && let Some(sibling) = ops.converted
+        {
+            self.asm = sibling.asm;
+        }
         match self.walk(false).and_then(|at| self.finish(at)) {
             Ok(parsed) => Ok(parsed),
             Err(second) if second.at > failure.at => Err(second),
@@ -652,14 +671,25 @@ impl<'a> Attempt<'a> {
     /// that does not match is passed over (its word skipped) instead of failing.
     fn walk(&mut self, skipping: bool) -> Result<usize, Failure> {
         let mut at = 0;
-        for piece in pieces(self.e.asm) {
+        // Skipping, text that does not match (a list of NSA addresses shorter than this
+        // record's) loses the place: operands are passed over until a piece of text matches.
+        let mut lost = false;
+        for piece in pieces(self.asm) {
             match piece {
+                Piece::Text(t) if skipping => match self.source.match_at(at, t) {
+                    Some(end) => {
+                        at = end;
+                        lost = false;
+                    }
+                    None => lost = true,
+                },
                 Piece::Text(t) => {
                     at = self
                         .source
                         .match_at(at, t)
                         .ok_or_else(|| self.fail(at, format!("`{}`", t.trim()), None))?;
                 }
+                Piece::Operand(_) if lost => {}
                 Piece::Operand(name) => {
                     let Some(i) = self.e.operands.iter().position(|o| o.name.name() == name) else {
                         continue;
@@ -669,7 +699,10 @@ impl<'a> Attempt<'a> {
                         Err(_) if skipping => {
                             let text = self.source.text.as_bytes();
                             let start = (at..text.len()).find(|&k| text[k] != b' ').unwrap_or(at);
-                            start + self.source.word_at(start).len()
+                            let word = self.source.word_at(start);
+                            // The last of a list (`v1]`): the bracket is the AsmString's.
+                            let unbalanced = word.matches(']').count() > word.matches('[').count();
+                            start + word.len() - usize::from(unbalanced && word.ends_with(']'))
                         }
                         Err(f) => return Err(f),
                     };
@@ -925,8 +958,12 @@ impl<'a> Attempt<'a> {
             && key == name
             && start > at
         {
-            let values: Vec<u64> = if name == "bound_ctrl" {
+            // LLVM reads `bound_ctrl:0` as `bound_ctrl:1` before GFX11, as written from GFX11.
+            let gfx11 = self.target().generation() >= super::Generation::Gfx11;
+            let values: Vec<u64> = if name == "bound_ctrl" && !(gfx11 && value == "0") {
                 vec![1]
+            } else if name == "bound_ctrl" {
+                vec![0]
             } else if operand.class == OperandClass::Dpp8FI {
                 vec![if value == "0" { 0xe9 } else { 0xea }]
             } else {
@@ -1185,6 +1222,15 @@ impl<'a> Attempt<'a> {
                         fields: vec![(field, c)],
                         ..Setting::default()
                     }));
+                } else if operand.class.info().decoder_method == "decodeOperandVOPDDstY"
+                    && let Some(n) = key.strip_prefix('v').and_then(|n| n.parse::<u64>().ok())
+                {
+                    // VOPD's vdstY keeps all but its low bit (the opposite of vdstX's), so
+                    // the table, made with some vdstX, holds only half the registers.
+                    out.push(Setting {
+                        fields: vec![(field, n)],
+                        ..Setting::default()
+                    });
                 } else {
                     // The table was made from other bits than those at hand: a tuple whose
                     // width comes from another field (MIMG `dmask`), a 16-bit half selected by
