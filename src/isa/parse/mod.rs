@@ -923,6 +923,33 @@ impl<'a> Attempt<'a> {
     fn aliases(&mut self, i: usize, at: usize) -> Vec<Setting> {
         let operand = &self.e.operands[i];
         let field = self.e.fields[i];
+        // `op_sel:[0,0]`, `neg_lo:[0,0]`, `op_sel_hi:[1,1]` written where the printer leaves
+        // them out (their defaults): read as nothing.
+        let method = operand.class.info().print_method;
+        if matches!(method, "printOpSel" | "printOpSelHi" | "printNegLo" | "printNegHi") {
+            let word = self.source.word_at(at);
+            let text = self.source.text.as_bytes();
+            let start = (at..text.len()).find(|&k| text[k] != b' ').unwrap_or(text.len());
+            let name = operand.name.name();
+            let default = i128::from(method == "printOpSelHi");
+            if start > at
+                && let Some(list) = word
+                    .strip_prefix(name)
+                    .and_then(|w| w.strip_prefix(":["))
+                    .and_then(|w| w.strip_suffix(']'))
+                && !list.is_empty()
+                && list.split(',').all(|v| plain_integer(v.trim()) == Some(default))
+            {
+                let setting = Setting {
+                    alias: Some(start + word.len()),
+                    ..Setting::default()
+                };
+                if self.printed(i, &setting).is_some_and(|p| p.trim().is_empty()) {
+                    return vec![setting];
+                }
+            }
+            return Vec::new();
+        }
         if field.is_empty() && !is_source_like(operand.class) {
             // A bit the opcode implies (BVH `a16`): `noa16` where it prints nothing.
             let word = self.source.word_at(at);
@@ -1405,6 +1432,10 @@ impl Attempt<'_> {
                     out.push(alias(n as u64 & mask, end));
                 }
             }
+        }
+        // GFX12 SMEM `offset:` after an SGPR offset, left out: 0.
+        if method == "printSMEMOffsetMod" && !word.starts_with("offset:") {
+            out.push(alias(0, at));
         }
         if method == "printDepCtr"
             && let Some((value, end)) = depctr_words(self.target(), &self.source.text, start)
