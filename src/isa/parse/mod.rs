@@ -1235,6 +1235,21 @@ impl<'a> Attempt<'a> {
         let starts = (at..window)
             .filter(|&s| s == at || matches!(text[s - 1], b' ' | b',' | b'-' | b'|' | b'(' | b'['));
         let mut literal_tried = false;
+        // A float written for a 16-bit integer operand is its inline constant, which prints
+        // as hex: read as an alias.
+        let first = (at..text.len()).find(|&k| text[k] != b' ').unwrap_or(text.len());
+        let word = self.source.word_at(first);
+        if !table.hex_inline_floats.is_empty()
+            && word.contains('.')
+            && let Some(bits) = text::float(word).and_then(f16_bits)
+            && let Some(&code) = table.hex_inline_floats.get(&format!("0x{bits:x}"))
+        {
+            out.push(Setting {
+                fields: vec![(field, code)],
+                alias: Some(first + word.len()),
+                ..Setting::default()
+            });
+        }
         for start in starts {
             for end in start + 1..=(start + 32).min(text.len()) {
                 if end < text.len() && !matches!(text[end], b' ' | b',' | b'|' | b')' | b']' | b':')
@@ -1433,6 +1448,42 @@ impl Attempt<'_> {
                 }
             }
         }
+        // Cache-policy words in another order than the printer's (`scope:SCOPE_SYS
+        // th:TH_LOAD_BYPASS`).
+        if method == "printCPol" {
+            let rest = &self.source.text[start..];
+            let mut words: Vec<&str> = Vec::new();
+            let mut ends: Vec<usize> = Vec::new();
+            let mut offset = start;
+            for w in rest.split(' ') {
+                let cpol = w.starts_with("th:")
+                    || w.starts_with("scope:")
+                    || matches!(w, "glc" | "slc" | "dlc" | "scc" | "nv" | "sc0" | "sc1" | "nt");
+                if !cpol || words.len() == 5 {
+                    break;
+                }
+                offset += w.len();
+                words.push(w);
+                ends.push(offset);
+                offset += 1;
+            }
+            if words.len() > 1 {
+                let table = imm_table(self.index, self.word, i, self.target(), self.e);
+                let mut order: Vec<usize> = (0..words.len()).collect();
+                let mut found = None;
+                permutations(&mut order, 0, &mut |o| {
+                    let key: String = o.iter().map(|&k| words[k]).collect();
+                    if found.is_none()
+                        && let Some(values) = table.get(&key)
+                    {
+                        found = values.first().copied();
+                    }
+                });
+                if let Some(v) = found {
+                    out.push(alias(v, *ends.last().unwrap()));
+                }
+            }
+        }
         // GFX12 SMEM `offset:` after an SGPR offset, left out: 0.
         if method == "printSMEMOffsetMod" && !word.starts_with("offset:") {
             out.push(alias(0, at));
@@ -1443,6 +1494,19 @@ impl Attempt<'_> {
             out.push(alias(value, end));
         }
         out
+    }
+}
+
+/// Calls `f` with every ordering of `items[k..]` (after `items[..k]`).
+fn permutations(items: &mut Vec<usize>, k: usize, f: &mut impl FnMut(&[usize])) {
+    if k == items.len() {
+        f(items);
+        return;
+    }
+    for j in k..items.len() {
+        items.swap(k, j);
+        permutations(items, k + 1, f);
+        items.swap(k, j);
     }
 }
 
@@ -1658,6 +1722,8 @@ struct ValueTable {
     values: HashMap<String, Vec<u64>>,
     /// Field values selecting a literal (255; 254 for a 64-bit one).
     literal_codes: Vec<u16>,
+    /// Inline float constants of a 16-bit integer operand, by the hex they print as.
+    hex_inline_floats: HashMap<String, u64>,
 }
 
 type TableKey = (u16, &'static str, bool, bool);
@@ -1715,6 +1781,13 @@ fn value_table(
             index,
             value,
         );
+        // An inline float constant of a 16-bit integer operand prints as its bits in hex
+        // (`0x3800` for 0.5), but LLVM reads that hex as a literal, the inline constant only
+        // from the float (`0.5`).
+        if (240..=248).contains(&(code & 0xff)) && out.starts_with("0x") {
+            table.hex_inline_floats.insert(out.clone(), code);
+            continue;
+        }
         table.values.entry(out.clone()).or_default().push(code);
     }
     let table = Arc::new(table);
