@@ -950,6 +950,9 @@ impl<'a> Attempt<'a> {
             }
             return Vec::new();
         }
+        if let Some(settings) = self.numeric_format(i, at) {
+            return settings;
+        }
         if field.is_empty() && !is_source_like(operand.class) {
             // A bit the opcode implies (BVH `a16`): `noa16` where it prints nothing.
             let word = self.source.word_at(at);
@@ -1494,6 +1497,44 @@ impl Attempt<'_> {
             out.push(alias(value, end));
         }
         out
+    }
+}
+
+impl Attempt<'_> {
+    /// An MTBUF format written as a number after `soffset` (`s3, format:22`), which LLVM
+    /// prints by name: `soffset` and the format chosen together, read as an alias.
+    fn numeric_format(&mut self, i: usize, at: usize) -> Option<Vec<Setting>> {
+        if !self.e.flags.has(flag::MTBUF) || self.e.operands[i].name != OperandName::soffset {
+            return None;
+        }
+        let format = self.e.operand_index(OperandName::format)?;
+        let format_field = self.e.fields[format];
+        let text = self.source.text.as_bytes();
+        let start = (at..text.len()).find(|&k| text[k] != b' ')?;
+        let soffset = self.source.word_at(start).to_owned();
+        let mut next = start + soffset.len();
+        while next < text.len() && matches!(text[next], b' ' | b',') {
+            next += 1;
+        }
+        let word = self.source.word_at(next);
+        let n = plain_integer(word.strip_prefix("format:")?)?;
+        if !(0..1 << field_width(format_field).min(8)).contains(&n) {
+            return None;
+        }
+        let end = next + word.len();
+        let mut out = Vec::new();
+        for mut setting in self.source_settings(i, at) {
+            setting.fields.push((format_field, n as u64));
+            setting.alias = Some(end);
+            let printed = self.printed(i, &setting).unwrap_or_default();
+            let mut words = printed.split_whitespace();
+            if words.next() == Some(soffset.as_str())
+                && words.next().is_some_and(|w| w.starts_with("format:"))
+            {
+                out.push(setting);
+            }
+        }
+        (!out.is_empty()).then_some(out)
     }
 }
 
