@@ -1207,6 +1207,18 @@ impl<'a> Attempt<'a> {
                 ..Setting::default()
             });
         }
+        // A K constant written as a float prints as hex: read as an alias.
+        if operand.class.info().decoder_method.contains("KImm")
+            && let Some(v) = float_literal(word, operand.class.info().operand_type, false)
+        {
+            let text = self.source.text.as_bytes();
+            let start = (at..text.len()).find(|&k| text[k] != b' ').unwrap_or(at);
+            out.push(Setting {
+                fields: vec![(field, v & mask)],
+                alias: Some(start + word.len()),
+                ..Setting::default()
+            });
+        }
         if let Some(f) = text::float(
             word.trim_start_matches(|c: char| c.is_ascii_alphabetic() || c == ':' || c == '('),
         ) {
@@ -1322,10 +1334,21 @@ impl<'a> Attempt<'a> {
                     .chars()
                     .take_while(|c| c.is_ascii_alphanumeric() || *c == '.')
                     .collect();
+                let unsigned_end = start + word.len();
                 let word = if negative { format!("-{word}") } else { word };
+                let kind = operand.class.info().operand_type;
                 for &code in &table.literal_codes {
                     let wide = code == 254 && has_64bit_literals(self.target());
-                    for value in literal_values(&word, wide) {
+                    // A float literal prints as its bits in hex: the value the operand's type
+                    // makes of it (as LLVM's assembler converts it), read as an alias.
+                    let first = (at..text.len()).find(|&k| text[k] != b' ').unwrap_or(at);
+                    let here = start == first || (negative && start == first + 1);
+                    let float = float_literal(&word, kind, wide).filter(|_| here);
+                    let values = match float {
+                        Some(v) => vec![v],
+                        None => literal_values(&word, wide),
+                    };
+                    for value in values {
                         let tail = if wide {
                             value.to_le_bytes().to_vec()
                         } else {
@@ -1339,7 +1362,7 @@ impl<'a> Attempt<'a> {
                             fields: vec![(field, u64::from(code))],
                             bits: Vec::new(),
                             tail: Some(tail),
-                            alias: None,
+                            alias: float.map(|_| unsigned_end),
                         };
                         // A K constant in the encoding is the literal its sources read.
                         if let Some(k) = self
@@ -1735,6 +1758,24 @@ fn literal_values(word: &str, wide: bool) -> Vec<u64> {
     }
     out.dedup();
     out
+}
+
+/// The literal a float written as `word` gives an operand of LLVM operand type `kind`: f32 bits
+/// for 32-bit operands, f16 bits (exact only) for 16-bit ones, the high half of the double for
+/// 64-bit ones (whole when the literal is 64-bit), `None` for a word that is no float.
+fn float_literal(word: &str, kind: &str, wide: bool) -> Option<u64> {
+    if !word.contains(['.', 'e', 'E']) {
+        return None;
+    }
+    let f = text::float(word)?;
+    if kind.contains("FP64") || kind.contains("INT64") || kind.contains("B64") {
+        let bits = f.to_bits();
+        return Some(if wide { bits } else { bits >> 32 });
+    }
+    if kind.contains("16") {
+        return f16_bits(f).map(u64::from);
+    }
+    Some(u64::from((f as f32).to_bits()))
 }
 
 /// IEEE half-precision bits of `f`, when exact.
