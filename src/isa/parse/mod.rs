@@ -1210,6 +1210,7 @@ impl<'a> Attempt<'a> {
         // A K constant written as a float prints as hex: read as an alias.
         if operand.class.info().decoder_method.contains("KImm")
             && let Some(v) = float_literal(word, operand.class.info().operand_type, false)
+                .or_else(|| plain_integer(word).filter(|n| *n < 0).map(|n| n as u64))
         {
             let text = self.source.text.as_bytes();
             let start = (at..text.len()).find(|&k| text[k] != b' ').unwrap_or(at);
@@ -1252,7 +1253,13 @@ impl<'a> Attempt<'a> {
         let mut literal_tried = false;
         // A float written for a 16-bit integer operand is its inline constant, which prints
         // as hex: read as an alias.
-        let first = (at..text.len()).find(|&k| text[k] != b' ').unwrap_or(text.len());
+        let mut first = (at..text.len()).find(|&k| text[k] != b' ').unwrap_or(text.len());
+        // VOPC's implicit `vcc` prints with its first source.
+        for vcc in ["vcc, ", "vcc_lo, "] {
+            if text[first..].starts_with(vcc.as_bytes()) {
+                first += vcc.len();
+            }
+        }
         let word = self.source.word_at(first);
         if !table.hex_inline_floats.is_empty()
             && word.contains('.')
