@@ -1518,7 +1518,10 @@ impl Attempt<'_> {
             }
         }
         // GFX12 SMEM `offset:` after an SGPR offset, left out: 0.
-        if method == "printSMEMOffsetMod" && !word.starts_with("offset:") {
+        if method == "printSMEMOffsetMod"
+            && self.target().generation() >= super::Generation::Gfx12
+            && !word.starts_with("offset:")
+        {
             out.push(alias(0, at));
         }
         if method == "printDepCtr"
