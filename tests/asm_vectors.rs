@@ -305,7 +305,7 @@ fn assembler_vectors_parse_to_llvms_bytes() {
 /// suffix handling, renamed mnemonics and two-pass reading.
 #[test]
 fn equivalent_spellings_give_llvms_bytes() {
-    let cases: [(&str, &str, &str, &str); 34] = [
+    let cases: [(&str, &str, &str, &str); 36] = [
         // DPP row_mask/bank_mask left out: 0xf.
         ("gfx1100", "-real-true16,+wavefrontsize32", "v_floor_f16 v5, v1 row_mirror", "fab60a7e014001ff"),
         // dpp8 with fi:1 and with an explicit fi:0.
@@ -358,6 +358,9 @@ fn equivalent_spellings_give_llvms_bytes() {
         ("gfx1200", "", "v_cvt_i32_i16_e32 v5, 0.5", "f0d40a7e"),
         ("gfx1200", "", "v_not_b16_e32 v5, 0x3800", "ffd20a7e00380000"),
         ("gfx1010", "+wavefrontsize64", "v_cmp_lt_u16 vcc, -4.0, v2", "f704527d"),
+        // An interpolation attribute and its channel, one word.
+        ("gfx1200", "", "ds_param_load v17, attr32.w wait_va_vdst:0 wait_vm_vsrc:1", "118380ce"),
+        ("gfx1010", "", "v_interp_p1_f32_e64 v5, v2, attr32.x", "050000d620040200"),
         // Float literals and K constants.
         ("gfx1100", "", "v_add_f32 v1, 2.741, v2", "ff0402068b6c2f40"),
         ("gfx1100", "", "v_fmaak_f32 v1, v2, v3, 2.741", "0207025a8b6c2f40"),

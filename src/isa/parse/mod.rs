@@ -1156,7 +1156,7 @@ impl<'a> Attempt<'a> {
             let squeezed: String = text[at..].chars().take(96).collect();
             let mut key = String::new();
             for (k, c) in squeezed.char_indices() {
-                let boundary = matches!(c, ' ' | ',');
+                let boundary = matches!(c, ' ' | ',' | '.');
                 if boundary && let Some(values) = table.get(&key) {
                     out.extend(values.iter().map(|&v| Setting {
                         fields: vec![(field, v)],
