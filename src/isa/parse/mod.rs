@@ -274,6 +274,7 @@ impl Parser {
 fn prepare(line: &str) -> (Source, String, &'static str) {
     let mut source = Source::new(line);
     src_names(&mut source);
+    synonyms(&mut source);
     let mnemonic = source.mnemonic().to_owned();
     let base = strip_suffix(&mnemonic).len();
     let written = text::SUFFIXES
@@ -323,6 +324,42 @@ fn src_names(source: &mut Source) {
         } else {
             k += len.max(1);
         }
+    }
+}
+
+/// Other exact spellings of LLVM's assembler: `dim:2D` for `dim:SQ_RSRC_IMG_2D`,
+/// `TH_ATOMIC_RT_RETURN` for `TH_ATOMIC_RETURN`, and GFX12 cache policies at their zero default
+/// (`th:TH_LOAD_RT`, `scope:SCOPE_CU`), which the printer leaves out.
+fn synonyms(source: &mut Source) {
+    let Some(first_space) = source.text.find(' ') else {
+        return;
+    };
+    let mut k = first_space + 1;
+    while k < source.text.len() {
+        let rest = &source.text[k..];
+        let len = rest.find(' ').unwrap_or(rest.len());
+        let word = &rest[..len];
+        if let Some(dim) = word.strip_prefix("dim:")
+            && !dim.starts_with("SQ_RSRC_IMG_")
+            && !dim.is_empty()
+            && dim.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_')
+        {
+            let new = format!("dim:SQ_RSRC_IMG_{dim}");
+            source.splice(k, len, &new);
+            k += new.len() + 1;
+            continue;
+        }
+        if word == "th:TH_ATOMIC_RT_RETURN" {
+            source.splice(k, len, "th:TH_ATOMIC_RETURN");
+            k += "th:TH_ATOMIC_RETURN".len() + 1;
+            continue;
+        }
+        if matches!(word, "th:TH_LOAD_RT" | "th:TH_STORE_RT" | "scope:SCOPE_CU") {
+            // The word and the space before it.
+            source.cut(k - 1, len + 1);
+            continue;
+        }
+        k += len + 1;
     }
 }
 
