@@ -160,7 +160,7 @@ fn corpus_instructions_print_parse_and_encode_to_their_bytes() {
             100.0 * tally.all_same as f64 / tally.all.max(1) as f64
         ));
         let mut top: Vec<_> = tally.reasons.iter().collect();
-        top.sort_by(|a, b| b.1.0.cmp(&a.1.0));
+        top.sort_by_key(|e| std::cmp::Reverse(e.1.0));
         for (why, (n, m, example)) in &top {
             report.push_str(&format!("         {n:8} distinct {m:9} all  {why}\n                  e.g. {example}\n"));
         }
