@@ -326,7 +326,7 @@ fn assembler_vectors_parse_to_llvms_bytes() {
 /// suffix handling, renamed mnemonics and two-pass reading.
 #[test]
 fn equivalent_spellings_give_llvms_bytes() {
-    let cases: [(&str, &str, &str, &str); 14] = [
+    let cases: [(&str, &str, &str, &str); 39] = [
         // DPP row_mask/bank_mask left out: 0xf.
         ("gfx1100", "-real-true16,+wavefrontsize32", "v_floor_f16 v5, v1 row_mirror", "fab60a7e014001ff"),
         // dpp8 with fi:1 and with an explicit fi:0.
@@ -351,6 +351,44 @@ fn equivalent_spellings_give_llvms_bytes() {
         // Older names of renamed instructions.
         ("gfx1100", "", "v_cvt_flr_i32_f32 v5, v1", "011b0a7e"),
         ("gfx1100", "+wavefrontsize32", "scratch_load_dword v5, off, off", "000051dc00007c05"),
+        // MIMG NSA address lists (GFX10 bytes after the encoding; GFX12 fields, the record
+        // converted by dim/dmask), `noa16`.
+        ("gfx1030", "", "image_bvh_intersect_ray v[39:42], [v50, v46, v23, v17, v16, v15, v21, v20, v19, v37, v40], s[12:15]", "079f98f1322703002e1711100f15141325280000"),
+        ("gfx1030", "", "image_bvh_intersect_ray v[4:7], v[9:19], s[4:7] noa16", "019f98f109040100"),
+        ("gfx1200", "", "image_load v[1:4], [v0, v1], s[16:23] dmask:0x7 dim:SQ_RSRC_IMG_2D tfe", "0100c0d10120800000010000"),
+        // s_waitcnt_depctr fields joined by `&`, defaults written; a number.
+        ("gfx1030", "", "s_waitcnt_depctr depctr_hold_cnt(1) & depctr_sa_sdst(1) & depctr_va_vdst(1) & depctr_va_sdst(1) & depctr_va_ssrc(1) & depctr_va_vcc(1) & depctr_vm_vsrc(1)", "8713a3bf"),
+        ("gfx1030", "", "s_waitcnt_depctr -32768", "0080a3bf"),
+        // `execz` for `src_execz`.
+        ("gfx1030", "", "v_add_f64 v[0:1], execz, v[2:3]", "000064d5fc040200"),
+        // GFX11+: `bound_ctrl:0` is 0.
+        ("gfx1200", "+wavefrontsize64", "v_cls_i32 v255, v255 row_xmask:15 row_mask:0x3 bank_mask:0x0 bound_ctrl:0 fi:1", "fa76fe7fff6f0530"),
+        // The plain atomic, not `_RTN` with th 7.
+        ("gfx1200", "", "buffer_atomic_dec_u32 v5, off, s[8:11], s3 offset:8388607 th:TH_ATOMIC_CASCADE_NT scope:SCOPE_DEV", "030010c40510e80000ffff7f"),
+        // VOPD vdstY of either parity.
+        ("gfx1200", "", "v_dual_mov_b32 v6, null :: v_dual_min_num_f32 v255, 0xaf123456, v5", "7c0016caff0afe06563412af"),
+        ("gfx1200", "", "v_dual_mov_b32 v7, null :: v_dual_min_num_f32 v254, 0xaf123456, v5", "7c0016caff0afe07563412af"),
+        // GFX12 SMEM offset left out; defaults written out; a comma before op_sel.
+        ("gfx1200", "", "s_load_u8 s5, s[2:3], vcc_lo", "412101f4000000d4"),
+        ("gfx1200", "", "v_pk_mul_lo_u16 v5, 0.5, m0 op_sel:[0,0] op_sel_hi:[1,1]", "054001ccf0fa0018"),
+        ("gfx1200", "", "v_permlanex16_var_b32 v5, v1, v100, op_sel:[1,0]", "050810d701c90200"),
+        // Cache policy in another order; MTBUF format as a number.
+        ("gfx1200", "", "tbuffer_load_d16_format_x v4, off, ttmp[4:7], s3 format:[BUF_FMT_8_UINT] offset:8388607 scope:SCOPE_SYS th:TH_LOAD_BYPASS", "030022c404e0bc0200ffff7f"),
+        ("gfx1100", "", "tbuffer_load_format_xyzw v[4:7], off, ttmp[4:7], 61, format:38 offset:4095", "ff8f31e900041cbd"),
+        // 16-bit integer operands: a float is the inline constant, hex a literal.
+        ("gfx1200", "", "v_cvt_i32_i16_e32 v5, 0.5", "f0d40a7e"),
+        ("gfx1200", "", "v_not_b16_e32 v5, 0x3800", "ffd20a7e00380000"),
+        ("gfx1010", "+wavefrontsize64", "v_cmp_lt_u16 vcc, -4.0, v2", "f704527d"),
+        // An interpolation attribute and its channel, one word.
+        ("gfx1200", "", "ds_param_load v17, attr32.w wait_va_vdst:0 wait_vm_vsrc:1", "118380ce"),
+        ("gfx1010", "", "v_interp_p1_f32_e64 v5, v2, attr32.x", "050000d620040200"),
+        // Short dim names; cache policies at their default written; an alias of TH_ATOMIC_RETURN.
+        ("gfx1200", "", "image_load v255, [v254, v255], s[0:7] dmask:0x1 dim:2D", "010040d0ff000000feff0000"),
+        ("gfx1200", "", "image_load v0, v0, s[0:7] dmask:0x1 dim:SQ_RSRC_IMG_1D th:TH_LOAD_RT", "000040d00000000000000000"),
+        ("gfx1200", "", "buffer_atomic_and_b32 v5, off, s[8:11], s3 offset:8388607 th:TH_ATOMIC_RT_RETURN scope:SCOPE_SE", "03000fc40510940000ffff7f"),
+        // Float literals and K constants.
+        ("gfx1100", "", "v_add_f32 v1, 2.741, v2", "ff0402068b6c2f40"),
+        ("gfx1100", "", "v_fmaak_f32 v1, v2, v3, 2.741", "0207025a8b6c2f40"),
     ];
     for (cpu, mattr, text, expected) in cases {
         let parser = Parser::new(Target::from_name(cpu, mattr).unwrap());

@@ -111,7 +111,7 @@ impl Parser {
         if candidates.is_empty() {
             return Err(self.unknown_mnemonic(&source, &mnemonic));
         }
-        let mut best: Option<Parsed> = None;
+        let mut best: Option<(Parsed, &Encoding)> = None;
         let mut failure = Failure::default();
         for &index in &candidates {
             let e = &encodings()[index as usize];
@@ -127,21 +127,29 @@ impl Parser {
                     // The shortest; of equal length, a record LLVM's matcher prefers over
                     // its `_alt` twin (`s_load_dword s5, s[2:3], s0`: the SGPR in the offset
                     // field, not in `soffset`).
-                    let rank = |p: &Parsed, bits: u8| {
-                        (p.inst.len(), bits, p.encoding.record_name().contains("_alt"))
+                    // Of a returning atomic and its plain twin that both print the text, the
+                    // plain one: its cache-policy bits are the ones written (GFX12
+                    // `th:TH_ATOMIC_CASCADE_NT` is 6, which the `_RTN` record prints for 7).
+                    let rank = |p: &Parsed, bits: u8, tried: &Encoding| {
+                        (
+                            p.inst.len(),
+                            bits,
+                            p.encoding.record_name().contains("_alt"),
+                            tried.opcode.name().contains("_RTN"),
+                        )
                     };
                     let better = match &best {
                         None => true,
-                        Some(b) => rank(&parsed, e.bits) < rank(b, b.encoding.bits),
+                        Some((b, tried)) => rank(&parsed, e.bits, e) < rank(b, b.encoding.bits, tried),
                     };
                     if better {
-                        best = Some(parsed);
+                        best = Some((parsed, e));
                     }
                 }
                 Err(f) => failure.keep_furthest(f),
             }
         }
-        best.ok_or_else(|| failure.into_error(&source))
+        best.map(|(p, _)| p).ok_or_else(|| failure.into_error(&source))
     }
 
     /// The current name and encodings of an instruction this target has under another name,
@@ -269,6 +277,8 @@ impl Parser {
 /// suffix written.
 fn prepare(line: &str) -> (Source, String, &'static str) {
     let mut source = Source::new(line);
+    src_names(&mut source);
+    synonyms(&mut source);
     let mnemonic = source.mnemonic().to_owned();
     let base = strip_suffix(&mnemonic).len();
     let written = text::SUFFIXES
@@ -279,6 +289,82 @@ fn prepare(line: &str) -> (Source, String, &'static str) {
     source.cut(base, written.len());
     source.suffix_gap = Some(base);
     (source, mnemonic, written)
+}
+
+/// LLVM's other names of special source registers (`execz` for `src_execz`, ...), exact
+/// synonyms in its assembler, written as the printer writes them.
+fn src_names(source: &mut Source) {
+    const NAMES: [&str; 11] = [
+        "execz",
+        "vccz",
+        "scc",
+        "lds_direct",
+        "pops_exiting_wave_id",
+        "shared_base",
+        "shared_limit",
+        "private_base",
+        "private_limit",
+        "flat_scratch_base_lo",
+        "flat_scratch_base_hi",
+    ];
+    let Some(first_space) = source.text.find(' ') else {
+        return;
+    };
+    let mut k = first_space;
+    while k < source.text.len() {
+        let bytes = source.text.as_bytes();
+        let boundary = |c: u8| !(c.is_ascii_alphanumeric() || c == b'_' || c == b'.');
+        if !boundary(bytes[k - 1]) || boundary(bytes[k]) {
+            k += 1;
+            continue;
+        }
+        let rest = &source.text[k..];
+        let len = rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.')).unwrap_or(rest.len());
+        let word = &rest[..len];
+        if NAMES.contains(&word) {
+            let new = format!("src_{word}");
+            source.splice(k, len, &new);
+            k += new.len();
+        } else {
+            k += len.max(1);
+        }
+    }
+}
+
+/// Other exact spellings of LLVM's assembler: `dim:2D` for `dim:SQ_RSRC_IMG_2D`,
+/// `TH_ATOMIC_RT_RETURN` for `TH_ATOMIC_RETURN`, and GFX12 cache policies at their zero default
+/// (`th:TH_LOAD_RT`, `scope:SCOPE_CU`), which the printer leaves out.
+fn synonyms(source: &mut Source) {
+    let Some(first_space) = source.text.find(' ') else {
+        return;
+    };
+    let mut k = first_space + 1;
+    while k < source.text.len() {
+        let rest = &source.text[k..];
+        let len = rest.find(' ').unwrap_or(rest.len());
+        let word = &rest[..len];
+        if let Some(dim) = word.strip_prefix("dim:")
+            && !dim.starts_with("SQ_RSRC_IMG_")
+            && !dim.is_empty()
+            && dim.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_')
+        {
+            let new = format!("dim:SQ_RSRC_IMG_{dim}");
+            source.splice(k, len, &new);
+            k += new.len() + 1;
+            continue;
+        }
+        if word == "th:TH_ATOMIC_RT_RETURN" {
+            source.splice(k, len, "th:TH_ATOMIC_RETURN");
+            k += "th:TH_ATOMIC_RETURN".len() + 1;
+            continue;
+        }
+        if matches!(word, "th:TH_LOAD_RT" | "th:TH_STORE_RT" | "scope:SCOPE_CU") {
+            // The word and the space before it.
+            source.cut(k - 1, len + 1);
+            continue;
+        }
+        k += len + 1;
+    }
 }
 
 /// Whether the encoding suffix written after a mnemonic names encoding `e`'s form: `_e32` the
@@ -547,6 +633,8 @@ struct Attempt<'a> {
     scratch: String,
     /// Text read as an alias: (start, end, what the operand prints), for the final check.
     replaced: Vec<(usize, usize, String)>,
+    /// The AsmString read: the record's, or its MIMG sibling's.
+    asm: &'static str,
 }
 
 impl<'a> Attempt<'a> {
@@ -567,9 +655,10 @@ impl<'a> Attempt<'a> {
             index: index as u16,
             source,
             word,
-            tail: Vec::new(),
+            tail: vec![0; 4 * nsa_address_bytes(e).div_ceil(4)],
             scratch: String::new(),
             replaced: Vec::new(),
+            asm: e.asm,
         }
     }
 
@@ -583,6 +672,7 @@ impl<'a> Attempt<'a> {
 
     fn run(mut self) -> Result<Parsed, Failure> {
         let initial = self.word;
+        let initial_tail = self.tail.clone();
         let first = self.walk(false).and_then(|at| self.finish(at));
         let Err(failure) = first else {
             return first;
@@ -595,14 +685,22 @@ impl<'a> Attempt<'a> {
             return Err(failure);
         }
         self.word = initial;
-        self.tail.clear();
+        self.tail.clone_from(&initial_tail);
         self.replaced.clear();
         let _ = self.walk(true);
         if self.word == initial {
             return Err(failure);
         }
-        self.tail.clear();
+        self.tail.clone_from(&initial_tail);
         self.replaced.clear();
+        // The bits read so far may convert the record to a sibling (a MIMG record of other
+        // data and address widths) whose AsmString lists another number of NSA addresses:
+        // read the text as that one prints.
+        if let Ok(ops) = decode_operands(self.e, self.word, &self.tail, self.target())
+            && let Some(sibling) = ops.converted
+        {
+            self.asm = sibling.asm;
+        }
         match self.walk(false).and_then(|at| self.finish(at)) {
             Ok(parsed) => Ok(parsed),
             Err(second) if second.at > failure.at => Err(second),
@@ -614,14 +712,25 @@ impl<'a> Attempt<'a> {
     /// that does not match is passed over (its word skipped) instead of failing.
     fn walk(&mut self, skipping: bool) -> Result<usize, Failure> {
         let mut at = 0;
-        for piece in pieces(self.e.asm) {
+        // Skipping, text that does not match (a list of NSA addresses shorter than this
+        // record's) loses the place: operands are passed over until a piece of text matches.
+        let mut lost = false;
+        for piece in pieces(self.asm) {
             match piece {
+                Piece::Text(t) if skipping => match self.source.match_at(at, t) {
+                    Some(end) => {
+                        at = end;
+                        lost = false;
+                    }
+                    None => lost = true,
+                },
                 Piece::Text(t) => {
                     at = self
                         .source
                         .match_at(at, t)
                         .ok_or_else(|| self.fail(at, format!("`{}`", t.trim()), None))?;
                 }
+                Piece::Operand(_) if lost => {}
                 Piece::Operand(name) => {
                     let Some(i) = self.e.operands.iter().position(|o| o.name.name() == name) else {
                         continue;
@@ -631,7 +740,10 @@ impl<'a> Attempt<'a> {
                         Err(_) if skipping => {
                             let text = self.source.text.as_bytes();
                             let start = (at..text.len()).find(|&k| text[k] != b' ').unwrap_or(at);
-                            start + self.source.word_at(start).len()
+                            let word = self.source.word_at(start);
+                            // The last of a list (`v1]`): the bracket is the AsmString's.
+                            let unbalanced = word.matches(']').count() > word.matches('[').count();
+                            start + word.len() - usize::from(unbalanced && word.ends_with(']'))
                         }
                         Err(f) => return Err(f),
                     };
@@ -855,6 +967,53 @@ impl<'a> Attempt<'a> {
     fn aliases(&mut self, i: usize, at: usize) -> Vec<Setting> {
         let operand = &self.e.operands[i];
         let field = self.e.fields[i];
+        // `op_sel:[0,0]`, `neg_lo:[0,0]`, `op_sel_hi:[1,1]` written where the printer leaves
+        // them out (their defaults): read as nothing.
+        let method = operand.class.info().print_method;
+        if matches!(method, "printOpSel" | "printOpSelHi" | "printNegLo" | "printNegHi") {
+            let word = self.source.word_at(at);
+            let text = self.source.text.as_bytes();
+            let start = (at..text.len()).find(|&k| text[k] != b' ').unwrap_or(text.len());
+            let name = operand.name.name();
+            let default = i128::from(method == "printOpSelHi");
+            if start > at
+                && let Some(list) = word
+                    .strip_prefix(name)
+                    .and_then(|w| w.strip_prefix(":["))
+                    .and_then(|w| w.strip_suffix(']'))
+                && !list.is_empty()
+                && list.split(',').all(|v| plain_integer(v.trim()) == Some(default))
+            {
+                let setting = Setting {
+                    alias: Some(start + word.len()),
+                    ..Setting::default()
+                };
+                if self.printed(i, &setting).is_some_and(|p| p.trim().is_empty()) {
+                    return vec![setting];
+                }
+            }
+            return Vec::new();
+        }
+        if let Some(settings) = self.numeric_format(i, at) {
+            return settings;
+        }
+        if field.is_empty() && !is_source_like(operand.class) {
+            // A bit the opcode implies (BVH `a16`): `noa16` where it prints nothing.
+            let word = self.source.word_at(at);
+            let text = self.source.text.as_bytes();
+            let start = (at..text.len()).find(|&k| text[k] != b' ').unwrap_or(text.len());
+            let setting = Setting {
+                alias: Some(start + word.len()),
+                ..Setting::default()
+            };
+            if start > at
+                && word.strip_prefix("no") == Some(operand.name.name())
+                && self.printed(i, &setting).is_some_and(|p| p.trim().is_empty())
+            {
+                return vec![setting];
+            }
+            return Vec::new();
+        }
         if field.is_empty() || is_source_like(operand.class) {
             return Vec::new();
         }
@@ -873,8 +1032,12 @@ impl<'a> Attempt<'a> {
             && key == name
             && start > at
         {
-            let values: Vec<u64> = if name == "bound_ctrl" {
+            // LLVM reads `bound_ctrl:0` as `bound_ctrl:1` before GFX11, as written from GFX11.
+            let gfx11 = self.target().generation() >= super::Generation::Gfx11;
+            let values: Vec<u64> = if name == "bound_ctrl" && !(gfx11 && value == "0") {
                 vec![1]
+            } else if name == "bound_ctrl" {
+                vec![0]
             } else if operand.class == OperandClass::Dpp8FI {
                 vec![if value == "0" { 0xe9 } else { 0xea }]
             } else {
@@ -887,6 +1050,7 @@ impl<'a> Attempt<'a> {
                 }
             }
         }
+        out.extend(self.more_aliases(i, at, start, word, end));
         let default = match name {
             "row_mask" | "bank_mask" => Some(0xf),
             "bound_ctrl" | "fi" => Some(0),
@@ -965,6 +1129,7 @@ impl<'a> Attempt<'a> {
             _ => {}
         }
         if field.is_empty() {
+            out.extend(self.nsa_settings(i, at));
             return out;
         }
         if operand.class == OperandClass::Dpp8FI {
@@ -1035,7 +1200,7 @@ impl<'a> Attempt<'a> {
             let squeezed: String = text[at..].chars().take(96).collect();
             let mut key = String::new();
             for (k, c) in squeezed.char_indices() {
-                let boundary = matches!(c, ' ' | ',');
+                let boundary = matches!(c, ' ' | ',' | '.');
                 if boundary && let Some(values) = table.get(&key) {
                     out.extend(values.iter().map(|&v| Setting {
                         fields: vec![(field, v)],
@@ -1086,6 +1251,19 @@ impl<'a> Attempt<'a> {
                 ..Setting::default()
             });
         }
+        // A K constant written as a float prints as hex: read as an alias.
+        if operand.class.info().decoder_method.contains("KImm")
+            && let Some(v) = float_literal(word, operand.class.info().operand_type, false)
+                .or_else(|| plain_integer(word).filter(|n| *n < 0).map(|n| n as u64))
+        {
+            let text = self.source.text.as_bytes();
+            let start = (at..text.len()).find(|&k| text[k] != b' ').unwrap_or(at);
+            out.push(Setting {
+                fields: vec![(field, v & mask)],
+                alias: Some(start + word.len()),
+                ..Setting::default()
+            });
+        }
         if let Some(f) = text::float(
             word.trim_start_matches(|c: char| c.is_ascii_alphabetic() || c == ':' || c == '('),
         ) {
@@ -1117,6 +1295,27 @@ impl<'a> Attempt<'a> {
         let starts = (at..window)
             .filter(|&s| s == at || matches!(text[s - 1], b' ' | b',' | b'-' | b'|' | b'(' | b'['));
         let mut literal_tried = false;
+        // A float written for a 16-bit integer operand is its inline constant, which prints
+        // as hex: read as an alias.
+        let mut first = (at..text.len()).find(|&k| text[k] != b' ').unwrap_or(text.len());
+        // VOPC's implicit `vcc` prints with its first source.
+        for vcc in ["vcc, ", "vcc_lo, "] {
+            if text[first..].starts_with(vcc.as_bytes()) {
+                first += vcc.len();
+            }
+        }
+        let word = self.source.word_at(first);
+        if !table.hex_inline_floats.is_empty()
+            && word.contains('.')
+            && let Some(bits) = text::float(word).and_then(f16_bits)
+            && let Some(&code) = table.hex_inline_floats.get(&format!("0x{bits:x}"))
+        {
+            out.push(Setting {
+                fields: vec![(field, code)],
+                alias: Some(first + word.len()),
+                ..Setting::default()
+            });
+        }
         for start in starts {
             for end in start + 1..=(start + 32).min(text.len()) {
                 if end < text.len() && !matches!(text[end], b' ' | b',' | b'|' | b')' | b']' | b':')
@@ -1131,6 +1330,15 @@ impl<'a> Attempt<'a> {
                         fields: vec![(field, c)],
                         ..Setting::default()
                     }));
+                } else if operand.class.info().decoder_method == "decodeOperandVOPDDstY"
+                    && let Some(n) = key.strip_prefix('v').and_then(|n| n.parse::<u64>().ok())
+                {
+                    // VOPD's vdstY keeps all but its low bit (the opposite of vdstX's), so
+                    // the table, made with some vdstX, holds only half the registers.
+                    out.push(Setting {
+                        fields: vec![(field, n)],
+                        ..Setting::default()
+                    });
                 } else {
                     // The table was made from other bits than those at hand: a tuple whose
                     // width comes from another field (MIMG `dmask`), a 16-bit half selected by
@@ -1177,10 +1385,21 @@ impl<'a> Attempt<'a> {
                     .chars()
                     .take_while(|c| c.is_ascii_alphanumeric() || *c == '.')
                     .collect();
+                let unsigned_end = start + word.len();
                 let word = if negative { format!("-{word}") } else { word };
+                let kind = operand.class.info().operand_type;
                 for &code in &table.literal_codes {
                     let wide = code == 254 && has_64bit_literals(self.target());
-                    for value in literal_values(&word, wide) {
+                    // A float literal prints as its bits in hex: the value the operand's type
+                    // makes of it (as LLVM's assembler converts it), read as an alias.
+                    let first = (at..text.len()).find(|&k| text[k] != b' ').unwrap_or(at);
+                    let here = start == first || (negative && start == first + 1);
+                    let float = float_literal(&word, kind, wide).filter(|_| here);
+                    let values = match float {
+                        Some(v) => vec![v],
+                        None => literal_values(&word, wide),
+                    };
+                    for value in values {
                         let tail = if wide {
                             value.to_le_bytes().to_vec()
                         } else {
@@ -1194,7 +1413,7 @@ impl<'a> Attempt<'a> {
                             fields: vec![(field, u64::from(code))],
                             bits: Vec::new(),
                             tail: Some(tail),
-                            alias: None,
+                            alias: float.map(|_| unsigned_end),
                         };
                         // A K constant in the encoding is the literal its sources read.
                         if let Some(k) = self
@@ -1213,6 +1432,277 @@ impl<'a> Attempt<'a> {
         }
         out
     }
+}
+
+/// How many MIMG NSA address operands (`vaddr1`, ...) `e` keeps in the bytes after its
+/// encoding, one byte each, in whole dwords.
+fn nsa_address_bytes(e: &Encoding) -> usize {
+    let vaddr0 = e.operand_index(OperandName::vaddr0);
+    let rsrc = e
+        .operand_index(OperandName::srsrc)
+        .or_else(|| e.operand_index(OperandName::rsrc));
+    match (e.flags.has(flag::MIMG), vaddr0, rsrc) {
+        (true, Some(v0), Some(rs)) if rs > v0 + 1 => rs - v0 - 1,
+        _ => 0,
+    }
+}
+
+impl Attempt<'_> {
+    /// A MIMG NSA address operand after the first (`[v1, v5, v[8:9]]`): its register's first
+    /// index in its byte after the encoding. Printing checks the rest (the tuple's width).
+    fn nsa_settings(&self, i: usize, _at: usize) -> Vec<Setting> {
+        let Some(v0) = self.e.operand_index(OperandName::vaddr0) else {
+            return Vec::new();
+        };
+        let k = i.wrapping_sub(v0 + 1);
+        if i <= v0 || k >= nsa_address_bytes(self.e) || k >= self.tail.len() {
+            return Vec::new();
+        }
+        let word = self.source.word_at(_at);
+        let digits: String = word
+            .trim_start_matches(['[', 'v'])
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect();
+        let Ok(first) = digits.parse::<u8>() else {
+            return Vec::new();
+        };
+        let mut tail = self.tail.clone();
+        tail[k] = first;
+        vec![Setting {
+            tail: Some(tail),
+            ..Setting::default()
+        }]
+    }
+}
+
+impl Attempt<'_> {
+    /// More spellings LLVM's assembler accepts: `noa16` (any named bit written `no` + name for
+    /// 0), a control word written as a number (`s_waitcnt_depctr 0xff9f`, `s_getreg_b32 s0, 6`,
+    /// `offset:0xffff` for a swizzle), and `s_waitcnt_depctr` fields in any order, defaults
+    /// written out, joined by `&` or `,`.
+    fn more_aliases(&mut self, i: usize, at: usize, start: usize, word: &str, end: usize) -> Vec<Setting> {
+        let operand = &self.e.operands[i];
+        let field = self.e.fields[i];
+        let name = operand.name.name();
+        let method = operand.class.info().print_method;
+        let alias = |value: u64, end: usize| Setting {
+            fields: vec![(field, value)],
+            alias: Some(end),
+            ..Setting::default()
+        };
+        let mut out = Vec::new();
+        if start > at && word.strip_prefix("no") == Some(name) {
+            let setting = alias(0, end);
+            if self.printed(i, &setting).is_some_and(|p| p.trim().is_empty()) {
+                out.push(setting);
+            }
+        }
+        let numeric = matches!(
+            method,
+            "printSWaitCnt"
+                | "printHwreg"
+                | "printSendMsg"
+                | "printSDelayALU"
+                | "printDepCtr"
+                | "printSwizzle"
+                | "printGPRIdxMode"
+        );
+        if numeric {
+            let number = if method == "printSwizzle" {
+                word.strip_prefix("offset:")
+            } else {
+                Some(word)
+            };
+            if let Some(number) = number
+                && let Some(n) = plain_integer(number)
+            {
+                let width = field_width(field);
+                let mask = if width >= 64 { u64::MAX } else { (1u64 << width) - 1 };
+                let fits = if n < 0 { -n <= (mask as i128 + 1) / 2 } else { n <= mask as i128 };
+                if fits {
+                    out.push(alias(n as u64 & mask, end));
+                }
+            }
+        }
+        // Cache-policy words in another order than the printer's (`scope:SCOPE_SYS
+        // th:TH_LOAD_BYPASS`).
+        if method == "printCPol" {
+            let rest = &self.source.text[start..];
+            let mut words: Vec<&str> = Vec::new();
+            let mut ends: Vec<usize> = Vec::new();
+            let mut offset = start;
+            for w in rest.split(' ') {
+                let cpol = w.starts_with("th:")
+                    || w.starts_with("scope:")
+                    || matches!(w, "glc" | "slc" | "dlc" | "scc" | "nv" | "sc0" | "sc1" | "nt");
+                if !cpol || words.len() == 5 {
+                    break;
+                }
+                offset += w.len();
+                words.push(w);
+                ends.push(offset);
+                offset += 1;
+            }
+            if words.len() > 1 {
+                let table = imm_table(self.index, self.word, i, self.target(), self.e);
+                let mut order: Vec<usize> = (0..words.len()).collect();
+                let mut found = None;
+                permutations(&mut order, 0, &mut |o| {
+                    let key: String = o.iter().map(|&k| words[k]).collect();
+                    if found.is_none()
+                        && let Some(values) = table.get(&key)
+                    {
+                        found = values.first().copied();
+                    }
+                });
+                if let Some(v) = found {
+                    out.push(alias(v, *ends.last().unwrap()));
+                }
+            }
+        }
+        // GFX12 SMEM `offset:` after an SGPR offset, left out: 0.
+        if method == "printSMEMOffsetMod"
+            && self.target().generation() >= super::Generation::Gfx12
+            && !word.starts_with("offset:")
+        {
+            out.push(alias(0, at));
+        }
+        if method == "printDepCtr"
+            && let Some((value, end)) = depctr_words(self.target(), &self.source.text, start)
+        {
+            out.push(alias(value, end));
+        }
+        out
+    }
+}
+
+impl Attempt<'_> {
+    /// An MTBUF format written as a number after `soffset` (`s3, format:22`), which LLVM
+    /// prints by name: `soffset` and the format chosen together, read as an alias.
+    fn numeric_format(&mut self, i: usize, at: usize) -> Option<Vec<Setting>> {
+        if !self.e.flags.has(flag::MTBUF) || self.e.operands[i].name != OperandName::soffset {
+            return None;
+        }
+        let format = self.e.operand_index(OperandName::format)?;
+        let format_field = self.e.fields[format];
+        let text = self.source.text.as_bytes();
+        let start = (at..text.len()).find(|&k| text[k] != b' ')?;
+        let soffset = self.source.word_at(start).to_owned();
+        let mut next = start + soffset.len();
+        while next < text.len() && matches!(text[next], b' ' | b',') {
+            next += 1;
+        }
+        let word = self.source.word_at(next);
+        let n = plain_integer(word.strip_prefix("format:")?)?;
+        if !(0..1 << field_width(format_field).min(8)).contains(&n) {
+            return None;
+        }
+        let end = next + word.len();
+        let mut out = Vec::new();
+        for mut setting in self.source_settings(i, at) {
+            setting.fields.push((format_field, n as u64));
+            setting.alias = Some(end);
+            let printed = self.printed(i, &setting).unwrap_or_default();
+            let mut words = printed.split_whitespace();
+            if words.next() == Some(soffset.as_str())
+                && words.next().is_some_and(|w| w.starts_with("format:"))
+            {
+                out.push(setting);
+            }
+        }
+        (!out.is_empty()).then_some(out)
+    }
+}
+
+/// Calls `f` with every ordering of `items[k..]` (after `items[..k]`).
+fn permutations(items: &mut Vec<usize>, k: usize, f: &mut impl FnMut(&[usize])) {
+    if k == items.len() {
+        f(items);
+        return;
+    }
+    for j in k..items.len() {
+        items.swap(k, j);
+        permutations(items, k + 1, f);
+        items.swap(k, j);
+    }
+}
+
+/// An integer written whole: decimal or `0x` hex, with an optional `-`.
+fn plain_integer(word: &str) -> Option<i128> {
+    let (negative, digits) = match word.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, word),
+    };
+    let value = match digits.strip_prefix("0x").or_else(|| digits.strip_prefix("0X")) {
+        Some(hex) => i128::from_str_radix(hex, 16).ok()?,
+        None if !digits.is_empty() && digits.bytes().all(|c| c.is_ascii_digit()) => digits.parse().ok()?,
+        None => return None,
+    };
+    Some(if negative { -value } else { value })
+}
+
+/// `s_waitcnt_depctr` fields as LLVM's assembler reads them: `name(value)` items separated by
+/// spaces, `&` or `,`, each field at most once; fields not written keep their default (their
+/// maximum). The value and where the text ends, or `None` if the text at `start` is not such a
+/// list.
+fn depctr_words(target: &Target, text: &str, start: usize) -> Option<(u64, usize)> {
+    // (name, shift, width), as the printer's (`print::control`); hold_cnt from GFX10.3.
+    const FIELDS: [(&str, u32, u32); 7] = [
+        ("depctr_hold_cnt", 7, 1),
+        ("depctr_sa_sdst", 0, 1),
+        ("depctr_va_vdst", 12, 4),
+        ("depctr_va_sdst", 9, 3),
+        ("depctr_va_ssrc", 8, 1),
+        ("depctr_va_vcc", 1, 1),
+        ("depctr_vm_vsrc", 2, 3),
+    ];
+    let hold_cnt = target.generation() >= super::Generation::Gfx10_3;
+    let fields: Vec<_> = FIELDS
+        .iter()
+        .filter(|f| hold_cnt || f.0 != "depctr_hold_cnt")
+        .collect();
+    let mut value: u64 = fields
+        .iter()
+        .map(|&&(_, shift, width)| ((1u64 << width) - 1) << shift)
+        .sum();
+    let bytes = text.as_bytes();
+    let mut at = start;
+    let mut end = None;
+    let mut seen = 0u32;
+    loop {
+        // A separator before every item but the first.
+        let mut k = at;
+        while k < bytes.len() && bytes[k] == b' ' {
+            k += 1;
+        }
+        if end.is_some() && k < bytes.len() && matches!(bytes[k], b'&' | b',') {
+            k += 1;
+            while k < bytes.len() && bytes[k] == b' ' {
+                k += 1;
+            }
+        }
+        let rest = &text[k..];
+        let Some((n, &&(_, shift, width))) = fields
+            .iter()
+            .enumerate()
+            .find(|(_, f)| rest.starts_with(f.0) && rest[f.0.len()..].starts_with('('))
+        else {
+            break;
+        };
+        let name_len = fields[n].0.len();
+        let inner = &rest[name_len + 1..];
+        let close = inner.find(')')?;
+        let v = plain_integer(inner[..close].trim())?;
+        if v < 0 || v >= 1 << width || seen & (1 << n) != 0 {
+            return None;
+        }
+        seen |= 1 << n;
+        value = (value & !(((1u64 << width) - 1) << shift)) | ((v as u64) << shift);
+        at = k + name_len + 1 + close + 1;
+        end = Some(at);
+    }
+    end.map(|e| (value, e))
 }
 
 /// The operand whose field holds operand `i`'s bits: itself, or for a MIMG atomic's `vdst`
@@ -1324,6 +1814,24 @@ fn literal_values(word: &str, wide: bool) -> Vec<u64> {
     out
 }
 
+/// The literal a float written as `word` gives an operand of LLVM operand type `kind`: f32 bits
+/// for 32-bit operands, f16 bits (exact only) for 16-bit ones, the high half of the double for
+/// 64-bit ones (whole when the literal is 64-bit), `None` for a word that is no float.
+fn float_literal(word: &str, kind: &str, wide: bool) -> Option<u64> {
+    if !word.contains(['.', 'e', 'E']) {
+        return None;
+    }
+    let f = text::float(word)?;
+    if kind.contains("FP64") || kind.contains("INT64") || kind.contains("B64") {
+        let bits = f.to_bits();
+        return Some(if wide { bits } else { bits >> 32 });
+    }
+    if kind.contains("16") {
+        return f16_bits(f).map(u64::from);
+    }
+    Some(u64::from((f as f32).to_bits()))
+}
+
 /// IEEE half-precision bits of `f`, when exact.
 fn f16_bits(f: f64) -> Option<u16> {
     if f == 0.0 {
@@ -1350,6 +1858,8 @@ struct ValueTable {
     values: HashMap<String, Vec<u64>>,
     /// Field values selecting a literal (255; 254 for a 64-bit one).
     literal_codes: Vec<u16>,
+    /// Inline float constants of a 16-bit integer operand, by the hex they print as.
+    hex_inline_floats: HashMap<String, u64>,
 }
 
 type TableKey = (u16, &'static str, bool, bool);
@@ -1407,6 +1917,13 @@ fn value_table(
             index,
             value,
         );
+        // An inline float constant of a 16-bit integer operand prints as its bits in hex
+        // (`0x3800` for 0.5), but LLVM reads that hex as a literal, the inline constant only
+        // from the float (`0.5`).
+        if (240..=248).contains(&(code & 0xff)) && out.starts_with("0x") {
+            table.hex_inline_floats.insert(out.clone(), code);
+            continue;
+        }
         table.values.entry(out.clone()).or_default().push(code);
     }
     let table = Arc::new(table);
@@ -1450,7 +1967,7 @@ fn imm_table(
     let field = e.fields[field_of(e, i)];
     let width = field_width(field).min(16);
     let mut table: HashMap<String, Vec<u64>> = HashMap::new();
-    let zeros = [0u8; 8];
+    let zeros = [0u8; 16];
     let mut out = String::new();
     for v in 0..(1u64 << width) {
         let word = deposit(base, field, v);

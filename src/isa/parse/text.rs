@@ -127,6 +127,19 @@ impl Source {
             while i < input.len() && input[i] == b' ' {
                 i += 1;
             }
+            // LLVM's assembler takes a comma between operands where the printer writes a
+            // space (`v_permlanex16_var_b32 v5, v1, v100, op_sel:[1,0]`).
+            if i < input.len()
+                && input[i] == b','
+                && printed[p] != b','
+                && p > 0
+                && printed[p - 1].is_ascii_whitespace()
+            {
+                i += 1;
+                while i < input.len() && input[i] == b' ' {
+                    i += 1;
+                }
+            }
             if i == input.len() {
                 return None;
             }
