@@ -298,22 +298,16 @@ fn every_fixture_word_is_what_gfx1250_assembles_from_its_text() {
     let decoder = Decoder::new(p.target);
     let parser = Parser::new(p.target);
 
-    let objdump = std::process::Command::new("llvm-objdump-19")
-        .args(["-d", "--mcpu=gfx1200"])
-        .arg(fixture())
-        .output()
-        .expect("llvm-objdump-19 (scripts/setup.sh installs it)");
-    assert!(objdump.status.success());
+    let objdump = common::llvm_tool("llvm-objdump-19", &["-d", "--mcpu=gfx1200", fixture().to_str().unwrap()]);
     // `\t<text>  // 000000001B08: BE804B84 ...` -> address -> words
     let mut llvm_words = BTreeMap::new();
-    for line in String::from_utf8_lossy(&objdump.stdout).lines() {
-        if let Some((_, tail)) = line.split_once("// ") {
-            if let Some((addr, words)) = tail.split_once(": ") {
-                if let Ok(addr) = u64::from_str_radix(addr, 16) {
-                    let words: String = words.split_whitespace().take_while(|w| w.len() == 8).collect::<Vec<_>>().join(" ");
-                    llvm_words.insert(addr, words);
-                }
-            }
+    for line in objdump.lines() {
+        if let Some((_, tail)) = line.split_once("// ")
+            && let Some((addr, words)) = tail.split_once(": ")
+            && let Ok(addr) = u64::from_str_radix(addr, 16)
+        {
+            let words: String = words.split_whitespace().take_while(|w| w.len() == 8).collect::<Vec<_>>().join(" ");
+            llvm_words.insert(addr, words);
         }
     }
 

@@ -78,7 +78,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
 
     if let Some(only) = &args.only {
         let pass = |work: &[Work]| match only.as_str() {
-            "decode" => Some(pass_decode(work)),
+            "decode" => Some(pass_decode(work, true)),
             "print" => Some(pass_print(work, true)),
             "print-uncached" => Some(pass_print(work, false)),
             "llvm" => Some(pass_llvm(work)),
@@ -93,23 +93,8 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
     }
     // With the decoder's memo (a repeat costs one probe) and without it (every instruction
     // decoded afresh): real code repeats itself, so both figures are reported.
-    let decode_all = |memo: bool| {
-        let mut n = 0u64;
-        for w in &work {
-            let decoder = Decoder::new(w.target);
-            for s in &w.sections {
-                let mut at = 0;
-                while at + 4 <= s.len() {
-                    let inst = if memo { decoder.decode(&s[at..]) } else { decoder.decode_uncached(&s[at..]) };
-                    at += inst.len();
-                    n += 1;
-                }
-            }
-        }
-        n
-    };
-    let (n_ours, t_decode) = measure(|| decode_all(true));
-    let (_, t_uncached) = measure(|| decode_all(false));
+    let (n_ours, t_decode) = measure(|| pass_decode(&work, true));
+    let (_, t_uncached) = measure(|| pass_decode(&work, false));
     let rate = |n: u64, t: Duration| n as f64 / t.as_secs_f64() / 1e6;
     let ns = |n: u64, t: Duration| t.as_secs_f64() * 1e9 / n as f64;
     let decode_lines = || {
@@ -123,32 +108,8 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
     }
     // With the printer's text memo (a repeated instruction's text is copied) and without it
     // (every instruction's operands decoded and printed afresh).
-    let print_all = |memo: bool| {
-        // Each run starts with an empty text memo, as one pass over a file would.
-        print::clear_text_memo();
-        let mut n = 0u64;
-        let mut text = String::new();
-        for w in &work {
-            let decoder = Decoder::new(w.target);
-            for s in &w.sections {
-                let mut at = 0;
-                while at + 4 <= s.len() {
-                    let inst = decoder.decode(&s[at..]);
-                    text.clear();
-                    if memo {
-                        print::write_inst(&mut text, &inst, &w.target, at as u64);
-                    } else {
-                        print::write_inst_uncached(&mut text, &inst, &w.target, at as u64);
-                    }
-                    at += inst.len();
-                    n += text.len() as u64;
-                }
-            }
-        }
-        n
-    };
-    let (_, t_print) = measure(|| print_all(true));
-    let (_, t_print_uncached) = measure(|| print_all(false));
+    let (_, t_print) = measure(|| pass_print(&work, true));
+    let (_, t_print_uncached) = measure(|| pass_print(&work, false));
     let print_lines = || {
         for (t, memo) in [(t_print, "on"), (t_print_uncached, "off")] {
             println!("gfxpatch decode+print:  {:8.2} M inst/s  ({t:?}, {:.1} ns/inst, decoder memo on, print memo {memo})", rate(n_ours, t), ns(n_ours, t));
@@ -159,21 +120,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
         print_lines();
         return Ok(());
     }
-    let (n_llvm, t_llvm) = measure(|| {
-        let mut n = 0u64;
-        for w in &work {
-            let mut llvm = LlvmDisassembler::new(&w.target).expect("LLVM refused the target");
-            for s in &w.sections {
-                let mut at = 0;
-                while at + 4 <= s.len() {
-                    let inst = llvm.decode(&s[at..], at as u64);
-                    at += if inst.size == 0 { 4 } else { inst.size };
-                    n += 1;
-                }
-            }
-        }
-        n
-    });
+    let (n_llvm, t_llvm) = measure(|| pass_llvm(&work));
     decode_lines();
     print_lines();
     println!("LLVM decode+print:      {:8.2} M inst/s  ({t_llvm:?}, {:.1} ns/inst, {n_llvm} instructions)", rate(n_llvm, t_llvm), ns(n_llvm, t_llvm));
@@ -189,16 +136,18 @@ fn measured(f: impl FnOnce() -> u64) -> u64 {
     f()
 }
 
-/// One pass of decode (memo on) over `work`; the instruction count.
+/// One pass of decode over `work`, with the decoder's memo or without it (every instruction
+/// decoded afresh); the instruction count.
 #[inline(never)]
-fn pass_decode(work: &[Work]) -> u64 {
+fn pass_decode(work: &[Work], memo: bool) -> u64 {
     let mut n = 0u64;
     for w in work {
         let decoder = Decoder::new(w.target);
         for s in &w.sections {
             let mut at = 0;
             while at + 4 <= s.len() {
-                at += std::hint::black_box(decoder.decode(&s[at..])).len();
+                let inst = if memo { decoder.decode(&s[at..]) } else { decoder.decode_uncached(&s[at..]) };
+                at += std::hint::black_box(inst).len();
                 n += 1;
             }
         }

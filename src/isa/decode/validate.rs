@@ -158,7 +158,8 @@ pub(super) fn validate(index: u16, word: u128, tail: &[u8], target: &Target) -> 
 }
 
 impl Check {
-    fn bits(self) -> Bits {
+    /// The field this check reads (every variant has one).
+    fn bits_mut(&mut self) -> &mut Bits {
         match self {
             Check::Src { bits, .. }
             | Check::Bool { bits }
@@ -171,21 +172,14 @@ impl Check {
         }
     }
 
+    fn bits(mut self) -> Bits {
+        *self.bits_mut()
+    }
+
     /// The same check on a field at bit 0 (what a verdict table is keyed by).
-    fn at_zero(self) -> Check {
-        let mut c = self;
-        let zero = |b: &mut Bits| b.lo = 0;
-        match &mut c {
-            Check::Src { bits, .. }
-            | Check::Bool { bits }
-            | Check::Vector { bits, .. }
-            | Check::Scalar { bits, .. }
-            | Check::SdwaSrc { bits }
-            | Check::SdwaVopcDst { bits }
-            | Check::Dpp8Fi { bits }
-            | Check::T16Src { bits } => zero(bits),
-        }
-        c
+    fn at_zero(mut self) -> Check {
+        self.bits_mut().lo = 0;
+        self
     }
 }
 
