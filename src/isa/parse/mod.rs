@@ -1647,21 +1647,7 @@ fn plain_integer(word: &str) -> Option<i128> {
 /// maximum). The value and where the text ends, or `None` if the text at `start` is not such a
 /// list.
 fn depctr_words(target: &Target, text: &str, start: usize) -> Option<(u64, usize)> {
-    // (name, shift, width), as the printer's (`print::control`); hold_cnt from GFX10.3.
-    const FIELDS: [(&str, u32, u32); 7] = [
-        ("depctr_hold_cnt", 7, 1),
-        ("depctr_sa_sdst", 0, 1),
-        ("depctr_va_vdst", 12, 4),
-        ("depctr_va_sdst", 9, 3),
-        ("depctr_va_ssrc", 8, 1),
-        ("depctr_va_vcc", 1, 1),
-        ("depctr_vm_vsrc", 2, 3),
-    ];
-    let hold_cnt = target.generation() >= super::Generation::Gfx10_3;
-    let fields: Vec<_> = FIELDS
-        .iter()
-        .filter(|f| hold_cnt || f.0 != "depctr_hold_cnt")
-        .collect();
+    let fields: Vec<_> = crate::isa::print::control::depctr_fields(target.generation()).collect();
     let mut value: u64 = fields
         .iter()
         .map(|&&(_, shift, width)| ((1u64 << width) - 1) << shift)

@@ -171,16 +171,11 @@ fn waitcnt(out: &mut String, ctx: &Ctx<'_>, v: i64) {
     }
 }
 
-/// `printDepCtr` (`s_waitcnt_depctr`, GFX12 `s_wait_alu`): the non-default fields as
-/// `name(value)`, all fields when every one is at its default, or hex when a bit outside the
-/// known fields is set.
-fn depctr(out: &mut String, ctx: &Ctx<'_>, v: i64) {
-    let v = (v & 0xffff) as u32;
-    let g = generation(ctx);
-    // FeatureGFX10_BEncoding: gfx1030 and later RDNA.
-    let hold_cnt = g >= Generation::Gfx10_3;
-    // (name, shift, width); every field's default is its maximum.
-    let fields: &[(&str, u32, u32)] = &[
+/// `s_waitcnt_depctr`'s fields on `generation` as (name, shift, width), in the order LLVM
+/// prints them; every field's default is its maximum. `depctr_hold_cnt` exists from GFX10.3
+/// (FeatureGFX10_BEncoding: gfx1030 and later RDNA). The parser reads the same fields.
+pub(crate) fn depctr_fields(generation: Generation) -> impl Iterator<Item = &'static (&'static str, u32, u32)> {
+    const FIELDS: [(&str, u32, u32); 7] = [
         ("depctr_hold_cnt", 7, 1),
         ("depctr_sa_sdst", 0, 1),
         ("depctr_va_vdst", 12, 4),
@@ -189,10 +184,16 @@ fn depctr(out: &mut String, ctx: &Ctx<'_>, v: i64) {
         ("depctr_va_vcc", 1, 1),
         ("depctr_vm_vsrc", 2, 3),
     ];
-    let fields: Vec<_> = fields
-        .iter()
-        .filter(|f| hold_cnt || f.0 != "depctr_hold_cnt")
-        .collect();
+    let hold_cnt = generation >= Generation::Gfx10_3;
+    FIELDS.iter().filter(move |f| hold_cnt || f.0 != "depctr_hold_cnt")
+}
+
+/// `printDepCtr` (`s_waitcnt_depctr`, GFX12 `s_wait_alu`): the non-default fields as
+/// `name(value)`, all fields when every one is at its default, or hex when a bit outside the
+/// known fields is set.
+fn depctr(out: &mut String, ctx: &Ctx<'_>, v: i64) {
+    let v = (v & 0xffff) as u32;
+    let fields: Vec<_> = depctr_fields(generation(ctx)).collect();
     let known: u32 = fields
         .iter()
         .map(|&&(_, shift, width)| ((1 << width) - 1) << shift)
