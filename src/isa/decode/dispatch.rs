@@ -177,7 +177,7 @@ impl Dispatch {
     /// The leaf of candidates that could match `word` (the zero-padded leading 16 bytes), in
     /// the order the attempts would try them, as a range `start..end` of [`Dispatch::entries`],
     /// and how many leading bytes the walk read.
-    #[inline]
+    #[inline(always)]
     pub fn leaf(&self, word: u128) -> (u32, u32, u8) {
         let halves = [word as u64, (word >> 64) as u64];
         let mut child = self.root;
