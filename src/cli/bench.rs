@@ -34,8 +34,9 @@ pub struct BenchArgs {
     #[arg(long)]
     no_llvm: bool,
     /// Run one pass of one configuration and print its instruction count (for profilers:
-    /// `valgrind --tool=callgrind --toggle-collect='*bench::pass_*'`): `decode`,
-    /// `print` (decode+print, text memo on), `print-uncached` or `llvm`.
+    /// `valgrind --tool=callgrind --toggle-collect='*bench::measured*'`): `decode`,
+    /// `decode-uncached` (without the decoder's memo), `print` (decode+print, text memo on),
+    /// `print-uncached` or `llvm`.
     #[arg(long)]
     only: Option<String>,
 }
@@ -79,6 +80,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
     if let Some(only) = &args.only {
         let pass = |work: &[Work]| match only.as_str() {
             "decode" => Some(pass_decode(work, true)),
+            "decode-uncached" => Some(pass_decode(work, false)),
             "print" => Some(pass_print(work, true)),
             "print-uncached" => Some(pass_print(work, false)),
             "llvm" => Some(pass_llvm(work)),
@@ -86,7 +88,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
         };
         // A warm-up pass (one-time set-up: tables, print programs, caches), then the measured
         // one; `--toggle-collect='*bench::measured*'` counts only the latter.
-        anyhow::ensure!(pass(&work).is_some(), "unknown --only {only:?} (known: decode, print, print-uncached, llvm)");
+        anyhow::ensure!(pass(&work).is_some(), "unknown --only {only:?} (known: decode, decode-uncached, print, print-uncached, llvm)");
         let n = measured(|| pass(&work).unwrap_or(0));
         println!("{only}: {n} instructions");
         return Ok(());

@@ -174,15 +174,16 @@ impl Dispatch {
         verdict
     }
 
-    /// The candidates that could match `word` (the zero-padded leading 16 bytes), in the order
-    /// the attempts would try them, and how many leading bytes the walk read.
-    #[inline]
-    pub fn candidates_traced(&self, word: u128) -> (&[Entry], usize) {
+    /// The leaf of candidates that could match `word` (the zero-padded leading 16 bytes), in
+    /// the order the attempts would try them, as a range `start..end` of [`Dispatch::entries`],
+    /// and how many leading bytes the walk read.
+    #[inline(always)]
+    pub fn leaf(&self, word: u128) -> (u32, u32, u8) {
         let halves = [word as u64, (word >> 64) as u64];
         let mut child = self.root;
         let mut read = 0u8;
         while child & LEAF == 0 {
-            let Some(&p) = self.packed.get(child as usize) else { return (&[], usize::from(read)) };
+            let Some(&p) = self.packed.get(child as usize) else { return (0, 0, read) };
             read = read.max(p.read);
             let key = (halves[usize::from(p.lo >> 6)] >> (p.lo & 63)) as u32 & ((1u32 << p.width) - 1);
             let slot = if p.sparse == 0 {
@@ -191,16 +192,22 @@ impl Dispatch {
                 let keys = &self.keys[p.first as usize..(p.first + p.sparse) as usize];
                 match keys.binary_search(&key) {
                     Ok(i) => p.first as usize + i,
-                    Err(_) => return (&[], usize::from(read)),
+                    Err(_) => return (0, 0, read),
                 }
             };
             child = self.children[slot];
         }
         if child == NONE {
-            return (&[], usize::from(read));
+            return (0, 0, read);
         }
         let (start, len) = self.leaves[(child & !LEAF) as usize];
-        (&self.entries[start as usize..(start + len) as usize], usize::from(read))
+        (start, start + len, read)
+    }
+
+    /// Every leaf's entries, leaf after leaf.
+    #[inline]
+    pub fn entries(&self) -> &[Entry] {
+        &self.entries
     }
 
     /// Each distinct encoding the tree holds, once (for tests).

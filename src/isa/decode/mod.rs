@@ -22,7 +22,7 @@ use super::operand::{max_inst_bytes, DecodeFail};
 use super::predicates::{self, PredContext};
 use super::table::{encodings, flag, Namespace};
 use super::target::Target;
-use dispatch::Dispatch;
+use dispatch::{Dispatch, Entry};
 use validate::validate;
 
 pub use plan::{Attempt, plan};
@@ -30,37 +30,81 @@ pub use plan::{Attempt, plan};
 /// A decoder for one target: the tables its plan tries, in order, merged into one decision
 /// tree ([`dispatch`]).
 ///
-/// Code repeats itself: the same instruction words recur thousands of times in a kernel. The
-/// decoder remembers recent results in a small direct-mapped memo keyed by the instruction's
-/// leading bytes (all the bytes the decode can depend on), so a repeat costs one probe.
+/// Code repeats itself: the same first dword recurs thousands of times in a kernel (a 32-bit
+/// instruction is all of it; a 64-bit one's opcode, destination and modifiers). The decoder
+/// remembers, per first dword, what the decode of any instruction starting with it comes to
+/// ([`Memo`]): the whole answer when the decode read nothing else, or where in the tree's leaf
+/// the first candidate that could match is, so a repeat costs one probe and one candidate.
 pub struct Decoder {
     target: Target,
     dispatch: Arc<Dispatch>,
     /// LLVM's `getMaxInstLength`: bytes beyond it are never part of an instruction.
     max_bytes: usize,
-    /// The longest memo key in bytes (a multiple of 4, at most 16); 0 turns the memo off.
-    key_bytes: usize,
-    /// Direct-mapped slots: the key's low and high halves, and `meta` (see [`memo_meta`]):
-    /// the decode (encoding, length, literal offset) and the key's length in dwords (0 for an
-    /// empty slot).
-    memo: Box<[Cell<[u64; 3]>]>,
+    /// The leading 16 bytes' mask for `max_bytes` (bytes past it are not the instruction's).
+    head_mask: u128,
+    /// Direct-mapped slots keyed by the first dword: the dword in the low half, the [`Memo`]
+    /// in the high half (0 for an empty slot).
+    memo: Box<[Cell<u64>]>,
 }
 
-/// A memo slot's third word: encoding index, length, literal offset, key dwords.
-fn memo_meta(encoding: u16, len: u8, tail_at: u8, dwords: u8) -> u64 {
-    u64::from(encoding) | u64::from(len) << 16 | u64::from(tail_at) << 24 | u64::from(dwords) << 32
+/// What a decode of an instruction whose first dword is known comes to, whatever the other
+/// bytes (up to the instruction limit, all at hand), packed in a `u32` that is never 0.
+///
+/// - `encoding | len << 16 | tail_at << 24` (`len` 4..=20): the decode read only the first
+///   dword (the tree walk, every candidate's pattern test and the winner's validation), so
+///   this is its result (a literal's bytes are read from the stream; only their presence
+///   counts, and the memo is used with every byte up to the limit at hand). Raw words too.
+/// - `SCAN | at << 2 | count << 28` (`at` < 2^14; its bits 14..18 go to bits 24..28, the
+///   `len` byte stays 0): the tree walk read only the first dword, and every candidate of its
+///   leaf before `at` (into [`Dispatch::entries`]) mismatches in the first dword: the decode
+///   is the leaf scan from `at` (`count` entries, to the leaf's end).
+/// - `FULL`: neither (the walk read further, or the scan does not fit): decode afresh.
+mod memo {
+    /// The low two bits of a note that is not a result (whose `len` byte is 0).
+    pub const SCAN: u32 = 1;
+    pub const FULL: u32 = 2;
+    /// A SCAN's `at` and `count` limits.
+    pub const MAX_AT: usize = 1 << 18;
+    pub const MAX_COUNT: usize = 1 << 4;
+
+    pub fn scan(at: usize, count: usize) -> u32 {
+        debug_assert!(at < MAX_AT && count < MAX_COUNT);
+        SCAN | (at as u32 & 0x3fff) << 2 | (at as u32 >> 14) << 24 | (count as u32) << 28
+    }
+
+    /// A SCAN note's `at` and `count`.
+    pub fn scan_of(note: u32) -> (usize, usize) {
+        ((note >> 2 & 0x3fff | (note >> 24 & 0xf) << 14) as usize, (note >> 28) as usize)
+    }
+}
+
+/// What one decode says the memo may keep for its first dword.
+#[derive(Clone, Copy)]
+struct Trace {
+    /// The decode read only the first dword (with every byte up to the limit at hand).
+    first_dword_only: bool,
+    /// Position in the leaf of the first candidate whose pattern agrees with the first
+    /// dword (the leaf's length if none does).
+    first_agreeing: usize,
 }
 
 /// `MEMO_SLOTS` empty slots, from zeroed memory (untouched pages cost nothing, so a decoder
 /// for a small code object is cheap to make).
-fn empty_memo() -> Box<[Cell<[u64; 3]>]> {
-    let zeroed: Box<[[u64; 3]]> = vec![[0u64; 3]; MEMO_SLOTS].into_boxed_slice();
+fn empty_memo() -> Box<[Cell<u64>]> {
+    let zeroed: Box<[u64]> = vec![0u64; MEMO_SLOTS].into_boxed_slice();
     // SAFETY: `Cell<T>` has the same in-memory representation as `T` (documented), so a
-    // slice of `[u64; 3]` is a valid slice of `Cell<[u64; 3]>`; the box is moved, not shared.
-    unsafe { Box::from_raw(Box::into_raw(zeroed) as *mut [Cell<[u64; 3]>]) }
+    // slice of `u64` is a valid slice of `Cell<u64>`; the box is moved, not shared.
+    unsafe { Box::from_raw(Box::into_raw(zeroed) as *mut [Cell<u64>]) }
 }
 
-const MEMO_SLOTS: usize = 1 << 15;
+const MEMO_BITS: u32 = 15;
+const MEMO_SLOTS: usize = 1 << MEMO_BITS;
+
+/// Memo slot of a first dword: multiplicative hashing.
+#[inline]
+fn memo_slot(dword: u32) -> usize {
+    (u64::from(dword).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - MEMO_BITS)) as usize
+}
 
 impl Decoder {
     pub fn new(target: Target) -> Decoder {
@@ -71,19 +115,13 @@ impl Decoder {
         };
         let attempts = plan(&target);
         let dispatch = cached_dispatch(&target, &attempts, &ctx);
-        // LLVM 22 targets read 64-bit literals and can reject a decode on a literal's value
-        // beyond the leading 12 bytes, so they decode without the memo.
-        let key_bytes = match target.llvm_version() {
-            22 => 0,
-            _ => max_inst_bytes(&target).min(16),
-        };
-        let memo = empty_memo();
+        let max_bytes = max_inst_bytes(&target);
         Decoder {
             target,
             dispatch,
-            max_bytes: max_inst_bytes(&target),
-            key_bytes,
-            memo,
+            max_bytes,
+            head_mask: DWORD_MASKS[(max_bytes / 4).min(4)],
+            memo: empty_memo(),
         }
     }
 
@@ -94,68 +132,108 @@ impl Decoder {
     /// Decodes the instruction at the start of `bytes`. Never fails: an undecodable or
     /// truncated word becomes a raw 4-byte instruction (a trailing fragment under 4 bytes is
     /// zero-padded; callers stop at the end of their range).
+    #[inline]
     pub fn decode(&self, bytes: &[u8]) -> Inst {
         // The memo is used only with every byte a decode may read at hand (a full
-        // `max_bytes`), so the decode is a function of the bytes alone. A decode records how
-        // many leading bytes it consulted (tree switches, candidate patterns, the validated
-        // encodings' widths, the instruction itself); its result is stored under exactly that
-        // many bytes, rounded up to a dword. A later decode whose leading bytes equal a stored
-        // key would consult the same bytes and take the same path: the stored result is what
-        // decoding afresh gives. Lookups probe each key length, shortest first.
-        if self.key_bytes != 0 && bytes.len() >= self.max_bytes {
-            let head = read_head_within(bytes, self.max_bytes);
-            let (head_lo, head_hi) = (head as u64, (head >> 64) as u64);
-            for dwords in 1..=self.key_bytes as u8 / 4 {
-                let (lo, hi) = (head_lo & LOW_MASKS[dwords as usize], head_hi & HIGH_MASKS[dwords as usize]);
-                let [slot_lo, slot_hi, meta] = self.memo[memo_slot(lo, hi, dwords)].get();
-                if (meta >> 32) as u8 == dwords && slot_lo == lo && slot_hi == hi {
-                    let len = (meta >> 16) as u8 as usize;
-                    return Inst::from_head(meta as u16, head, &bytes[..len], (meta >> 24) as u8 as usize);
-                }
-            }
-            let (inst, consulted) = self.decode_traced(bytes);
-            if let Some(encoding) = inst.encoding_index() {
-                // The literal's bytes are not consulted (only that they are there, which a full
-                // `max_bytes` guarantees): a hit reads them from its own stream.
-                let dwords = consulted.div_ceil(4) as u8;
-                if usize::from(dwords) * 4 <= self.key_bytes {
-                    let (lo, hi) = (head_lo & LOW_MASKS[dwords as usize], head_hi & HIGH_MASKS[dwords as usize]);
-                    self.memo[memo_slot(lo, hi, dwords)].set([
-                        lo,
-                        hi,
-                        memo_meta(encoding, inst.len() as u8, inst.tail_at() as u8, dwords),
-                    ]);
-                }
-            }
-            return inst;
+        // `max_bytes`), so the decode is a function of the bytes alone; see [`memo`] for why
+        // each kind of note gives what decoding afresh gives.
+        let (Some(head), true) = (bytes.first_chunk::<16>(), bytes.len() >= self.max_bytes) else {
+            return self.decode_short(bytes);
+        };
+        let head = u128::from_le_bytes(*head) & self.head_mask;
+        let dword = head as u32;
+        let stored = self.memo[memo_slot(dword)].get();
+        let note = (stored >> 32) as u32;
+        let len = (note >> 16) as u8 as usize;
+        if stored as u32 == dword && len != 0 {
+            return Inst::from_head(note as u16, head, &bytes[..len], (note >> 24) as usize);
         }
+        self.decode_noted(bytes, head, stored)
+    }
+
+    /// A memo miss (or a note that is not a result): decode, and note the outcome under the
+    /// first dword.
+    #[inline(never)]
+    fn decode_noted(&self, bytes: &[u8], head: u128, stored: u64) -> Inst {
+        let dword = head as u32;
+        let note = (stored >> 32) as u32;
+        if stored as u32 == dword && note != 0 {
+            if note & 3 == memo::SCAN {
+                let (at, count) = memo::scan_of(note);
+                let entries = &self.dispatch.entries()[at..at + count];
+                return self.scan::<false>(entries, head, &bytes[..self.max_bytes]).0;
+            }
+            return self.decode_head::<false>(head, bytes).0;
+        }
+        let (inst, trace, (start, end, read)) = self.decode_head::<true>(head, bytes);
+        let note = if read > 4 {
+            memo::FULL
+        } else if trace.first_dword_only {
+            let encoding = inst.encoding_index().unwrap_or(RAW_INDEX);
+            u32::from(encoding) | (inst.len() as u32) << 16 | (inst.tail_at() as u32) << 24
+        } else {
+            let at = start as usize + trace.first_agreeing;
+            let count = end as usize - at;
+            if at < memo::MAX_AT && count < memo::MAX_COUNT {
+                memo::scan(at, count)
+            } else {
+                memo::FULL
+            }
+        };
+        self.memo[memo_slot(dword)].set(u64::from(dword) | u64::from(note) << 32);
+        inst
+    }
+
+    /// A decode with fewer than `max_bytes` (or 16) bytes at hand: without the memo.
+    #[inline(never)]
+    fn decode_short(&self, bytes: &[u8]) -> Inst {
         self.decode_uncached(bytes)
     }
 
     /// [`Decoder::decode`] without the memo.
     pub fn decode_uncached(&self, bytes: &[u8]) -> Inst {
-        self.decode_traced(bytes).0
+        let head = read_head_within(bytes, self.max_bytes);
+        self.decode_head::<false>(head, bytes).0
     }
 
-    /// The decode, and how many leading bytes it consulted (at most the instruction limit;
-    /// a literal's bytes are not consulted, only that they are within the limit).
-    #[inline]
-    fn decode_traced(&self, bytes: &[u8]) -> (Inst, usize) {
+    /// The decode of `bytes`, whose leading 16 bytes within the limit are `head`; with
+    /// `TRACE`, what the memo may keep of it, and the tree walk's leaf and bytes read.
+    #[inline(always)]
+    fn decode_head<const TRACE: bool>(&self, head: u128, bytes: &[u8]) -> (Inst, Trace, (u32, u32, u8)) {
         let limit = &bytes[..bytes.len().min(self.max_bytes)];
-        // The leading 16 bytes (zero-padded) read once; each attempt masks its width out.
-        let head = read_head_within(bytes, self.max_bytes);
+        let (start, end, read) = self.dispatch.leaf(head);
+        let entries = &self.dispatch.entries()[start as usize..end as usize];
+        let (inst, trace) = self.scan::<TRACE>(entries, head, limit);
+        (inst, trace, (start, end, read))
+    }
+
+    /// Tries the candidates `entries` (a leaf, or its tail) in order on the instruction
+    /// whose leading 16 bytes within the limit are `head` and whose bytes up to the limit
+    /// are `limit`. With `TRACE`, also says what the decode read (see [`Trace`]).
+    #[inline(always)]
+    fn scan<const TRACE: bool>(&self, entries: &[Entry], head: u128, limit: &[u8]) -> (Inst, Trace) {
         let dispatch = &*self.dispatch;
-        let (candidates, mut consulted) = dispatch.candidates_traced(head);
+        let mut trace = Trace { first_dword_only: true, first_agreeing: entries.len() };
         // Attempts whose first matching candidate failed: the loop over tables moved on.
         let mut failed = 0u64;
-        for entry in candidates {
+        for (k, entry) in entries.iter().enumerate() {
             let bit = 1u64 << entry.attempt;
             if failed & bit != 0 {
                 continue;
             }
-            consulted = consulted.max(usize::from(entry.mask_bytes));
-            if head & entry.mask != entry.value {
+            let differ = (head & entry.mask) ^ entry.value;
+            if TRACE && differ as u32 == 0 && trace.first_agreeing == entries.len() {
+                trace.first_agreeing = k;
+            }
+            if differ != 0 {
+                // A mismatch outside the first dword is a fact about the other bytes.
+                if TRACE && differ as u32 == 0 {
+                    trace.first_dword_only = false;
+                }
                 continue;
+            }
+            if TRACE && entry.mask_bytes > 4 {
+                trace.first_dword_only = false;
             }
             failed |= bit;
             let size = usize::from(entry.size);
@@ -167,7 +245,9 @@ impl Decoder {
             let word = head & DWORD_MASKS[size / 4];
             let extra = if entry.count != dispatch::NOT_COMPILED {
                 // A compiled validation reads the encoded bits and the tail's length only.
-                consulted = consulted.max(size);
+                if TRACE && size > 4 {
+                    trace.first_dword_only = false;
+                }
                 match dispatch.fast_validate(entry, word) {
                     validate::VERDICT_OK => 0,
                     validate::VERDICT_LITERAL if limit.len() - tail_at >= 4 => 4,
@@ -176,7 +256,9 @@ impl Decoder {
             } else {
                 // A planned validation reads the encoded bits and the tail's length only; a
                 // full operand decode may read the tail's bytes.
-                consulted = consulted.max(if validate::is_planned(index) { size } else { limit.len() });
+                if TRACE && (size > 4 || !validate::is_planned(index)) {
+                    trace.first_dword_only = false;
+                }
                 match validate(index, word, &limit[tail_at..], &self.target) {
                     Ok(extra) => extra as usize,
                     Err(DecodeFail::NegativeBufferOffset) => break,
@@ -189,11 +271,14 @@ impl Decoder {
                 continue;
             }
             let len = size.max(tail_at + extra);
-            return (Inst::from_head(index, head, &limit[..len], tail_at), limit.len().min(consulted));
+            return (Inst::from_head(index, head, &limit[..len], tail_at), trace);
         }
-        (raw(bytes), limit.len().min(consulted.max(4)))
+        (Inst::raw(head as u32), trace)
     }
 }
+
+/// The encoding index a DIRECT note gives a raw word.
+const RAW_INDEX: u16 = u16::MAX;
 
 /// The leading 16 bytes of `bytes`, zero-padded, as one little-endian integer.
 #[inline]
@@ -228,17 +313,7 @@ fn read_head_within(bytes: &[u8], max: usize) -> u128 {
     }
 }
 
-/// Low and high halves of [`DWORD_MASKS`].
-const LOW_MASKS: [u64; 6] = [0, u32::MAX as u64, u64::MAX, u64::MAX, u64::MAX, u64::MAX];
-const HIGH_MASKS: [u64; 6] = [0, 0, 0, u32::MAX as u64, u64::MAX, u64::MAX];
-
-/// Memo slot of a key of `dwords` dwords (halves `lo`, `hi`): multiplicative hashing.
-#[inline]
-fn memo_slot(lo: u64, hi: u64, dwords: u8) -> usize {
-    let mixed = (lo ^ hi.rotate_left(29) ^ u64::from(dwords)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    (mixed >> (64 - MEMO_SLOTS.trailing_zeros())) as usize
-}
-
+#[cfg(test)]
 fn raw(bytes: &[u8]) -> Inst {
     let mut word = [0u8; 4];
     let n = bytes.len().min(4);

@@ -259,7 +259,8 @@ const MAX_TABLE_BITS: u8 = 12;
 pub(super) struct Compiler {
     pub checks: Vec<FastCheck>,
     pub verdicts: Vec<u8>,
-    tables: std::collections::HashMap<Check, u32>,
+    /// Each distinct check's verdict table, and whether every verdict in it is OK.
+    tables: std::collections::HashMap<Check, (u32, bool)>,
 }
 
 impl Compiler {
@@ -281,18 +282,21 @@ impl Compiler {
             let bits = check.bits();
             let key = check.at_zero();
             let verdicts = &mut self.verdicts;
-            let table = *self.tables.entry(key).or_insert_with(|| {
+            let (table, always_ok) = *self.tables.entry(key).or_insert_with(|| {
                 let at = verdicts.len() as u32;
                 verdicts.extend((0..1u32 << bits.width).map(|v| match check_field(check, v as u16, generation, mask_dwords) {
                     Ok(false) => VERDICT_OK,
                     Ok(true) => VERDICT_LITERAL,
                     Err(_) => VERDICT_FAIL,
                 }));
-                at
+                (at, verdicts[at as usize..].iter().all(|&v| v == VERDICT_OK))
             });
-            self.checks.push(FastCheck { shift: bits.lo, width: bits.width, table });
+            // A field every value of which is fine decides nothing: no check.
+            if !always_ok {
+                self.checks.push(FastCheck { shift: bits.lo, width: bits.width, table });
+            }
         }
-        Some((start, checks.len() as u8))
+        Some((start, (self.checks.len() as u32 - start) as u8))
     }
 }
 
