@@ -17,6 +17,7 @@ pub mod modifiers;
 pub mod num;
 pub mod operand;
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::fmt::Write as _;
 use std::sync::OnceLock;
@@ -216,37 +217,60 @@ pub fn write_operand(
 
 /// One step of a print program.
 enum Step {
-    /// Literal text.
-    Text(&'static str),
+    /// Literal text (adjacent pieces, and `printVOPDst`'s suffix, merged into one).
+    Text(Cow<'static, str>),
     /// Operand `index` printed by `method`; `module` remembers which printer family took it
     /// (0: not yet known). Whether a family takes a method depends only on the method and the
-    /// operand's class, both fixed for the step.
-    Operand { index: u8, method: &'static str, module: AtomicU8, direct: Direct },
+    /// operand's class, both fixed for the step. `format`: the MTBUF format follows.
+    Operand { index: u8, method: &'static str, module: AtomicU8, format: bool },
+    /// A register or constant printed by the common methods (`printOperand` on anything but a
+    /// branch target, `printRegularOperand`, `printVOPDst`), with the `vcc`/`vcc_lo` operands
+    /// and MTBUF format they print around it decided once for the record ([`value_flags`]).
+    Value { index: u8, flags: u8 },
     /// An operand name the encoding does not have.
     Missing(&'static str),
 }
 
-/// The print methods most operands use, called without going through the method name (each
-/// is what [`dispatch`] picks for that method and class: no earlier family takes them).
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Direct {
-    /// Through [`dispatch_module`] by name.
-    No,
-    /// `printOperand` (or no method) on anything but a branch target.
-    Operand,
-    /// `printRegularOperand`.
-    Regular,
-    /// `printVOPDst`.
-    VopDst,
+/// [`Step::Value`] flags: `printOperand`'s implied VOPC `vcc` before the operand;
+/// `printRegularOperand`'s default `vcc` after src1; `printVOPDst`'s carry-out `vcc` after the
+/// destination; the MTBUF format after `soffset`.
+const VCC_BEFORE: u8 = 1;
+const VCC_AFTER_REGULAR: u8 = 2;
+const VCC_AFTER_VDST: u8 = 4;
+const FORMAT: u8 = 8;
+
+/// Whether the MTBUF format follows operand `index` (see [`memory::print_after_operand`]).
+fn format_after(encoding: &Encoding, index: usize) -> bool {
+    encoding.flags.has(super::table::flag::MTBUF)
+        && encoding.operands[index].name == super::table::OperandName::soffset
 }
 
-fn direct_of(method: &str, class: OperandClass) -> Direct {
+/// What a common print method (`printOperand`, `printRegularOperand`, `printVOPDst`) prints
+/// around operand `index` of `encoding`, as [`Step::Value`] flags; None for other methods
+/// (and for `printOperand` on a branch target, which the control-word printers take).
+fn value_flags(encoding: &Encoding, index: usize, method: &str, class: OperandClass) -> Option<u8> {
+    let mut flags = 0;
     match method {
-        "" | "printOperand" if class != OperandClass::SOPPBrTarget => Direct::Operand,
-        "printRegularOperand" => Direct::Regular,
-        "printVOPDst" => Direct::VopDst,
-        _ => Direct::No,
+        "" | "printOperand" if class != OperandClass::SOPPBrTarget => {
+            if operand::vcc_before_operand(encoding, index) {
+                flags |= VCC_BEFORE;
+            }
+        }
+        "printRegularOperand" => {}
+        "printVOPDst" => {
+            if operand::vcc_after_vop_dst(encoding) {
+                flags |= VCC_AFTER_VDST;
+            }
+        }
+        _ => return None,
     }
+    if operand::vcc_after_regular(encoding, index) {
+        flags |= VCC_AFTER_REGULAR;
+    }
+    if format_after(encoding, index) {
+        flags |= FORMAT;
+    }
+    Some(flags)
 }
 
 /// An encoding's AsmString, parsed once.
@@ -291,12 +315,20 @@ fn compile(encoding: &'static Encoding) -> Program {
                     Some(index) => {
                         let class = encoding.operands[index].class;
                         let method = class.info().print_method;
-                        steps.push(Step::Operand {
-                            index: index as u8,
-                            method,
-                            module: AtomicU8::new(0),
-                            direct: direct_of(method, class),
-                        })
+                        match value_flags(encoding, index, method, class) {
+                            Some(flags) => {
+                                if method == "printVOPDst" && index == 0 {
+                                    steps.push(Step::Text(Cow::Borrowed(operand::vop_dst_prefix(encoding))));
+                                }
+                                steps.push(Step::Value { index: index as u8, flags });
+                            }
+                            None => steps.push(Step::Operand {
+                                index: index as u8,
+                                method,
+                                module: AtomicU8::new(0),
+                                format: format_after(encoding, index),
+                            }),
+                        }
                     }
                     None => steps.push(Step::Missing(name)),
                 }
@@ -306,7 +338,7 @@ fn compile(encoding: &'static Encoding) -> Program {
                 // Variant alternatives: `{a|b}` prints `a` (variant 0); `{a}` prints `a`.
                 let end = asm[i + 1..].find('}').map_or(asm.len(), |e| i + 1 + e);
                 let body = &asm[i + 1..end];
-                steps.push(Step::Text(body.split('|').next().unwrap_or("")));
+                steps.push(Step::Text(Cow::Borrowed(body.split('|').next().unwrap_or(""))));
                 i = end + 1;
             }
             _ => {
@@ -314,29 +346,58 @@ fn compile(encoding: &'static Encoding) -> Program {
                 while i < bytes.len() && bytes[i] != b'$' && bytes[i] != b'{' {
                     i += 1;
                 }
-                steps.push(Step::Text(&asm[start..i]));
+                steps.push(Step::Text(Cow::Borrowed(&asm[start..i])));
             }
         }
     }
+    // Adjacent literal pieces print as one.
+    let mut merged: Vec<Step> = Vec::with_capacity(steps.len());
+    for step in steps {
+        match (merged.last_mut(), step) {
+            (Some(Step::Text(prev)), Step::Text(text)) => prev.to_mut().push_str(&text),
+            (_, Step::Text(text)) if text.is_empty() => {}
+            (_, step) => merged.push(step),
+        }
+    }
     let uses_address = encoding.operands.iter().any(|o| o.class == OperandClass::SOPPBrTarget);
-    Program { steps: steps.into_boxed_slice(), uses_address }
+    Program { steps: merged.into_boxed_slice(), uses_address }
 }
 
 /// Runs the print program of `ctx.encoding`.
 fn run(out: &mut String, ctx: &Ctx<'_>) {
     for step in program(index_of(ctx.encoding)).steps.iter() {
         match step {
-            Step::Text(text) => out.push_str(text),
+            Step::Text(text) => num::push_str(out, text),
+            Step::Value { index, flags } => {
+                let index = *index as usize;
+                let flags = *flags;
+                if flags & VCC_BEFORE != 0 {
+                    operand::print_default_vcc(out, ctx, true);
+                }
+                match ctx.ops.as_slice().get(index) {
+                    Some(op) => {
+                        operand::print_value(out, ctx, index, op.value);
+                        if flags & VCC_AFTER_REGULAR != 0 {
+                            operand::print_default_vcc(out, ctx, index == 0);
+                        }
+                    }
+                    None => {
+                        let _ = write!(out, "/*Missing OP{index}*/");
+                    }
+                }
+                if flags & VCC_AFTER_VDST != 0 {
+                    operand::print_default_vcc(out, ctx, false);
+                }
+                if flags & FORMAT != 0 {
+                    memory::print_symbolic_format(out, ctx);
+                }
+            }
             Step::Missing(name) => {
                 let _ = write!(out, "<{name}?>");
             }
-            Step::Operand { index, method, module, direct } => {
+            Step::Operand { index, method, module, format } => {
                 let index = *index as usize;
-                match *direct {
-                    Direct::Operand => operand::print_operand(out, ctx, index),
-                    Direct::Regular => operand::print_regular(out, ctx, index),
-                    Direct::VopDst => operand::print_vop_dst(out, ctx, index),
-                    Direct::No => match module.load(Ordering::Relaxed) {
+                match module.load(Ordering::Relaxed) {
                     0 => {
                         let m = dispatch_module(out, ctx, index, method);
                         module.store(m, Ordering::Relaxed);
@@ -344,10 +405,11 @@ fn run(out: &mut String, ctx: &Ctx<'_>) {
                     m => {
                         let _ = print_with(m, out, ctx, index, method);
                     }
-                    },
                 }
                 // LLVM's printRegularOperand prints the MTBUF format right after `soffset`.
-                memory::print_after_operand(out, ctx, index);
+                if *format {
+                    memory::print_symbolic_format(out, ctx);
+                }
             }
         }
     }
