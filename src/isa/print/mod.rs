@@ -58,7 +58,8 @@ pub fn print(inst: &Inst, target: &Target, address: u64) -> String {
 /// Code repeats itself, so the text of recent instructions is remembered per thread in a
 /// direct-mapped memo keyed by target, encoding and every word of the instruction (all a
 /// print reads, except the address, which only branch targets print: those are never
-/// memoized). A repeat costs one probe and a copy.
+/// memoized). The texts live in one ring of bytes; a slot whose text the ring has since
+/// overwritten is a miss. A repeat costs one probe and a copy.
 pub fn write_inst(out: &mut String, inst: &Inst, target: &Target, address: u64) {
     let Some(index) = inst.encoding_index() else {
         write_inst_uncached(out, inst, target, address);
@@ -68,57 +69,110 @@ pub fn write_inst(out: &mut String, inst: &Inst, target: &Target, address: u64) 
         write_inst_uncached(out, inst, target, address);
         return;
     }
-    let mut words = [0u32; MAX_INST_BYTES / 4];
-    words[..inst.words().len()].copy_from_slice(inst.words());
-    let key = TextKey {
-        processor: target.processor as *const _ as usize,
-        mode: (target.wave64, target.xnack, target.sramecc, target.real_true16),
+    let words = inst.words();
+    let mut key = TextKey {
+        target: target_key(target),
+        words: [0; MAX_INST_BYTES / 4],
         encoding: index,
         len: inst.len() as u8,
-        words,
     };
+    key.words[..words.len()].copy_from_slice(words);
     TEXT_MEMO.with(|memo| {
         let mut memo = memo.borrow_mut();
-        if memo.is_empty() {
-            memo.resize_with(TEXT_SLOTS, Default::default);
+        let memo = &mut *memo;
+        if memo.slots.is_empty() {
+            memo.slots = vec![TextSlot::default(); TEXT_SLOTS];
+            memo.ring = vec![0; TEXT_RING];
         }
-        let slot = &mut memo[text_slot(&key)];
-        if slot.key == Some(key) {
-            out.push_str(&slot.text);
+        let slot = &mut memo.slots[text_slot(&key)];
+        if slot.key == key && slot.len != 0 && memo.head <= slot.at + TEXT_RING as u64 {
+            let at = (slot.at % TEXT_RING as u64) as usize;
+            let text = &memo.ring[at..at + usize::from(slot.len)];
+            // SAFETY: the ring holds, at a slot's position, a copy of a text this function
+            // wrote into a String (valid UTF-8), not overwritten since (checked above).
+            num::push_str(out, unsafe { std::str::from_utf8_unchecked(text) });
             return;
         }
         let start = out.len();
         write_inst_uncached(out, inst, target, address);
-        slot.key = Some(key);
-        slot.text.clear();
-        slot.text.push_str(&out[start..]);
+        let text = &out.as_bytes()[start..];
+        if text.is_empty() || text.len() > usize::from(u16::MAX) || text.len() > TEXT_RING {
+            slot.len = 0;
+            return;
+        }
+        // Texts never wrap: one that does not fit before the end starts the next lap.
+        let mut at = (memo.head % TEXT_RING as u64) as usize;
+        if at + text.len() > TEXT_RING {
+            memo.head += (TEXT_RING - at) as u64;
+            at = 0;
+        }
+        memo.ring[at..at + text.len()].copy_from_slice(text);
+        slot.key = key;
+        slot.at = memo.head;
+        slot.len = text.len() as u16;
+        memo.head += text.len() as u64;
     });
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
+/// What a memoized text depends on besides the address: the target (processor and modes),
+/// the encoding and the instruction's words.
+#[derive(Clone, Copy, PartialEq, Eq, Default)]
 struct TextKey {
-    processor: usize,
-    mode: (bool, FeatureSetting, FeatureSetting, bool),
+    target: u64,
+    words: [u32; MAX_INST_BYTES / 4],
     encoding: u16,
     len: u8,
-    words: [u32; MAX_INST_BYTES / 4],
 }
 
-#[derive(Default)]
+/// The target as one number: the processor (a static record, 8-aligned: its address) and the
+/// modes a print reads.
+fn target_key(target: &Target) -> u64 {
+    let setting = |f: FeatureSetting| match f {
+        FeatureSetting::Unsupported => 0u64,
+        FeatureSetting::Any => 1,
+        FeatureSetting::Off => 2,
+        FeatureSetting::On => 3,
+    };
+    (target.processor as *const _ as u64) << 8
+        | u64::from(target.wave64)
+        | setting(target.xnack) << 1
+        | setting(target.sramecc) << 3
+        | u64::from(target.real_true16) << 5
+}
+
+#[derive(Clone, Copy, Default)]
 struct TextSlot {
-    key: Option<TextKey>,
-    text: String,
+    key: TextKey,
+    /// Position of the text in the ring's byte stream (counted from the memo's start).
+    at: u64,
+    /// Its length; 0: an empty slot.
+    len: u16,
+}
+
+/// The memo: slots, and the ring of their texts (`head`: bytes written so far, laps included).
+struct TextMemo {
+    slots: Vec<TextSlot>,
+    ring: Vec<u8>,
+    head: u64,
 }
 
 const TEXT_SLOTS: usize = 1 << 14;
+const TEXT_RING: usize = 1 << 19;
 
 thread_local! {
-    static TEXT_MEMO: RefCell<Vec<TextSlot>> = const { RefCell::new(Vec::new()) };
+    static TEXT_MEMO: RefCell<TextMemo> = const {
+        RefCell::new(TextMemo { slots: Vec::new(), ring: Vec::new(), head: 0 })
+    };
 }
 
 /// Empties this thread's text memo (so a benchmark run starts as cold as a first pass).
 pub fn clear_text_memo() {
-    TEXT_MEMO.with(|memo| memo.borrow_mut().clear());
+    TEXT_MEMO.with(|memo| {
+        let mut memo = memo.borrow_mut();
+        memo.slots = Vec::new();
+        memo.ring = Vec::new();
+        memo.head = 0;
+    });
 }
 
 fn text_slot(key: &TextKey) -> usize {
@@ -126,7 +180,7 @@ fn text_slot(key: &TextKey) -> usize {
     for &w in &key.words {
         h = (h ^ u64::from(w)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
     }
-    h ^= key.processor as u64;
+    h ^= key.target;
     h = h.wrapping_mul(0x9e37_79b9_7f4a_7c15);
     (h >> (64 - TEXT_SLOTS.trailing_zeros())) as usize
 }
@@ -451,5 +505,55 @@ fn print_with(module: u8, out: &mut String, ctx: &Ctx<'_>, index: usize, method:
             let _ = write!(out, "<{method}?>");
             true
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The text memo gives what a fresh print gives: for repeats, for a second target with
+    /// the same words, and after its ring of texts has wrapped (more than `TEXT_RING` bytes of
+    /// distinct texts), where slots whose text was overwritten must miss, never show another
+    /// instruction's text.
+    #[test]
+    fn text_memo_matches_fresh_print() {
+        let mut state = 0x0123_4567_89ab_cdefu64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let streams: Vec<[u8; 16]> = (0..12_000)
+            .map(|_| {
+                let mut b = [0u8; 16];
+                b[..8].copy_from_slice(&next().to_le_bytes());
+                b[8..].copy_from_slice(&next().to_le_bytes());
+                b
+            })
+            .collect();
+        clear_text_memo();
+        let mut written = 0usize;
+        for name in ["gfx900", "gfx90a", "gfx1030"] {
+            let target = Target::from_name(name, "").unwrap();
+            let decoder = crate::isa::Decoder::new(target);
+            for pass in 0..3 {
+                for (i, bytes) in streams.iter().enumerate() {
+                    // Pass 1 repeats every instruction, pass 2 every third (slots and ring
+                    // reused after the wrap).
+                    if pass == 2 && i % 3 != 0 {
+                        continue;
+                    }
+                    let inst = decoder.decode(bytes);
+                    let (mut memo, mut fresh) = (String::from("> "), String::from("> "));
+                    write_inst(&mut memo, &inst, &target, 0x100);
+                    write_inst_uncached(&mut fresh, &inst, &target, 0x100);
+                    assert_eq!(memo, fresh, "{name} {bytes:02x?}");
+                    written += fresh.len();
+                }
+            }
+        }
+        assert!(written > 3 * TEXT_RING, "{written}");
     }
 }
