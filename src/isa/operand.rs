@@ -587,10 +587,22 @@ struct FastOp {
     name: OperandName,
     class: OperandClass,
     method: Method,
-    shift: u8,
-    mask: u64,
+    /// Where the value comes from.
+    source: Source,
     /// A `Vector` operand of a `_Lo128` class without a decoder method (v0..v127 only).
     lo128: bool,
+}
+
+#[derive(Clone, Copy)]
+enum Source {
+    /// One bit range: shift and mask.
+    Range { shift: u8, mask: u64 },
+    /// Several bit ranges, through [`extract`].
+    Bits(super::table::FieldBits),
+    /// No bits, tied to the earlier operand at this index: its value.
+    Tied(u8),
+    /// No bits: this value (LLVM's default, or NoRegister for a tie to no earlier operand).
+    Fixed(Value),
 }
 
 /// The operands of encoding `e` for [`decode_fast`], built on first use; None when `e` needs
@@ -626,21 +638,35 @@ fn compile_fast(e: &Encoding) -> Option<Box<[FastOp]>> {
     e.operands
         .iter()
         .zip(plan.iter())
-        .map(|(operand, &(method, shift, mask))| {
+        .zip(e.fields)
+        .enumerate()
+        .map(|(at, ((operand, &(method, shift, mask)), &bits))| {
             let supported = match method {
                 Method::Src { deferred, .. } => !deferred,
                 Method::AccVector { ld_st, .. } => !ld_st,
                 Method::KImm { .. } | Method::VopdDstY => false,
                 _ => true,
             };
-            (supported && mask != 0).then(|| {
+            let source = if bits.is_empty() {
+                match operand.tied_to {
+                    Some(partner) => match e.operands[..at].iter().position(|o| o.name == partner) {
+                        Some(i) => Source::Tied(i as u8),
+                        None => Source::Fixed(Value::None),
+                    },
+                    None => Source::Fixed(default_value(e, operand.name)),
+                }
+            } else if mask != 0 {
+                Source::Range { shift, mask }
+            } else {
+                Source::Bits(bits)
+            };
+            (supported || bits.is_empty()).then(|| {
                 let info = operand.class.info();
                 FastOp {
                     name: operand.name,
                     class: operand.class,
                     method,
-                    shift,
-                    mask,
+                    source,
                     lo128: info.decoder_method.is_empty() && info.reg_class.ends_with("_Lo128"),
                 }
             })
@@ -668,8 +694,20 @@ fn decode_fast(
         k32: false,
     };
     let generation = target.generation();
-    for (at, (slot, f)) in out.ops.iter_mut().zip(ops).enumerate() {
-        let raw = ((word >> f.shift) as u64) & f.mask;
+    for (at, f) in ops.iter().enumerate() {
+        let raw = match f.source {
+            Source::Range { shift, mask } => ((word >> shift) as u64) & mask,
+            Source::Bits(bits) => extract(bits, word),
+            Source::Tied(i) => {
+                let value = out.ops[usize::from(i)].value;
+                out.ops[at] = Op { name: f.name, class: f.class, value };
+                continue;
+            }
+            Source::Fixed(value) => {
+                out.ops[at] = Op { name: f.name, class: f.class, value };
+                continue;
+            }
+        };
         let field = raw as u16;
         let value = match f.method {
             Method::Src {
@@ -748,7 +786,7 @@ fn decode_fast(
         };
         match value {
             Ok(value) => {
-                *slot = Op {
+                out.ops[at] = Op {
                     name: f.name,
                     class: f.class,
                     value,
