@@ -55,7 +55,7 @@ pub struct Operands {
 
 impl Operands {
     /// An empty list.
-    pub fn new() -> Operands {
+    pub const fn new() -> Operands {
         let blank = Op {
             name: OperandName::ALL[0],
             class: OperandClass::ALL[0],

@@ -200,7 +200,7 @@ pub fn write_inst_uncached(out: &mut String, inst: &Inst, target: &Target, addre
     let tail = &tail[..trailing.len() * 4];
     // One operand buffer per thread, reused (a fresh one when already in use).
     thread_local! {
-        static OPS: RefCell<Operands> = RefCell::new(Operands::new());
+        static OPS: RefCell<Operands> = const { RefCell::new(Operands::new()) };
     }
     let print_with_ops = |out: &mut String, ops: &mut Operands| {
         if decode_operands_into(encoding, word, tail, target, ops).is_err() {
