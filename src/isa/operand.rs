@@ -55,7 +55,7 @@ pub struct Operands {
 
 impl Operands {
     /// An empty list.
-    pub fn new() -> Operands {
+    pub const fn new() -> Operands {
         let blank = Op {
             name: OperandName::ALL[0],
             class: OperandClass::ALL[0],
@@ -580,9 +580,247 @@ pub fn decode_operands(
     Ok(out)
 }
 
+/// One operand of an encoding [`decode_fast`] takes: its field is one bit range (shift and
+/// mask), and its method needs nothing but the field (and the literal after the instruction).
+#[derive(Clone, Copy)]
+struct FastOp {
+    name: OperandName,
+    class: OperandClass,
+    method: Method,
+    /// Where the value comes from.
+    source: Source,
+    /// A `Vector` operand of a `_Lo128` class without a decoder method (v0..v127 only).
+    lo128: bool,
+}
+
+#[derive(Clone, Copy)]
+enum Source {
+    /// One bit range: shift and mask.
+    Range { shift: u8, mask: u64 },
+    /// Several bit ranges, through [`extract`].
+    Bits(super::table::FieldBits),
+    /// No bits, tied to the earlier operand at this index: its value.
+    Tied(u8),
+    /// No bits: this value (LLVM's default, or NoRegister for a tie to no earlier operand).
+    Fixed(Value),
+}
+
+/// The operands of encoding `e` for [`decode_fast`], built on first use; None when `e` needs
+/// the general path: a field that is not one bit range or has no bits (tied, defaulted), a
+/// method that reads other operands or a K constant, or any of the fix-ups after the operand
+/// loop (returning atomics' GLC, MIMG conversion, K constants, LLVM 22 records, true16 op_sel
+/// of VOP3 DPP).
+fn fast_plan_of(e: &Encoding) -> Option<&'static [FastOp]> {
+    use super::table::encodings;
+    static FAST: std::sync::OnceLock<Box<[std::sync::OnceLock<Option<Box<[FastOp]>>>]>> =
+        std::sync::OnceLock::new();
+    let all = encodings();
+    let at = (e as *const Encoding as usize).wrapping_sub(all.as_ptr() as usize)
+        / std::mem::size_of::<Encoding>();
+    let record = all.get(at).filter(|r| std::ptr::eq(*r, e))?;
+    let fast = FAST.get_or_init(|| (0..all.len()).map(|_| std::sync::OnceLock::new()).collect());
+    fast[at].get_or_init(|| compile_fast(record)).as_deref()
+}
+
+fn compile_fast(e: &Encoding) -> Option<Box<[FastOp]>> {
+    let f = e.flags;
+    if e.llvm == 22
+        || (f.has(flag::ISATOMICRET) && f.has(flag::MUBUF | flag::FLAT | flag::SMRD))
+        || f.has(flag::MIMG | flag::VIMAGE | flag::VSAMPLE)
+        || (e.operand_index(OperandName::imm).is_some() && !f.has(flag::SOPK))
+        || (f.has(flag::DPP) && f.has(flag::VOP3) && !f.has(flag::VOP3P | flag::VOPC))
+        || e.operands.len() > MAX_OPERANDS
+        || e.operands.len() != e.fields.len()
+    {
+        return None;
+    }
+    let plan = plan_of(e)?;
+    e.operands
+        .iter()
+        .zip(plan.iter())
+        .zip(e.fields)
+        .enumerate()
+        .map(|(at, ((operand, &(method, shift, mask)), &bits))| {
+            let supported = match method {
+                Method::Src { deferred, .. } => !deferred,
+                Method::AccVector { ld_st, .. } => !ld_st,
+                Method::KImm { .. } | Method::VopdDstY => false,
+                _ => true,
+            };
+            let source = if bits.is_empty() {
+                match operand.tied_to {
+                    Some(partner) => match e.operands[..at].iter().position(|o| o.name == partner) {
+                        Some(i) => Source::Tied(i as u8),
+                        None => Source::Fixed(Value::None),
+                    },
+                    None => Source::Fixed(default_value(e, operand.name)),
+                }
+            } else if mask != 0 {
+                Source::Range { shift, mask }
+            } else {
+                Source::Bits(bits)
+            };
+            (supported || bits.is_empty()).then(|| {
+                let info = operand.class.info();
+                FastOp {
+                    name: operand.name,
+                    class: operand.class,
+                    method,
+                    source,
+                    lo128: info.decoder_method.is_empty() && info.reg_class.ends_with("_Lo128"),
+                }
+            })
+        })
+        .collect()
+}
+
+/// [`decode_operands_into`] for an encoding with a [`fast_plan_of`]: each operand is one
+/// extraction and its method, the same values as the general loop gives.
+fn decode_fast(
+    ops: &[FastOp],
+    word: u128,
+    tail: &[u8],
+    target: &Target,
+    out: &mut Operands,
+) -> Result<(), DecodeFail> {
+    out.extra_bytes = 0;
+    out.converted = None;
+    let mut ctx = Ctx {
+        target,
+        tail,
+        literal: None,
+        literal64: None,
+        read: 0,
+        k32: false,
+    };
+    let generation = target.generation();
+    for (at, f) in ops.iter().enumerate() {
+        let raw = match f.source {
+            Source::Range { shift, mask } => ((word >> shift) as u64) & mask,
+            Source::Bits(bits) => extract(bits, word),
+            Source::Tied(i) => {
+                let value = out.ops[usize::from(i)].value;
+                out.ops[at] = Op { name: f.name, class: f.class, value };
+                continue;
+            }
+            Source::Fixed(value) => {
+                out.ops[at] = Op { name: f.name, class: f.class, value };
+                continue;
+            }
+        };
+        let field = raw as u16;
+        let value = match f.method {
+            Method::Src {
+                dwords,
+                imm_bits,
+                literal,
+                agpr,
+                ..
+            } => ctx.src(if agpr { field | 0x200 } else { field }, dwords, imm_bits, literal),
+            Method::AccVector {
+                dwords,
+                force_vector,
+                ..
+            } => {
+                let field = if force_vector { field | 0x100 } else { field };
+                let field = if generation.has_unified_agprs() || generation == Generation::Gfx9 {
+                    field
+                } else {
+                    field & !0x200
+                };
+                ctx.src(field, dwords, 0, false)
+            }
+            Method::Vector { dwords, agpr } => {
+                let index = field & 0xff;
+                if index + u16::from(dwords) > 256 || (index >= 128 && f.lo128) {
+                    Err(DecodeFail::BadRegister(field))
+                } else if agpr {
+                    Ok(Value::Reg(Reg::Agpr { index, count: dwords }))
+                } else {
+                    Ok(Value::Reg(Reg::Vgpr { index, count: dwords }))
+                }
+            }
+            Method::Scalar { dwords } => scalar(field, dwords, generation).map(Value::Reg),
+            Method::Bool => ctx.src(field, if target.wave64 { 2 } else { 1 }, 0, false),
+            Method::SmemOffset => {
+                let raw = raw as i64;
+                Ok(Value::Imm(match generation {
+                    g if g >= Generation::Gfx12 => (raw << 40) >> 40,
+                    Generation::Gfx8 => raw & 0xfffff,
+                    _ => (raw << 43) >> 43,
+                }))
+            }
+            Method::SdwaSrc => sdwa_src(field, generation),
+            Method::SdwaVopcDst => {
+                if field & 0x80 == 0 {
+                    Ok(Value::Reg(Reg::Special(if target.wave64 {
+                        Special::Vcc
+                    } else {
+                        Special::VccLo
+                    })))
+                } else {
+                    scalar(field & 0x7f, if target.wave64 { 2 } else { 1 }, generation)
+                        .map(Value::Reg)
+                }
+            }
+            Method::Dpp8Fi => match field & 0x1ff {
+                0xe9 => Ok(Value::Imm(0)),
+                0xea => Ok(Value::Imm(1)),
+                other => Err(DecodeFail::BadDpp8Marker(other)),
+            },
+            Method::T16 { lo128, src } => {
+                let (is_vgpr, hi, index) = if lo128 {
+                    (!src || field & 0x100 != 0, field & 0x80 != 0, field & 0x7f)
+                } else {
+                    (!src || field & 0x100 != 0, field & 0x200 != 0, field & 0xff)
+                };
+                if is_vgpr {
+                    Ok(Value::Reg(Reg::Vgpr16 { index, hi }))
+                } else {
+                    ctx.src(field & 0xff, 1, 16, true)
+                }
+            }
+            Method::Imm => Ok(Value::Imm(raw as i64)),
+            // Not in fast plans (see `compile_fast`).
+            Method::KImm { .. } | Method::VopdDstY => Err(DecodeFail::TooManyOperands),
+        };
+        match value {
+            Ok(value) => {
+                out.ops[at] = Op {
+                    name: f.name,
+                    class: f.class,
+                    value,
+                }
+            }
+            Err(fail) => {
+                out.len = at as u8;
+                return Err(fail);
+            }
+        }
+    }
+    out.len = ops.len() as u8;
+    out.extra_bytes = ctx.read;
+    Ok(())
+}
+
 /// [`decode_operands`] into a caller's buffer, which is reset first (the decoder reuses one
 /// across its table attempts instead of building and moving a fresh list each time).
 pub fn decode_operands_into(
+    e: &Encoding,
+    word: u128,
+    tail: &[u8],
+    target: &Target,
+    out: &mut Operands,
+) -> Result<(), DecodeFail> {
+    if let Some(ops) = fast_plan_of(e) {
+        return decode_fast(ops, word, tail, target, out);
+    }
+    decode_operands_general(e, word, tail, target, out)
+}
+
+/// [`decode_operands_into`] for every encoding, by the operands' methods and then LLVM's
+/// fix-ups.
+fn decode_operands_general(
     e: &Encoding,
     word: u128,
     tail: &[u8],
@@ -1349,6 +1587,44 @@ fn sdwa_src(field: u16, generation: Generation) -> Result<Value, DecodeFail> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The fast operand loop gives exactly what the general one gives (values, count, extra
+    /// bytes, failures) on random words of every encoding it takes, on targets of each
+    /// register-file shape.
+    #[test]
+    fn fast_plan_matches_general_loop() {
+        let mut state = 0x1234_5678_9abc_def0u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut compared = 0usize;
+        for (name, features) in [("gfx803", ""), ("gfx906", ""), ("gfx90a", ""), ("gfx1030", ""), ("gfx1100", ""), ("gfx1100", "+real-true16"), ("gfx1200", "")] {
+            let target = Target::from_name(name, features).unwrap();
+            for e in super::super::table::encodings() {
+                let Some(ops) = fast_plan_of(e) else { continue };
+                for _ in 0..3 {
+                    let random = u128::from(next()) | u128::from(next()) << 64;
+                    let word = (random & !e.mask) | e.value;
+                    let tail = next().to_le_bytes();
+                    let tail = &tail[..(next() % 9) as usize];
+                    let (mut fast, mut general) = (Operands::new(), Operands::new());
+                    let a = decode_fast(ops, word, tail, &target, &mut fast);
+                    let b = decode_operands_general(e, word, tail, &target, &mut general);
+                    assert_eq!(a, b, "{} {name}", e.record_name());
+                    if a.is_ok() {
+                        assert_eq!(fast.as_slice(), general.as_slice(), "{} {name}", e.record_name());
+                        assert_eq!(fast.extra_bytes, general.extra_bytes, "{} {name}", e.record_name());
+                        assert!(fast.converted.is_none() && general.converted.is_none());
+                    }
+                    compared += 1;
+                }
+            }
+        }
+        assert!(compared > 10_000, "{compared}");
+    }
 
     /// Regression: real-true16 VOP3 DPP selects `.h` halves through the op_sel bits of the
     /// source modifiers (LLVM's convertTrue16OpSel); we printed `.l`.

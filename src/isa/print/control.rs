@@ -165,7 +165,11 @@ fn waitcnt(out: &mut String, ctx: &Ctx<'_>, v: i64) {
     let mut sep = "";
     for (name, (val, max)) in [("vmcnt", vm), ("expcnt", exp), ("lgkmcnt", lgkm)] {
         if val != max || all {
-            let _ = write!(out, "{sep}{name}({val})");
+            super::num::push_str(out, sep);
+            super::num::push_str(out, name);
+            out.push('(');
+            super::num::push_udec(out, u64::from(val));
+            out.push(')');
             sep = " ";
         }
     }

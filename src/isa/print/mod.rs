@@ -17,6 +17,7 @@ pub mod modifiers;
 pub mod num;
 pub mod operand;
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::fmt::Write as _;
 use std::sync::OnceLock;
@@ -57,7 +58,8 @@ pub fn print(inst: &Inst, target: &Target, address: u64) -> String {
 /// Code repeats itself, so the text of recent instructions is remembered per thread in a
 /// direct-mapped memo keyed by target, encoding and every word of the instruction (all a
 /// print reads, except the address, which only branch targets print: those are never
-/// memoized). A repeat costs one probe and a copy.
+/// memoized). The texts live in one ring of bytes; a slot whose text the ring has since
+/// overwritten is a miss. A repeat costs one probe and a copy.
 pub fn write_inst(out: &mut String, inst: &Inst, target: &Target, address: u64) {
     let Some(index) = inst.encoding_index() else {
         write_inst_uncached(out, inst, target, address);
@@ -67,57 +69,110 @@ pub fn write_inst(out: &mut String, inst: &Inst, target: &Target, address: u64) 
         write_inst_uncached(out, inst, target, address);
         return;
     }
-    let mut words = [0u32; MAX_INST_BYTES / 4];
-    words[..inst.words().len()].copy_from_slice(inst.words());
-    let key = TextKey {
-        processor: target.processor as *const _ as usize,
-        mode: (target.wave64, target.xnack, target.sramecc, target.real_true16),
+    let words = inst.words();
+    let mut key = TextKey {
+        target: target_key(target),
+        words: [0; MAX_INST_BYTES / 4],
         encoding: index,
         len: inst.len() as u8,
-        words,
     };
+    key.words[..words.len()].copy_from_slice(words);
     TEXT_MEMO.with(|memo| {
         let mut memo = memo.borrow_mut();
-        if memo.is_empty() {
-            memo.resize_with(TEXT_SLOTS, Default::default);
+        let memo = &mut *memo;
+        if memo.slots.is_empty() {
+            memo.slots = vec![TextSlot::default(); TEXT_SLOTS];
+            memo.ring = vec![0; TEXT_RING];
         }
-        let slot = &mut memo[text_slot(&key)];
-        if slot.key == Some(key) {
-            out.push_str(&slot.text);
+        let slot = &mut memo.slots[text_slot(&key)];
+        if slot.key == key && slot.len != 0 && memo.head <= slot.at + TEXT_RING as u64 {
+            let at = (slot.at % TEXT_RING as u64) as usize;
+            let text = &memo.ring[at..at + usize::from(slot.len)];
+            // SAFETY: the ring holds, at a slot's position, a copy of a text this function
+            // wrote into a String (valid UTF-8), not overwritten since (checked above).
+            num::push_str(out, unsafe { std::str::from_utf8_unchecked(text) });
             return;
         }
         let start = out.len();
         write_inst_uncached(out, inst, target, address);
-        slot.key = Some(key);
-        slot.text.clear();
-        slot.text.push_str(&out[start..]);
+        let text = &out.as_bytes()[start..];
+        if text.is_empty() || text.len() > usize::from(u16::MAX) || text.len() > TEXT_RING {
+            slot.len = 0;
+            return;
+        }
+        // Texts never wrap: one that does not fit before the end starts the next lap.
+        let mut at = (memo.head % TEXT_RING as u64) as usize;
+        if at + text.len() > TEXT_RING {
+            memo.head += (TEXT_RING - at) as u64;
+            at = 0;
+        }
+        memo.ring[at..at + text.len()].copy_from_slice(text);
+        slot.key = key;
+        slot.at = memo.head;
+        slot.len = text.len() as u16;
+        memo.head += text.len() as u64;
     });
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
+/// What a memoized text depends on besides the address: the target (processor and modes),
+/// the encoding and the instruction's words.
+#[derive(Clone, Copy, PartialEq, Eq, Default)]
 struct TextKey {
-    processor: usize,
-    mode: (bool, FeatureSetting, FeatureSetting, bool),
+    target: u64,
+    words: [u32; MAX_INST_BYTES / 4],
     encoding: u16,
     len: u8,
-    words: [u32; MAX_INST_BYTES / 4],
 }
 
-#[derive(Default)]
+/// The target as one number: the processor (a static record, 8-aligned: its address) and the
+/// modes a print reads.
+fn target_key(target: &Target) -> u64 {
+    let setting = |f: FeatureSetting| match f {
+        FeatureSetting::Unsupported => 0u64,
+        FeatureSetting::Any => 1,
+        FeatureSetting::Off => 2,
+        FeatureSetting::On => 3,
+    };
+    (target.processor as *const _ as u64) << 8
+        | u64::from(target.wave64)
+        | setting(target.xnack) << 1
+        | setting(target.sramecc) << 3
+        | u64::from(target.real_true16) << 5
+}
+
+#[derive(Clone, Copy, Default)]
 struct TextSlot {
-    key: Option<TextKey>,
-    text: String,
+    key: TextKey,
+    /// Position of the text in the ring's byte stream (counted from the memo's start).
+    at: u64,
+    /// Its length; 0: an empty slot.
+    len: u16,
+}
+
+/// The memo: slots, and the ring of their texts (`head`: bytes written so far, laps included).
+struct TextMemo {
+    slots: Vec<TextSlot>,
+    ring: Vec<u8>,
+    head: u64,
 }
 
 const TEXT_SLOTS: usize = 1 << 14;
+const TEXT_RING: usize = 1 << 19;
 
 thread_local! {
-    static TEXT_MEMO: RefCell<Vec<TextSlot>> = const { RefCell::new(Vec::new()) };
+    static TEXT_MEMO: RefCell<TextMemo> = const {
+        RefCell::new(TextMemo { slots: Vec::new(), ring: Vec::new(), head: 0 })
+    };
 }
 
 /// Empties this thread's text memo (so a benchmark run starts as cold as a first pass).
 pub fn clear_text_memo() {
-    TEXT_MEMO.with(|memo| memo.borrow_mut().clear());
+    TEXT_MEMO.with(|memo| {
+        let mut memo = memo.borrow_mut();
+        memo.slots = Vec::new();
+        memo.ring = Vec::new();
+        memo.head = 0;
+    });
 }
 
 fn text_slot(key: &TextKey) -> usize {
@@ -125,7 +180,7 @@ fn text_slot(key: &TextKey) -> usize {
     for &w in &key.words {
         h = (h ^ u64::from(w)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
     }
-    h ^= key.processor as u64;
+    h ^= key.target;
     h = h.wrapping_mul(0x9e37_79b9_7f4a_7c15);
     (h >> (64 - TEXT_SLOTS.trailing_zeros())) as usize
 }
@@ -145,7 +200,7 @@ pub fn write_inst_uncached(out: &mut String, inst: &Inst, target: &Target, addre
     let tail = &tail[..trailing.len() * 4];
     // One operand buffer per thread, reused (a fresh one when already in use).
     thread_local! {
-        static OPS: RefCell<Operands> = RefCell::new(Operands::new());
+        static OPS: RefCell<Operands> = const { RefCell::new(Operands::new()) };
     }
     let print_with_ops = |out: &mut String, ops: &mut Operands| {
         if decode_operands_into(encoding, word, tail, target, ops).is_err() {
@@ -216,37 +271,60 @@ pub fn write_operand(
 
 /// One step of a print program.
 enum Step {
-    /// Literal text.
-    Text(&'static str),
+    /// Literal text (adjacent pieces, and `printVOPDst`'s suffix, merged into one).
+    Text(Cow<'static, str>),
     /// Operand `index` printed by `method`; `module` remembers which printer family took it
     /// (0: not yet known). Whether a family takes a method depends only on the method and the
-    /// operand's class, both fixed for the step.
-    Operand { index: u8, method: &'static str, module: AtomicU8, direct: Direct },
+    /// operand's class, both fixed for the step. `format`: the MTBUF format follows.
+    Operand { index: u8, method: &'static str, module: AtomicU8, format: bool },
+    /// A register or constant printed by the common methods (`printOperand` on anything but a
+    /// branch target, `printRegularOperand`, `printVOPDst`), with the `vcc`/`vcc_lo` operands
+    /// and MTBUF format they print around it decided once for the record ([`value_flags`]).
+    Value { index: u8, flags: u8 },
     /// An operand name the encoding does not have.
     Missing(&'static str),
 }
 
-/// The print methods most operands use, called without going through the method name (each
-/// is what [`dispatch`] picks for that method and class: no earlier family takes them).
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Direct {
-    /// Through [`dispatch_module`] by name.
-    No,
-    /// `printOperand` (or no method) on anything but a branch target.
-    Operand,
-    /// `printRegularOperand`.
-    Regular,
-    /// `printVOPDst`.
-    VopDst,
+/// [`Step::Value`] flags: `printOperand`'s implied VOPC `vcc` before the operand;
+/// `printRegularOperand`'s default `vcc` after src1; `printVOPDst`'s carry-out `vcc` after the
+/// destination; the MTBUF format after `soffset`.
+const VCC_BEFORE: u8 = 1;
+const VCC_AFTER_REGULAR: u8 = 2;
+const VCC_AFTER_VDST: u8 = 4;
+const FORMAT: u8 = 8;
+
+/// Whether the MTBUF format follows operand `index` (see [`memory::print_after_operand`]).
+fn format_after(encoding: &Encoding, index: usize) -> bool {
+    encoding.flags.has(super::table::flag::MTBUF)
+        && encoding.operands[index].name == super::table::OperandName::soffset
 }
 
-fn direct_of(method: &str, class: OperandClass) -> Direct {
+/// What a common print method (`printOperand`, `printRegularOperand`, `printVOPDst`) prints
+/// around operand `index` of `encoding`, as [`Step::Value`] flags; None for other methods
+/// (and for `printOperand` on a branch target, which the control-word printers take).
+fn value_flags(encoding: &Encoding, index: usize, method: &str, class: OperandClass) -> Option<u8> {
+    let mut flags = 0;
     match method {
-        "" | "printOperand" if class != OperandClass::SOPPBrTarget => Direct::Operand,
-        "printRegularOperand" => Direct::Regular,
-        "printVOPDst" => Direct::VopDst,
-        _ => Direct::No,
+        "" | "printOperand" if class != OperandClass::SOPPBrTarget => {
+            if operand::vcc_before_operand(encoding, index) {
+                flags |= VCC_BEFORE;
+            }
+        }
+        "printRegularOperand" => {}
+        "printVOPDst" => {
+            if operand::vcc_after_vop_dst(encoding) {
+                flags |= VCC_AFTER_VDST;
+            }
+        }
+        _ => return None,
     }
+    if operand::vcc_after_regular(encoding, index) {
+        flags |= VCC_AFTER_REGULAR;
+    }
+    if format_after(encoding, index) {
+        flags |= FORMAT;
+    }
+    Some(flags)
 }
 
 /// An encoding's AsmString, parsed once.
@@ -291,12 +369,20 @@ fn compile(encoding: &'static Encoding) -> Program {
                     Some(index) => {
                         let class = encoding.operands[index].class;
                         let method = class.info().print_method;
-                        steps.push(Step::Operand {
-                            index: index as u8,
-                            method,
-                            module: AtomicU8::new(0),
-                            direct: direct_of(method, class),
-                        })
+                        match value_flags(encoding, index, method, class) {
+                            Some(flags) => {
+                                if method == "printVOPDst" && index == 0 {
+                                    steps.push(Step::Text(Cow::Borrowed(operand::vop_dst_prefix(encoding))));
+                                }
+                                steps.push(Step::Value { index: index as u8, flags });
+                            }
+                            None => steps.push(Step::Operand {
+                                index: index as u8,
+                                method,
+                                module: AtomicU8::new(0),
+                                format: format_after(encoding, index),
+                            }),
+                        }
                     }
                     None => steps.push(Step::Missing(name)),
                 }
@@ -306,7 +392,7 @@ fn compile(encoding: &'static Encoding) -> Program {
                 // Variant alternatives: `{a|b}` prints `a` (variant 0); `{a}` prints `a`.
                 let end = asm[i + 1..].find('}').map_or(asm.len(), |e| i + 1 + e);
                 let body = &asm[i + 1..end];
-                steps.push(Step::Text(body.split('|').next().unwrap_or("")));
+                steps.push(Step::Text(Cow::Borrowed(body.split('|').next().unwrap_or(""))));
                 i = end + 1;
             }
             _ => {
@@ -314,29 +400,58 @@ fn compile(encoding: &'static Encoding) -> Program {
                 while i < bytes.len() && bytes[i] != b'$' && bytes[i] != b'{' {
                     i += 1;
                 }
-                steps.push(Step::Text(&asm[start..i]));
+                steps.push(Step::Text(Cow::Borrowed(&asm[start..i])));
             }
         }
     }
+    // Adjacent literal pieces print as one.
+    let mut merged: Vec<Step> = Vec::with_capacity(steps.len());
+    for step in steps {
+        match (merged.last_mut(), step) {
+            (Some(Step::Text(prev)), Step::Text(text)) => prev.to_mut().push_str(&text),
+            (_, Step::Text(text)) if text.is_empty() => {}
+            (_, step) => merged.push(step),
+        }
+    }
     let uses_address = encoding.operands.iter().any(|o| o.class == OperandClass::SOPPBrTarget);
-    Program { steps: steps.into_boxed_slice(), uses_address }
+    Program { steps: merged.into_boxed_slice(), uses_address }
 }
 
 /// Runs the print program of `ctx.encoding`.
 fn run(out: &mut String, ctx: &Ctx<'_>) {
     for step in program(index_of(ctx.encoding)).steps.iter() {
         match step {
-            Step::Text(text) => out.push_str(text),
+            Step::Text(text) => num::push_str(out, text),
+            Step::Value { index, flags } => {
+                let index = *index as usize;
+                let flags = *flags;
+                if flags & VCC_BEFORE != 0 {
+                    operand::print_default_vcc(out, ctx, true);
+                }
+                match ctx.ops.as_slice().get(index) {
+                    Some(op) => {
+                        operand::print_value(out, ctx, index, op.value);
+                        if flags & VCC_AFTER_REGULAR != 0 {
+                            operand::print_default_vcc(out, ctx, index == 0);
+                        }
+                    }
+                    None => {
+                        let _ = write!(out, "/*Missing OP{index}*/");
+                    }
+                }
+                if flags & VCC_AFTER_VDST != 0 {
+                    operand::print_default_vcc(out, ctx, false);
+                }
+                if flags & FORMAT != 0 {
+                    memory::print_symbolic_format(out, ctx);
+                }
+            }
             Step::Missing(name) => {
                 let _ = write!(out, "<{name}?>");
             }
-            Step::Operand { index, method, module, direct } => {
+            Step::Operand { index, method, module, format } => {
                 let index = *index as usize;
-                match *direct {
-                    Direct::Operand => operand::print_operand(out, ctx, index),
-                    Direct::Regular => operand::print_regular(out, ctx, index),
-                    Direct::VopDst => operand::print_vop_dst(out, ctx, index),
-                    Direct::No => match module.load(Ordering::Relaxed) {
+                match module.load(Ordering::Relaxed) {
                     0 => {
                         let m = dispatch_module(out, ctx, index, method);
                         module.store(m, Ordering::Relaxed);
@@ -344,10 +459,11 @@ fn run(out: &mut String, ctx: &Ctx<'_>) {
                     m => {
                         let _ = print_with(m, out, ctx, index, method);
                     }
-                    },
                 }
                 // LLVM's printRegularOperand prints the MTBUF format right after `soffset`.
-                memory::print_after_operand(out, ctx, index);
+                if *format {
+                    memory::print_symbolic_format(out, ctx);
+                }
             }
         }
     }
@@ -389,5 +505,55 @@ fn print_with(module: u8, out: &mut String, ctx: &Ctx<'_>, index: usize, method:
             let _ = write!(out, "<{method}?>");
             true
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The text memo gives what a fresh print gives: for repeats, for a second target with
+    /// the same words, and after its ring of texts has wrapped (more than `TEXT_RING` bytes of
+    /// distinct texts), where slots whose text was overwritten must miss, never show another
+    /// instruction's text.
+    #[test]
+    fn text_memo_matches_fresh_print() {
+        let mut state = 0x0123_4567_89ab_cdefu64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let streams: Vec<[u8; 16]> = (0..12_000)
+            .map(|_| {
+                let mut b = [0u8; 16];
+                b[..8].copy_from_slice(&next().to_le_bytes());
+                b[8..].copy_from_slice(&next().to_le_bytes());
+                b
+            })
+            .collect();
+        clear_text_memo();
+        let mut written = 0usize;
+        for name in ["gfx900", "gfx90a", "gfx1030"] {
+            let target = Target::from_name(name, "").unwrap();
+            let decoder = crate::isa::Decoder::new(target);
+            for pass in 0..3 {
+                for (i, bytes) in streams.iter().enumerate() {
+                    // Pass 1 repeats every instruction, pass 2 every third (slots and ring
+                    // reused after the wrap).
+                    if pass == 2 && i % 3 != 0 {
+                        continue;
+                    }
+                    let inst = decoder.decode(bytes);
+                    let (mut memo, mut fresh) = (String::from("> "), String::from("> "));
+                    write_inst(&mut memo, &inst, &target, 0x100);
+                    write_inst_uncached(&mut fresh, &inst, &target, 0x100);
+                    assert_eq!(memo, fresh, "{name} {bytes:02x?}");
+                    written += fresh.len();
+                }
+            }
+        }
+        assert!(written > 3 * TEXT_RING, "{written}");
     }
 }

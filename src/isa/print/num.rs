@@ -9,7 +9,49 @@ pub(super) fn push_ascii(out: &mut String, bytes: &[u8]) {
     debug_assert!(bytes.is_ascii());
     // SAFETY: the bytes are ASCII (see above), valid UTF-8 on their own, so the String stays
     // valid UTF-8.
+    if bytes.len() <= 16 {
+        // SAFETY: ASCII is valid UTF-8.
+        push_str(out, unsafe { std::str::from_utf8_unchecked(bytes) });
+        return;
+    }
     unsafe { out.as_mut_vec() }.extend_from_slice(bytes);
+}
+
+/// Appends `text` (short literal pieces of the print programs) without a call into `memcpy`
+/// for the common lengths of up to 16 bytes.
+#[inline]
+pub(super) fn push_str(out: &mut String, text: &str) {
+    let bytes = text.as_bytes();
+    let n = bytes.len();
+    if n > 16 {
+        out.push_str(text);
+        return;
+    }
+    // SAFETY: `text` is valid UTF-8, so the String stays valid; 16 bytes are reserved past the
+    // length, so the (overlapping) writes stay inside the allocation, and the new length
+    // covers exactly the bytes copied.
+    unsafe {
+        let v = out.as_mut_vec();
+        v.reserve(16);
+        let dst = v.as_mut_ptr().add(v.len());
+        let src = bytes.as_ptr();
+        if n >= 8 {
+            let a = src.cast::<u64>().read_unaligned();
+            let b = src.add(n - 8).cast::<u64>().read_unaligned();
+            dst.cast::<u64>().write_unaligned(a);
+            dst.add(n - 8).cast::<u64>().write_unaligned(b);
+        } else if n >= 4 {
+            let a = src.cast::<u32>().read_unaligned();
+            let b = src.add(n - 4).cast::<u32>().read_unaligned();
+            dst.cast::<u32>().write_unaligned(a);
+            dst.add(n - 4).cast::<u32>().write_unaligned(b);
+        } else {
+            for i in 0..n {
+                *dst.add(i) = *src.add(i);
+            }
+        }
+        v.set_len(v.len() + n);
+    }
 }
 
 /// Appends `v` in decimal (as `{}` writes it).
@@ -76,6 +118,17 @@ mod tests {
             let mut s = String::new();
             push_udec(&mut s, v as u64);
             assert_eq!(s, format!("{}", v as u64));
+        }
+    }
+
+    #[test]
+    fn push_str_every_length() {
+        let text = "0123456789abcdefghijklmnopqrstuvwxyz";
+        for n in 0..=text.len() {
+            let mut s = String::from("x");
+            push_str(&mut s, &text[..n]);
+            push_str(&mut s, &text[..n]);
+            assert_eq!(s, format!("x{}{}", &text[..n], &text[..n]));
         }
     }
 }

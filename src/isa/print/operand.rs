@@ -219,15 +219,49 @@ fn print_immediate_22(out: &mut String, class: OperandClass, imm: i64) {
 /// LLVM's `printOperand`: the implied `vcc`/`vcc_lo` destination of a VOPC that writes VCC,
 /// then the operand.
 pub(super) fn print_operand(out: &mut String, ctx: &Ctx<'_>, index: usize) {
-    let e = ctx.encoding;
+    if vcc_before_operand(ctx.encoding, index) {
+        print_default_vcc(out, ctx, true);
+    }
+    print_regular(out, ctx, index);
+}
+
+/// Whether `printOperand` prints the implied `vcc`/`vcc_lo` before operand `index` of `e` (a
+/// fact of the record, computed once per print-program step).
+pub(super) fn vcc_before_operand(e: &Encoding, index: usize) -> bool {
     let first = index == 0
         || (index == 1
             && e.flags.has(flag::DPP)
             && e.operand_index(OperandName::src0_modifiers).is_some());
-    if first && e.flags.has(flag::VOPC) && e.defs.has(implicit::VCC) && !is_vopc_asm_only(e) {
-        print_default_vcc(out, ctx, true);
+    first && e.flags.has(flag::VOPC) && e.defs.has(implicit::VCC) && !is_vopc_asm_only(e)
+}
+
+/// Whether `printRegularOperand` prints the default `vcc`/`vcc_lo` after operand `index` of `e`.
+pub(super) fn vcc_after_regular(e: &Encoding, index: usize) -> bool {
+    vcc_after_src1(e) && e.operand_index(OperandName::src1) == Some(index)
+}
+
+/// Whether `printVOPDst` prints the default carry-out `vcc`/`vcc_lo` after the register.
+pub(super) fn vcc_after_vop_dst(e: &Encoding) -> bool {
+    vcc_after_vdst(e)
+}
+
+/// What `printVOPDst` prints before operand 0: the encoding suffix and the space after the
+/// mnemonic.
+pub(super) fn vop_dst_prefix(e: &Encoding) -> &'static str {
+    let f = e.flags;
+    if f.has(flag::VOP3) && f.has(flag::DPP) {
+        "_e64_dpp "
+    } else if f.has(flag::VOP3) {
+        if !vop3_is_single(e) { "_e64 " } else { " " }
+    } else if f.has(flag::DPP) {
+        "_dpp "
+    } else if f.has(flag::SDWA) {
+        "_sdwa "
+    } else if (f.has(flag::VOP1) || f.has(flag::VOP2)) && !e32_is_single(e) {
+        "_e32 "
+    } else {
+        " "
     }
-    print_regular(out, ctx, index);
 }
 
 /// LLVM's `printVOPDst`: for operand 0 the encoding suffix and the space after the mnemonic,
@@ -235,21 +269,7 @@ pub(super) fn print_operand(out: &mut String, ctx: &Ctx<'_>, index: usize) {
 pub(super) fn print_vop_dst(out: &mut String, ctx: &Ctx<'_>, index: usize) {
     let e = ctx.encoding;
     if index == 0 {
-        let f = e.flags;
-        if f.has(flag::VOP3) && f.has(flag::DPP) {
-            out.push_str("_e64_dpp");
-        } else if f.has(flag::VOP3) {
-            if !vop3_is_single(e) {
-                out.push_str("_e64");
-            }
-        } else if f.has(flag::DPP) {
-            out.push_str("_dpp");
-        } else if f.has(flag::SDWA) {
-            out.push_str("_sdwa");
-        } else if (f.has(flag::VOP1) || f.has(flag::VOP2)) && !e32_is_single(e) {
-            out.push_str("_e32");
-        }
-        out.push(' ');
+        out.push_str(vop_dst_prefix(e));
     }
     print_regular(out, ctx, index);
     if vcc_after_vdst(e) {
@@ -259,11 +279,11 @@ pub(super) fn print_vop_dst(out: &mut String, ctx: &Ctx<'_>, index: usize) {
 
 /// LLVM's `printDefaultVccOperand`: `vcc` in wave64, `vcc_lo` in wave32, with the comma on the
 /// side that joins it to its neighbours.
-fn print_default_vcc(out: &mut String, ctx: &Ctx<'_>, first_operand: bool) {
+pub(super) fn print_default_vcc(out: &mut String, ctx: &Ctx<'_>, first_operand: bool) {
     if !first_operand {
         out.push_str(", ");
     }
-    out.push_str(if ctx.target.wave64 { "vcc" } else { "vcc_lo" });
+    super::num::push_str(out, if ctx.target.wave64 { "vcc" } else { "vcc_lo" });
     if first_operand {
         out.push_str(", ");
     }
@@ -964,35 +984,47 @@ fn push_reg(out: &mut String, reg: Reg) {
         Reg::Vgpr16 { index, hi } => {
             out.push('v');
             push_u16(out, index);
-            out.push_str(if hi { ".h" } else { ".l" });
+            super::num::push_str(out, if hi { ".h" } else { ".l" });
             return;
         }
         Reg::Special(s) => {
-            out.push_str(s.name());
+            super::num::push_str(out, s.name());
             return;
         }
     };
-    // Longest: `ttmp[65535:65535]`.
-    let mut buf = [0u8; 18];
-    buf[..prefix.len()].copy_from_slice(prefix);
-    let mut n = prefix.len();
-    if count == 1 {
-        n += put_u16(&mut buf[n..], index);
-    } else {
-        buf[n] = b'[';
-        n += 1;
-        n += put_u16(&mut buf[n..], index);
-        buf[n] = b':';
-        n += 1;
-        n += put_u16(&mut buf[n..], index.wrapping_add(u16::from(count)).wrapping_sub(1));
-        buf[n] = b']';
-        n += 1;
+    // Longest: `ttmp[65535:65535]` (17 bytes), written in place.
+    // SAFETY: 18 bytes are reserved past the length and at most 17 are written; they are
+    // ASCII, so the String stays valid UTF-8; the length grows by exactly the bytes written.
+    unsafe {
+        let v = out.as_mut_vec();
+        v.reserve(18);
+        let base = v.as_mut_ptr().add(v.len());
+        let mut n = 0;
+        for &b in prefix {
+            *base.add(n) = b;
+            n += 1;
+        }
+        if count == 1 {
+            n += put_u16(base.add(n), index);
+        } else {
+            *base.add(n) = b'[';
+            n += 1;
+            n += put_u16(base.add(n), index);
+            *base.add(n) = b':';
+            n += 1;
+            n += put_u16(base.add(n), index.wrapping_add(u16::from(count)).wrapping_sub(1));
+            *base.add(n) = b']';
+            n += 1;
+        }
+        v.set_len(v.len() + n);
     }
-    super::num::push_ascii(out, &buf[..n]);
 }
 
-/// Writes `v` in decimal at the start of `buf` (at least 5 bytes); the length written.
-fn put_u16(buf: &mut [u8], v: u16) -> usize {
+/// Writes `v` in decimal at `buf` (room for 5 bytes); the length written.
+///
+/// # Safety
+/// `buf` must be valid for 5 bytes of writes.
+unsafe fn put_u16(buf: *mut u8, v: u16) -> usize {
     let len = match v {
         0..=9 => 1,
         10..=99 => 2,
@@ -1002,7 +1034,8 @@ fn put_u16(buf: &mut [u8], v: u16) -> usize {
     };
     let mut v = v;
     for at in (0..len).rev() {
-        buf[at] = b'0' + (v % 10) as u8;
+        // SAFETY: at < len <= 5.
+        unsafe { *buf.add(at) = b'0' + (v % 10) as u8 };
         v /= 10;
     }
     len
