@@ -326,7 +326,7 @@ fn assembler_vectors_parse_to_llvms_bytes() {
 /// suffix handling, renamed mnemonics and two-pass reading.
 #[test]
 fn equivalent_spellings_give_llvms_bytes() {
-    let cases: [(&str, &str, &str, &str); 39] = [
+    let cases: [(&str, &str, &str, &str); 43] = [
         // DPP row_mask/bank_mask left out: 0xf.
         ("gfx1100", "-real-true16,+wavefrontsize32", "v_floor_f16 v5, v1 row_mirror", "fab60a7e014001ff"),
         // dpp8 with fi:1 and with an explicit fi:0.
@@ -375,6 +375,12 @@ fn equivalent_spellings_give_llvms_bytes() {
         // Cache policy in another order; MTBUF format as a number.
         ("gfx1200", "", "tbuffer_load_d16_format_x v4, off, ttmp[4:7], s3 format:[BUF_FMT_8_UINT] offset:8388607 scope:SCOPE_SYS th:TH_LOAD_BYPASS", "030022c404e0bc0200ffff7f"),
         ("gfx1100", "", "tbuffer_load_format_xyzw v[4:7], off, ttmp[4:7], 61, format:38 offset:4095", "ff8f31e900041cbd"),
+        // GFX10+ MTBUF: the default format written out; the GFX9 split names, converted to
+        // the unified format of the same name.
+        ("gfx1100", "", "tbuffer_load_d16_format_x v4, off, s[8:11], s3, format:[BUF_FMT_8_UNORM] offset:4095", "ff0f0ce800040203"),
+        ("gfx1100", "", "tbuffer_load_d16_format_x v255, off, s[8:11], s3, format:1 offset:4095", "ff0f0ce800ff0203"),
+        ("gfx1100", "", "tbuffer_load_format_x v4, v1, s[8:11], s3, format:[BUF_DATA_FORMAT_16_16, BUF_NUM_FORMAT_UNORM] offen offset:52", "3400b8e801044203"),
+        ("gfx1030", "", "tbuffer_load_format_x v4, off, s[8:11], s3 format:[BUF_NUM_FORMAT_FLOAT,BUF_DATA_FORMAT_16] offset:4095", "ff0f68e800040203"),
         // 16-bit integer operands: a float is the inline constant, hex a literal.
         ("gfx1200", "", "v_cvt_i32_i16_e32 v5, 0.5", "f0d40a7e"),
         ("gfx1200", "", "v_not_b16_e32 v5, 0x3800", "ffd20a7e00380000"),

@@ -857,6 +857,20 @@ impl<'a> Attempt<'a> {
     fn try_setting(&mut self, i: usize, at: usize, setting: &Setting) -> Option<usize> {
         let printed = self.printed(i, setting)?;
         match setting.alias {
+            // An MTBUF `soffset` read as an alias (a float literal `0.5`) prints its format
+            // after it: unless the alias took the format's text too (`s3, format:22`), the
+            // format printed must follow in the text, or any format would do (GFX8/GFX9
+            // `tbuffer_load_format_x v5, off, s[8:11], 0.5 offset:4095` took format 0).
+            Some(end)
+                if self.e.flags.has(flag::MTBUF)
+                    && self.e.operands[i].name == OperandName::soffset
+                    && !self.source.text[at.min(end)..end].contains("format:") =>
+            {
+                match printed.find(" format:") {
+                    Some(k) => self.source.match_at(end, &printed[k..]),
+                    None => Some(end),
+                }
+            }
             Some(end) => Some(end),
             None => self.source.match_at(at, &printed),
         }
@@ -1578,8 +1592,12 @@ impl Attempt<'_> {
 }
 
 impl Attempt<'_> {
-    /// An MTBUF format written as a number after `soffset` (`s3, format:22`), which LLVM
-    /// prints by name: `soffset` and the format chosen together, read as an alias.
+    /// An MTBUF format written another way than LLVM prints it, after `soffset`: as a number
+    /// (`s3, format:22`), at its default (`format:1`, `format:[BUF_FMT_8_UNORM]`, which LLVM
+    /// leaves out), or on GFX10+ in the GFX9 split syntax (`format:[BUF_DATA_FORMAT_32,
+    /// BUF_NUM_FORMAT_FLOAT]`, which LLVM's assembler converts to the unified format of the same
+    /// name, `BUF_FMT_32_FLOAT`; either part left out is its default, `8` and `UNORM`).
+    /// `soffset` and the format are chosen together, read as an alias.
     fn numeric_format(&mut self, i: usize, at: usize) -> Option<Vec<Setting>> {
         if !self.e.flags.has(flag::MTBUF) || self.e.operands[i].name != OperandName::soffset {
             return None;
@@ -1593,9 +1611,31 @@ impl Attempt<'_> {
         while next < text.len() && matches!(text[next], b' ' | b',') {
             next += 1;
         }
-        let word = self.source.word_at(next);
-        let n = plain_integer(word.strip_prefix("format:")?)?;
-        if !(0..1 << field_width(format_field).min(8)).contains(&n) {
+        let word = self.source.word_at(next).to_owned();
+        let written = word.strip_prefix("format:")?;
+        let values = 1i128 << field_width(format_field).min(8);
+        let unified = self.target().generation().is_gfx10_plus();
+        let n = match plain_integer(written) {
+            Some(n) => n,
+            None => {
+                let wanted = FormatName::written(written, unified)?;
+                let mut found = None;
+                for v in 0..values {
+                    let setting = Setting {
+                        fields: vec![(format_field, v as u64)],
+                        ..Setting::default()
+                    };
+                    let printed = self.printed(i, &setting).unwrap_or_default();
+                    let printed = printed.find(" format:").map_or("", |k| &printed[k + 8..]);
+                    if FormatName::printed(printed, unified).as_ref() == Some(&wanted) {
+                        found = Some(v);
+                        break;
+                    }
+                }
+                found?
+            }
+        };
+        if !(0..values).contains(&n) {
             return None;
         }
         let end = next + word.len();
@@ -1604,14 +1644,74 @@ impl Attempt<'_> {
             setting.fields.push((format_field, n as u64));
             setting.alias = Some(end);
             let printed = self.printed(i, &setting).unwrap_or_default();
-            let mut words = printed.split_whitespace();
-            if words.next() == Some(soffset.as_str())
-                && words.next().is_some_and(|w| w.starts_with("format:"))
-            {
+            if printed.split_whitespace().next() == Some(soffset.as_str()) {
                 out.push(setting);
             }
         }
         (!out.is_empty()).then_some(out)
+    }
+}
+
+/// An MTBUF format by name, as written or printed (the text after `format:`; empty for the
+/// default, which LLVM does not print).
+#[derive(Debug, PartialEq, Eq)]
+enum FormatName {
+    /// GFX10+: the unified format `BUF_FMT_{name}`.
+    Unified(String),
+    /// GFX8/GFX9: `BUF_DATA_FORMAT_{dfmt}`, `BUF_NUM_FORMAT_{nfmt}`.
+    Split(String, String),
+    Number(i128),
+}
+
+impl FormatName {
+    /// A format as printed; empty is the default (unified `8_UNORM`; dfmt 1, nfmt 0).
+    fn printed(text: &str, unified: bool) -> Option<FormatName> {
+        if text.is_empty() {
+            return Some(if unified {
+                FormatName::Unified("8_UNORM".to_owned())
+            } else {
+                FormatName::Split("8".to_owned(), "UNORM".to_owned())
+            });
+        }
+        Self::written(text, unified)
+    }
+
+    /// A format as written after `format:`: a number, or names in brackets.
+    fn written(text: &str, unified: bool) -> Option<FormatName> {
+        if let Some(n) = plain_integer(text) {
+            return Some(FormatName::Number(n));
+        }
+        let list = text.strip_prefix('[')?.strip_suffix(']')?;
+        let names: Vec<&str> = list.split(',').map(str::trim).collect();
+        if let [name] = names[..]
+            && let Some(u) = name.strip_prefix("BUF_FMT_")
+        {
+            return unified.then(|| FormatName::Unified(u.to_owned()));
+        }
+        let (mut dfmt, mut nfmt) = (None, None);
+        for name in names {
+            if let Some(d) = name.strip_prefix("BUF_DATA_FORMAT_")
+                && dfmt.is_none()
+            {
+                dfmt = Some(d);
+            } else if let Some(n) = name.strip_prefix("BUF_NUM_FORMAT_")
+                && nfmt.is_none()
+            {
+                nfmt = Some(n);
+            } else {
+                return None;
+            }
+        }
+        let (d, n) = (dfmt.unwrap_or("8"), nfmt.unwrap_or("UNORM"));
+        Some(if unified {
+            // LLVM's table pairs only `INVALID` with `UNORM` (to `BUF_FMT_INVALID`).
+            FormatName::Unified(match (d, n) {
+                ("INVALID", "UNORM") => "INVALID".to_owned(),
+                _ => format!("{d}_{n}"),
+            })
+        } else {
+            FormatName::Split(d.to_owned(), n.to_owned())
+        })
     }
 }
 

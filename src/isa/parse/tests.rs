@@ -59,3 +59,31 @@ fn huge_register_tuple_is_an_error() {
     let text = "v_subrev_co_ci_u32_e64 v5, ttmp15, v[4294967295:4294967296]src_scc, null, ttmp15";
     assert!(bytes("gfx1100", "", text).is_err());
 }
+
+/// Regression (asm3a + asm3b merge): a float inline-constant MTBUF `soffset` on GFX8/GFX9 also
+/// read as a float literal (an alias ending at `0.5`) took the first format tried, 0, whose
+/// ` format:[BUF_DATA_FORMAT_INVALID]` the text does not have; the vectors failed "reads back
+/// as written". LLVM 19's bytes (`tbuffer_load_format_x v5, off, s[8:11], 0.5 offset:4095`,
+/// llvm/test/MC/AMDGPU/mtbuf.s and the GFX9 twin).
+#[test]
+fn mtbuf_float_inline_soffset_keeps_the_default_format() {
+    for cpu in ["gfx802", "gfx900"] {
+        assert_eq!(
+            bytes(cpu, "", "tbuffer_load_format_x v5, off, s[8:11], 0.5 offset:4095").unwrap(),
+            [0xff, 0x0f, 0x08, 0xe8, 0x00, 0x05, 0x02, 0xf0],
+            "{cpu}"
+        );
+        assert_eq!(
+            bytes(cpu, "", "tbuffer_store_format_xyzw v[1:4], off, s[12:15], -4.0 offset:4095")
+                .unwrap(),
+            [0xff, 0x8f, 0x0b, 0xe8, 0x00, 0x01, 0x03, 0xf7],
+            "{cpu}"
+        );
+    }
+    // With a format written the float still reads as the inline constant.
+    let text = "tbuffer_load_format_x v5, off, s[8:11], 0.5 format:[BUF_DATA_FORMAT_16] offset:4095";
+    let ours = bytes("gfx900", "", text);
+    let llvm = "ff0f10e8000502f0";
+    let hex = |b: Vec<u8>| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
+    assert_eq!(ours.map(hex).as_deref(), Ok(llvm));
+}
