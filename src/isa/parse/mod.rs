@@ -279,6 +279,7 @@ fn prepare(line: &str) -> (Source, String, &'static str) {
     let mut source = Source::new(line);
     src_names(&mut source);
     synonyms(&mut source);
+    functional_modifiers(&mut source);
     let mnemonic = source.mnemonic().to_owned();
     let base = strip_suffix(&mnemonic).len();
     let written = text::SUFFIXES
@@ -367,6 +368,54 @@ fn synonyms(source: &mut Source) {
     }
 }
 
+/// LLVM's functional spellings of source modifiers on a register, `abs(v1)` for `|v1|` and
+/// `neg(v1)` for `-v1`, written as the printer writes them. On a constant they stay as written:
+/// LLVM folds `neg(0x3118)` into the constant's value, which the printer shows otherwise.
+fn functional_modifiers(source: &mut Source) {
+    let Some(first_space) = source.text.find(' ') else {
+        return;
+    };
+    loop {
+        let text = source.text.as_bytes();
+        let found = ["abs(", "neg("].iter().find_map(|f| {
+            (first_space..text.len()).find_map(|k| {
+                let boundary = !(text[k - 1].is_ascii_alphanumeric() || text[k - 1] == b'_');
+                (boundary && text[k..].starts_with(f.as_bytes())).then_some((k, *f))
+            })
+        });
+        let Some((k, f)) = found else {
+            return;
+        };
+        let open = k + f.len();
+        let mut depth = 1;
+        let Some(close) = (open..text.len()).find(|&j| {
+            match text[j] {
+                b'(' => depth += 1,
+                b')' => depth -= 1,
+                _ => {}
+            }
+            depth == 0
+        }) else {
+            return;
+        };
+        let inner = &source.text[open..close];
+        let register = inner
+            .trim_start_matches(['|', '-'])
+            .starts_with(|c: char| c.is_ascii_alphabetic())
+            && !inner.contains('(');
+        if !register {
+            return;
+        }
+        let inner = inner.to_owned();
+        let new = if f == "abs(" {
+            format!("|{inner}|")
+        } else {
+            format!("-{inner}")
+        };
+        source.splice(k, close + 1 - k, &new);
+    }
+}
+
 /// Whether the encoding suffix written after a mnemonic names encoding `e`'s form: `_e32` the
 /// 32-bit VOP1/VOP2/VOPC form, `_e64` VOP3, `_dpp` a DPP form (VOP3 DPP too), `_e64_dpp` a VOP3
 /// DPP form, `_sdwa` SDWA.
@@ -374,7 +423,11 @@ fn suffix_fits(written: &str, e: &Encoding) -> bool {
     let name = e.record_name();
     let dpp = name.contains("_dpp");
     let sdwa = name.contains("_sdwa");
-    let e64 = name.contains("_e64") || (e.bits == 64 && !dpp && !sdwa && !name.contains("_e32"));
+    // VOP3P DPP records (`V_DOT2_F32_F16_dpp8_gfx11`) have no `_e64` in their names; LLVM
+    // prints them `_e64_dpp`: a DPP form 96 bits long is a VOP3 one.
+    let e64 = name.contains("_e64")
+        || (e.bits == 64 && !dpp && !sdwa && !name.contains("_e32"))
+        || (dpp && e.bits == 96);
     match written {
         "_e32" => !dpp && !sdwa && !e64,
         "_e64" => e64 && !dpp && !sdwa,
@@ -897,6 +950,19 @@ impl<'a> Attempt<'a> {
         // GFX8/GFX9 spellings first: of equal reach, LLVM's reading wins (`0.5` in a 16-bit
         // integer operand is an inline constant, though a literal prints alike).
         let mut settings = self.legacy_aliases(i, at);
+        // True16 halves written `v5.h, v1.h` in a VOP3 form are its `op_sel` bits, set when
+        // the registers were read; LLVM's assembler takes them without `op_sel:[1,1]`, which
+        // its printer adds (`v_exp_f16_e64_dpp v5.h, v1.h op_sel:[1,1] mul:2 ...`). Left out:
+        // the bits as read, the printed `op_sel` read as an alias.
+        if self.e.operands[i].class.info().print_method == "printOpSel"
+            && !self.source.word_at(at).starts_with("op_sel:")
+            && self.source.text[..at].contains(".h")
+        {
+            settings.push(Setting {
+                alias: Some(at),
+                ..Setting::default()
+            });
+        }
         settings.extend(self.settings(i, at));
         settings.extend(self.aliases(i, at));
         let mut best: Option<(usize, usize)> = None;
