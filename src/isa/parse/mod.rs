@@ -89,8 +89,11 @@ impl Parser {
         &self.target
     }
 
-    /// Parses one instruction (no label, no comment).
+    /// Parses one instruction (no label; a comment after `;` or `//` is left out, as the
+    /// file reader does).
     pub fn parse(&self, line: &str) -> Result<Parsed, ParseError> {
+        let line = line.split(';').next().unwrap_or("");
+        let line = line.split("//").next().unwrap_or("");
         if let Some(parsed) = self.legacy_exp_compr(line) {
             return Ok(parsed);
         }
@@ -653,6 +656,17 @@ fn deposit(word: u128, field: FieldBits, value: u64) -> u128 {
     word
 }
 
+/// The value of `field` in the instruction bits `word` (the inverse of [`deposit`]).
+fn extract(word: u128, field: FieldBits) -> u64 {
+    let mut value = 0u64;
+    for &(lo, hi, field_lo) in field {
+        let width = u32::from(hi - lo) + 1;
+        let part = (word >> lo) & ((1u128 << width) - 1);
+        value |= (part as u64) << field_lo;
+    }
+    value
+}
+
 fn field_width(field: FieldBits) -> u32 {
     field
         .iter()
@@ -1056,20 +1070,40 @@ impl<'a> Attempt<'a> {
             let start = (at..text.len()).find(|&k| text[k] != b' ').unwrap_or(text.len());
             let name = operand.name.name();
             let default = i128::from(method == "printOpSelHi");
-            if start > at
-                && let Some(list) = word
-                    .strip_prefix(name)
-                    .and_then(|w| w.strip_prefix(":["))
-                    .and_then(|w| w.strip_suffix(']'))
-                && !list.is_empty()
-                && list.split(',').all(|v| plain_integer(v.trim()) == Some(default))
-            {
+            let Some(list) = word
+                .strip_prefix(name)
+                .and_then(|w| w.strip_prefix(":["))
+                .and_then(|w| w.strip_suffix(']'))
+                .filter(|l| start > at && !l.is_empty())
+            else {
+                return Vec::new();
+            };
+            let values: Vec<Option<i128>> = list.split(',').map(|v| plain_integer(v.trim())).collect();
+            let end = start + word.len();
+            if values.iter().all(|&v| v == Some(default)) {
                 let setting = Setting {
-                    alias: Some(start + word.len()),
+                    alias: Some(end),
                     ..Setting::default()
                 };
                 if self.printed(i, &setting).is_some_and(|p| p.trim().is_empty()) {
                     return vec![setting];
+                }
+            }
+            // All bits clear or all set, when that is what the printer leaves out (VOP3P
+            // `op_sel_hi:[1,1]` with a literal, mixed precision's `op_sel_hi:[0,0,0]`).
+            if method == "printOpSelHi"
+                && let Some(d) = values[0].filter(|&d| d == 0 || d == 1)
+                && values.iter().all(|&v| v == Some(d))
+            {
+                let subsets = self.settings(i, at);
+                let chosen = if d == 0 { subsets.first() } else { subsets.last() };
+                if let Some(mut setting) = chosen.cloned()
+                    && setting.bits.iter().all(|&(_, on)| on == (d == 1))
+                {
+                    setting.alias = Some(end);
+                    if self.printed(i, &setting).is_some_and(|p| p.trim().is_empty()) {
+                        return vec![setting];
+                    }
                 }
             }
             return Vec::new();
@@ -1210,6 +1244,23 @@ impl<'a> Attempt<'a> {
         }
         if field.is_empty() {
             out.extend(self.nsa_settings(i, at));
+            // A VOPD `immDeferred` (no field: the K constant another operand holds) written as
+            // a float, which prints as hex: read as an alias when it is that constant.
+            let word = self.source.word_at(at);
+            if operand.class.info().decoder_method.contains("KImm")
+                && let Some(v) = float_literal(word, operand.class.info().operand_type, false)
+                && let Some(k) = self.e.operands.iter().zip(self.e.fields).position(|(o, f)| {
+                    o.class.info().decoder_method.contains("KImm") && !f.is_empty()
+                })
+                && extract(self.word, self.e.fields[k]) == v
+            {
+                let text = self.source.text.as_bytes();
+                let start = (at..text.len()).find(|&k| text[k] != b' ').unwrap_or(at);
+                out.push(Setting {
+                    alias: Some(start + word.len()),
+                    ..Setting::default()
+                });
+            }
             return out;
         }
         if operand.class == OperandClass::Dpp8FI {
@@ -1224,6 +1275,31 @@ impl<'a> Attempt<'a> {
         }
         if is_source_like(operand.class) {
             out.extend(self.source_settings(i, at));
+            // `s_version`'s operand as a number (printed as hex or a version expression; its
+            // table holds neither): read as an alias.
+            let word = self.source.word_at(at);
+            if operand.class == OperandClass::VersionImm
+                && let Some(n) = plain_integer(word).filter(|n| (0..=0xffff).contains(n))
+            {
+                let text = self.source.text.as_bytes();
+                let start = (at..text.len()).find(|&k| text[k] != b' ').unwrap_or(at);
+                out.push(Setting {
+                    fields: vec![(field, n as u64)],
+                    alias: Some(start + word.len()),
+                    ..Setting::default()
+                });
+            }
+            // Its expression of `UC_VERSION_*` symbols joined by `|`, as LLVM evaluates it
+            // (the printer adds parentheses): read as an alias.
+            if operand.class == OperandClass::VersionImm
+                && let Some((n, end)) = version_expression(&self.source.text, at)
+            {
+                out.push(Setting {
+                    fields: vec![(field, n)],
+                    alias: Some(end),
+                    ..Setting::default()
+                });
+            }
             // A 16-bit high half written `v1.h` in a VOP3 form is an `op_sel` bit.
             if self.source.word_at(at).contains(".h") {
                 let bits = self.op_sel_bits(&[2, 3]);
@@ -1792,6 +1868,31 @@ fn permutations(items: &mut Vec<usize>, k: usize, f: &mut impl FnMut(&[usize])) 
         permutations(items, k + 1, f);
         items.swap(k, j);
     }
+}
+
+/// `s_version`'s operand written as LLVM's symbols (`UC_VERSION_GFX12 | UC_VERSION_W64_BIT`,
+/// parentheses allowed) and numbers joined by `|`: its value and where it ends.
+fn version_expression(text: &str, at: usize) -> Option<(u64, usize)> {
+    let rest = &text[at..];
+    let len = rest.find([',', ';']).unwrap_or(rest.len());
+    let expression = rest[..len].trim_end();
+    let mut value = 0u64;
+    for term in expression.split('|') {
+        let term = term.trim().trim_matches(['(', ')', ' ']);
+        value |= match term {
+            "UC_VERSION_GFX7" => 0,
+            "UC_VERSION_GFX10" => 4,
+            "UC_VERSION_GFX11" => 6,
+            "UC_VERSION_GFX12" => 9,
+            "UC_VERSION_W64_BIT" => 0x2000,
+            "UC_VERSION_W32_BIT" => 0x4000,
+            "UC_VERSION_MDP_BIT" => 0x8000,
+            other => u64::try_from(plain_integer(other)?).ok().filter(|&n| n <= 0xffff)?,
+        };
+    }
+    let opens = expression.matches('(').count();
+    (opens == expression.matches(')').count() && expression.contains("UC_VERSION_"))
+        .then_some((value, at + expression.len()))
 }
 
 /// An integer written whole: decimal or `0x` hex, with an optional `-`.

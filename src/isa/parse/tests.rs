@@ -87,3 +87,22 @@ fn mtbuf_float_inline_soffset_keeps_the_default_format() {
     let hex = |b: Vec<u8>| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
     assert_eq!(ours.map(hex).as_deref(), Ok(llvm));
 }
+
+/// Spellings read as aliases are checked against the bits, not taken on trust: a VOPD
+/// `immDeferred` float that is not the K constant the other half holds, `op_sel_hi` all clear on
+/// an instruction whose default is all set (wrong length too), a version above 16 bits.
+#[test]
+fn aliases_that_do_not_fit_are_refused() {
+    for (cpu, text) in [
+        ("gfx1100", "v_dual_fmaak_f32 v122, s74, v161, 2.741 :: v_dual_fmamk_f32 v3, v6, 2.5, v1"),
+        ("gfx1100", "v_pk_add_i16 v5, v1, v2 op_sel_hi:[0,0,0]"),
+        ("gfx1100", "s_version 0x12345"),
+    ] {
+        assert!(bytes(cpu, "", text).is_err(), "{cpu}: `{text}` should be refused");
+    }
+    // The all-clear list where it is not the default is read as written.
+    assert_eq!(
+        bytes("gfx1100", "", "v_pk_add_i16 v5, v1, v2 op_sel_hi:[0,0]").unwrap(),
+        [0x05, 0x40, 0x02, 0xcc, 0x01, 0x05, 0x02, 0x00]
+    );
+}
