@@ -326,7 +326,7 @@ fn assembler_vectors_parse_to_llvms_bytes() {
 /// suffix handling, renamed mnemonics and two-pass reading.
 #[test]
 fn equivalent_spellings_give_llvms_bytes() {
-    let cases: [(&str, &str, &str, &str); 54] = [
+    let cases: [(&str, &str, &str, &str); 57] = [
         // DPP row_mask/bank_mask left out: 0xf.
         ("gfx1100", "-real-true16,+wavefrontsize32", "v_floor_f16 v5, v1 row_mirror", "fab60a7e014001ff"),
         // dpp8 with fi:1 and with an explicit fi:0.
@@ -408,6 +408,11 @@ fn equivalent_spellings_give_llvms_bytes() {
         ("gfx1100", "", "v_dual_add_f32 v5, 0xaf123456, v2 :: v_dual_fmaak_f32 v6, v3, v1, 0xaf123456 ;", "ff0402c903030605563412af"),
         // A VOPD K constant written as a float in both halves.
         ("gfx1100", "", "v_dual_fmaak_f32 v122, s74, v161, 2.741 :: v_dual_fmamk_f32 v3, v6, 2.741, v1", "4a4245c80603027a8b6c2f40"),
+        // A mnemonic in capitals; `th:TH_ATOMIC_RT` (0) written; a comma before a default
+        // `op_sel:[0,0]`.
+        ("gfx1200", "+wavefrontsize32", "V_CVT_F32_FP8_e64_dpp v5, v1 quad_perm:[3,1,2,0] row_mask:0x2 bank_mask:0xd", "0500ecd5fa0000000127002d"),
+        ("gfx1200", "", "image_atomic_swap v0, v0, s[0:7] dmask:0x1 dim:SQ_RSRC_IMG_1D th:TH_ATOMIC_RT", "008042d00000000000000000"),
+        ("gfx1200", "+wavefrontsize32", "v_permlane16_var_b32 v5, v1, v50, op_sel:[0,0]", "05000fd701650200"),
         // Float literals and K constants.
         ("gfx1100", "", "v_add_f32 v1, 2.741, v2", "ff0402068b6c2f40"),
         ("gfx1100", "", "v_fmaak_f32 v1, v2, v3, 2.741", "0207025a8b6c2f40"),

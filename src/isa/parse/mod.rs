@@ -280,6 +280,12 @@ impl Parser {
 /// suffix written.
 fn prepare(line: &str) -> (Source, String, &'static str) {
     let mut source = Source::new(line);
+    // LLVM's assembler matches mnemonics in any case (`V_CVT_F32_FP8_e64_dpp`).
+    let mnemonic_len = source.mnemonic().len();
+    if source.text[..mnemonic_len].bytes().any(|c| c.is_ascii_uppercase()) {
+        let lower = source.text[..mnemonic_len].to_ascii_lowercase();
+        source.splice(0, mnemonic_len, &lower);
+    }
     src_names(&mut source);
     synonyms(&mut source);
     functional_modifiers(&mut source);
@@ -362,7 +368,10 @@ fn synonyms(source: &mut Source) {
             k += "th:TH_ATOMIC_RETURN".len() + 1;
             continue;
         }
-        if matches!(word, "th:TH_LOAD_RT" | "th:TH_STORE_RT" | "scope:SCOPE_CU") {
+        if matches!(
+            word,
+            "th:TH_LOAD_RT" | "th:TH_STORE_RT" | "th:TH_ATOMIC_RT" | "scope:SCOPE_CU"
+        ) {
             // The word and the space before it.
             source.cut(k - 1, len + 1);
             continue;
@@ -1067,7 +1076,8 @@ impl<'a> Attempt<'a> {
         if matches!(method, "printOpSel" | "printOpSelHi" | "printNegLo" | "printNegHi") {
             let word = self.source.word_at(at);
             let text = self.source.text.as_bytes();
-            let start = (at..text.len()).find(|&k| text[k] != b' ').unwrap_or(text.len());
+            // A comma may stand before it (`v_permlane16_var_b32 v5, v1, v50, op_sel:[0,0]`).
+            let start = (at..text.len()).find(|&k| !matches!(text[k], b' ' | b',')).unwrap_or(text.len());
             let name = operand.name.name();
             let default = i128::from(method == "printOpSelHi");
             let Some(list) = word
