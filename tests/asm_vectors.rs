@@ -326,7 +326,7 @@ fn assembler_vectors_parse_to_llvms_bytes() {
 /// suffix handling, renamed mnemonics and two-pass reading.
 #[test]
 fn equivalent_spellings_give_llvms_bytes() {
-    let cases: [(&str, &str, &str, &str); 57] = [
+    let cases: [(&str, &str, &str, &str); 58] = [
         // DPP row_mask/bank_mask left out: 0xf.
         ("gfx1100", "-real-true16,+wavefrontsize32", "v_floor_f16 v5, v1 row_mirror", "fab60a7e014001ff"),
         // dpp8 with fi:1 and with an explicit fi:0.
@@ -388,6 +388,7 @@ fn equivalent_spellings_give_llvms_bytes() {
         // An interpolation attribute and its channel, one word.
         ("gfx1200", "", "ds_param_load v17, attr32.w wait_va_vdst:0 wait_vm_vsrc:1", "118380ce"),
         ("gfx1010", "", "v_interp_p1_f32_e64 v5, v2, attr32.x", "050000d620040200"),
+        ("gfx1010", "+wavefrontsize32", "v_interp_mov_f32_e64 v5, p20, attr0.x", "050002d600020000"),
         // Short dim names; cache policies at their default written; an alias of TH_ATOMIC_RETURN.
         ("gfx1200", "", "image_load v255, [v254, v255], s[0:7] dmask:0x1 dim:2D", "010040d0ff000000feff0000"),
         ("gfx1200", "", "image_load v0, v0, s[0:7] dmask:0x1 dim:SQ_RSRC_IMG_1D th:TH_LOAD_RT", "000040d00000000000000000"),
