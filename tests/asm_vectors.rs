@@ -326,7 +326,7 @@ fn assembler_vectors_parse_to_llvms_bytes() {
 /// suffix handling, renamed mnemonics and two-pass reading.
 #[test]
 fn equivalent_spellings_give_llvms_bytes() {
-    let cases: [(&str, &str, &str, &str); 58] = [
+    let cases: [(&str, &str, &str, &str); 60] = [
         // DPP row_mask/bank_mask left out: 0xf.
         ("gfx1100", "-real-true16,+wavefrontsize32", "v_floor_f16 v5, v1 row_mirror", "fab60a7e014001ff"),
         // dpp8 with fi:1 and with an explicit fi:0.
@@ -414,6 +414,10 @@ fn equivalent_spellings_give_llvms_bytes() {
         ("gfx1200", "+wavefrontsize32", "V_CVT_F32_FP8_e64_dpp v5, v1 quad_perm:[3,1,2,0] row_mask:0x2 bank_mask:0xd", "0500ecd5fa0000000127002d"),
         ("gfx1200", "", "image_atomic_swap v0, v0, s[0:7] dmask:0x1 dim:SQ_RSRC_IMG_1D th:TH_ATOMIC_RT", "008042d00000000000000000"),
         ("gfx1200", "+wavefrontsize32", "v_permlane16_var_b32 v5, v1, v50, op_sel:[0,0]", "05000fd701650200"),
+        // GFX1250 (LLVM 22's vectors): a numeric hwreg id the printer names; a 64-bit K
+        // constant written as its high half.
+        ("gfx1250", "", "s_getreg_b32 s1, hwreg(33)", "21f881b8"),
+        ("gfx1250", "", "v_fmamk_f64 v[6:7], v[4:5], 0x405ec000, v[2:3]", "04050c460000000000c05e40"),
         // Float literals and K constants.
         ("gfx1100", "", "v_add_f32 v1, 2.741, v2", "ff0402068b6c2f40"),
         ("gfx1100", "", "v_fmaak_f32 v1, v2, v3, 2.741", "0207025a8b6c2f40"),

@@ -1416,6 +1416,17 @@ impl<'a> Attempt<'a> {
                 fields: vec![(field, (n as u64) & mask)],
                 ..Setting::default()
             });
+            // A 64-bit float K constant written in 32 bits is its high half (the printer
+            // writes `0x405ec000` for 0x405ec000_00000000); printing decides.
+            if width == 64
+                && operand.class.info().decoder_method.contains("KImm")
+                && (0..=0xffff_ffff).contains(&n)
+            {
+                out.push(Setting {
+                    fields: vec![(field, (n as u64) << 32)],
+                    ..Setting::default()
+                });
+            }
         }
         // A K constant written as a float prints as hex: read as an alias.
         if operand.class.info().decoder_method.contains("KImm")
@@ -1689,6 +1700,25 @@ impl Attempt<'_> {
                 if fits {
                     out.push(alias(n as u64 & mask, end));
                 }
+            }
+        }
+        // `hwreg(N)`, `hwreg(N, offset, size)` with a numeric register id, which the printer
+        // shows by name where it has one (GFX1250 `hwreg(33)` is `HW_REG_XNACK_STATE_PRIV`).
+        if method == "printHwreg"
+            && let Some(args) = word.strip_prefix("hwreg(").and_then(|w| w.strip_suffix(')'))
+        {
+            let args: Vec<Option<i128>> = args.split(',').map(|a| plain_integer(a.trim())).collect();
+            let value = match args[..] {
+                [Some(id)] => Some((id, 0, 32)),
+                [Some(id), Some(offset), Some(size)] => Some((id, offset, size)),
+                _ => None,
+            };
+            if let Some((id, offset, size)) = value
+                && (0..64).contains(&id)
+                && (0..32).contains(&offset)
+                && (1..=32).contains(&size)
+            {
+                out.push(alias((id | offset << 6 | (size - 1) << 11) as u64, end));
             }
         }
         // Cache-policy words in another order than the printer's (`scope:SCOPE_SYS
