@@ -940,7 +940,11 @@ impl<'a> Attempt<'a> {
             Some(end)
                 if self.e.flags.has(flag::MTBUF)
                     && self.e.operands[i].name == OperandName::soffset
-                    && !self.source.text[at.min(end)..end].contains("format:") =>
+                    && self
+                        .source
+                        .text
+                        .get(at.min(end)..end)
+                        .is_none_or(|t| !t.contains("format:")) =>
             {
                 match printed.find(" format:") {
                     Some(k) => self.source.match_at(end, &printed[k..]),
@@ -979,7 +983,7 @@ impl<'a> Attempt<'a> {
         // the bits as read, the printed `op_sel` read as an alias.
         if self.e.operands[i].class.info().print_method == "printOpSel"
             && !self.source.word_at(at).starts_with("op_sel:")
-            && self.source.text[..at].contains(".h")
+            && self.source.text.get(..at).is_some_and(|t| t.contains(".h"))
         {
             settings.push(Setting {
                 alias: Some(at),
