@@ -326,7 +326,7 @@ fn assembler_vectors_parse_to_llvms_bytes() {
 /// suffix handling, renamed mnemonics and two-pass reading.
 #[test]
 fn equivalent_spellings_give_llvms_bytes() {
-    let cases: [(&str, &str, &str, &str); 39] = [
+    let cases: [(&str, &str, &str, &str); 60] = [
         // DPP row_mask/bank_mask left out: 0xf.
         ("gfx1100", "-real-true16,+wavefrontsize32", "v_floor_f16 v5, v1 row_mirror", "fab60a7e014001ff"),
         // dpp8 with fi:1 and with an explicit fi:0.
@@ -375,6 +375,12 @@ fn equivalent_spellings_give_llvms_bytes() {
         // Cache policy in another order; MTBUF format as a number.
         ("gfx1200", "", "tbuffer_load_d16_format_x v4, off, ttmp[4:7], s3 format:[BUF_FMT_8_UINT] offset:8388607 scope:SCOPE_SYS th:TH_LOAD_BYPASS", "030022c404e0bc0200ffff7f"),
         ("gfx1100", "", "tbuffer_load_format_xyzw v[4:7], off, ttmp[4:7], 61, format:38 offset:4095", "ff8f31e900041cbd"),
+        // GFX10+ MTBUF: the default format written out; the GFX9 split names, converted to
+        // the unified format of the same name.
+        ("gfx1100", "", "tbuffer_load_d16_format_x v4, off, s[8:11], s3, format:[BUF_FMT_8_UNORM] offset:4095", "ff0f0ce800040203"),
+        ("gfx1100", "", "tbuffer_load_d16_format_x v255, off, s[8:11], s3, format:1 offset:4095", "ff0f0ce800ff0203"),
+        ("gfx1100", "", "tbuffer_load_format_x v4, v1, s[8:11], s3, format:[BUF_DATA_FORMAT_16_16, BUF_NUM_FORMAT_UNORM] offen offset:52", "3400b8e801044203"),
+        ("gfx1030", "", "tbuffer_load_format_x v4, off, s[8:11], s3 format:[BUF_NUM_FORMAT_FLOAT,BUF_DATA_FORMAT_16] offset:4095", "ff0f68e800040203"),
         // 16-bit integer operands: a float is the inline constant, hex a literal.
         ("gfx1200", "", "v_cvt_i32_i16_e32 v5, 0.5", "f0d40a7e"),
         ("gfx1200", "", "v_not_b16_e32 v5, 0x3800", "ffd20a7e00380000"),
@@ -382,10 +388,36 @@ fn equivalent_spellings_give_llvms_bytes() {
         // An interpolation attribute and its channel, one word.
         ("gfx1200", "", "ds_param_load v17, attr32.w wait_va_vdst:0 wait_vm_vsrc:1", "118380ce"),
         ("gfx1010", "", "v_interp_p1_f32_e64 v5, v2, attr32.x", "050000d620040200"),
+        ("gfx1010", "+wavefrontsize32", "v_interp_mov_f32_e64 v5, p20, attr0.x", "050002d600020000"),
         // Short dim names; cache policies at their default written; an alias of TH_ATOMIC_RETURN.
         ("gfx1200", "", "image_load v255, [v254, v255], s[0:7] dmask:0x1 dim:2D", "010040d0ff000000feff0000"),
         ("gfx1200", "", "image_load v0, v0, s[0:7] dmask:0x1 dim:SQ_RSRC_IMG_1D th:TH_LOAD_RT", "000040d00000000000000000"),
         ("gfx1200", "", "buffer_atomic_and_b32 v5, off, s[8:11], s3 offset:8388607 th:TH_ATOMIC_RT_RETURN scope:SCOPE_SE", "03000fc40510940000ffff7f"),
+        // VOP3P DPP (`_e64_dpp`, no `_e64` in the record's name); `abs(v1)` for `|v1|`.
+        ("gfx1100", "+wavefrontsize32", "v_dot2_f32_f16_e64_dpp v0, v1, v2, v3 dpp8:[7,6,5,4,3,2,1,0]", "004013cce9040e1c01773905"),
+        ("gfx1100", "+wavefrontsize32", "v_fma_mix_f32_e64_dpp v0, v1, v2, v3 row_ror:7 row_mask:0xf bank_mask:0x1", "000020ccfa040e04012701f1"),
+        ("gfx1100", "+wavefrontsize64", "v_fma_mixlo_f16 v0, abs(v1), -v2, abs(v3) dpp8:[2,2,2,2,4,4,4,4]", "000521cce9040e4401924492"),
+        // True16 halves in a VOP3 form without the `op_sel` they stand for.
+        ("gfx1100", "+real-true16,+wavefrontsize32", "v_exp_f16_e64_dpp v5.h, v1.h mul:2 row_share:15 row_mask:0x0 bank_mask:0x1", "0548d8d5fa000008015f0101"),
+        ("gfx1100", "+real-true16,+wavefrontsize32", "v_ceil_f16_e64_dpp v255.h, -|v255.l| clamp div:2 dpp8:[0,0,0,0,0,0,0,0] fi:0", "ffc1dcd5e9000038ff000000"),
+        // `op_sel_hi` at its default written out: all set (VOP3P), all clear (mixed precision).
+        ("gfx1100", "", "v_pk_add_i16 v5, 0x3800, m0 op_sel:[0,0] op_sel_hi:[1,1]", "054002ccfffa001800380000"),
+        ("gfx1100", "", "v_fma_mix_f32 v255, -|src_scc|, -|vcc_hi|, null op_sel:[0,0,1] op_sel_hi:[0,0,0] clamp", "ffa320ccfdd6f061"),
+        // `s_version` as a number and as an expression; a comment after the instruction.
+        ("gfx1100", "", "s_version 0x1234", "341280b0"),
+        ("gfx1200", "", "s_version UC_VERSION_GFX12 | UC_VERSION_W64_BIT | UC_VERSION_MDP_BIT", "09a080b0"),
+        ("gfx1100", "", "v_dual_add_f32 v5, 0xaf123456, v2 :: v_dual_fmaak_f32 v6, v3, v1, 0xaf123456 ;", "ff0402c903030605563412af"),
+        // A VOPD K constant written as a float in both halves.
+        ("gfx1100", "", "v_dual_fmaak_f32 v122, s74, v161, 2.741 :: v_dual_fmamk_f32 v3, v6, 2.741, v1", "4a4245c80603027a8b6c2f40"),
+        // A mnemonic in capitals; `th:TH_ATOMIC_RT` (0) written; a comma before a default
+        // `op_sel:[0,0]`.
+        ("gfx1200", "+wavefrontsize32", "V_CVT_F32_FP8_e64_dpp v5, v1 quad_perm:[3,1,2,0] row_mask:0x2 bank_mask:0xd", "0500ecd5fa0000000127002d"),
+        ("gfx1200", "", "image_atomic_swap v0, v0, s[0:7] dmask:0x1 dim:SQ_RSRC_IMG_1D th:TH_ATOMIC_RT", "008042d00000000000000000"),
+        ("gfx1200", "+wavefrontsize32", "v_permlane16_var_b32 v5, v1, v50, op_sel:[0,0]", "05000fd701650200"),
+        // GFX1250 (LLVM 22's vectors): a numeric hwreg id the printer names; a 64-bit K
+        // constant written as its high half.
+        ("gfx1250", "", "s_getreg_b32 s1, hwreg(33)", "21f881b8"),
+        ("gfx1250", "", "v_fmamk_f64 v[6:7], v[4:5], 0x405ec000, v[2:3]", "04050c460000000000c05e40"),
         // Float literals and K constants.
         ("gfx1100", "", "v_add_f32 v1, 2.741, v2", "ff0402068b6c2f40"),
         ("gfx1100", "", "v_fmaak_f32 v1, v2, v3, 2.741", "0207025a8b6c2f40"),

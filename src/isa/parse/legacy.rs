@@ -28,14 +28,21 @@ impl Attempt<'_> {
     /// The GFX8/GFX9 readings above for operand `i` at `at` (none on other generations).
     pub(super) fn legacy_aliases(&mut self, i: usize, at: usize) -> Vec<Setting> {
         let generation = self.target().generation();
+        let operand = &self.e.operands[i];
+        let method = operand.class.info().print_method;
+        // GFX10 has the VOP3 interpolation forms too (`v_interp_mov_f32_e64 v5, p20, attr0.x`).
+        if matches!(generation, Generation::Gfx10_1 | Generation::Gfx10_3)
+            && method == "printInterpSlot"
+            && !self.e.fields[i].is_empty()
+        {
+            return self.interp_word(i, at);
+        }
         if !matches!(
             generation,
             Generation::Gfx8 | Generation::Gfx9 | Generation::Gfx90a | Generation::Gfx940
         ) {
             return Vec::new();
         }
-        let operand = &self.e.operands[i];
-        let method = operand.class.info().print_method;
         let text = self.source.text.as_bytes();
         let start = (at..text.len())
             .find(|&k| !matches!(text[k], b' ' | b','))
@@ -69,16 +76,7 @@ impl Attempt<'_> {
                     out.extend(self.bitmask_perm(i, n, end));
                 }
             }
-            "printInterpAttr" | "printInterpSlot" => {
-                let key = word.split('.').next().unwrap_or("");
-                let table = imm_table(self.index, self.word, i, self.target(), self.e);
-                for &v in table.get(key).into_iter().flatten() {
-                    out.push(Setting {
-                        fields: vec![(self.e.fields[i], v)],
-                        ..Setting::default()
-                    });
-                }
-            }
+            "printInterpAttr" | "printInterpSlot" => out.extend(self.interp_word(i, at)),
             _ => {}
         }
         let source_like = is_source_like(operand.class);
@@ -106,6 +104,23 @@ impl Attempt<'_> {
             }
         }
         out
+    }
+
+    /// An interpolation attribute or slot (`attr1.x`, `p20`) written in a VOP3 source: the
+    /// field values whose text is the word's name part.
+    fn interp_word(&self, i: usize, at: usize) -> Vec<Setting> {
+        let word = self.source.word_at(at);
+        let key = word.split('.').next().unwrap_or("");
+        let table = imm_table(self.index, self.word, i, self.target(), self.e);
+        table
+            .get(key)
+            .into_iter()
+            .flatten()
+            .map(|&v| Setting {
+                fields: vec![(self.e.fields[i], v)],
+                ..Setting::default()
+            })
+            .collect()
     }
 
     /// `v[a:b]` as a pre-GFX10 MIMG address: the field holds `a`; `b - a + 1` must be the

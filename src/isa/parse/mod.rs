@@ -89,8 +89,11 @@ impl Parser {
         &self.target
     }
 
-    /// Parses one instruction (no label, no comment).
+    /// Parses one instruction (no label; a comment after `;` or `//` is left out, as the
+    /// file reader does).
     pub fn parse(&self, line: &str) -> Result<Parsed, ParseError> {
+        let line = line.split(';').next().unwrap_or("");
+        let line = line.split("//").next().unwrap_or("");
         if let Some(parsed) = self.legacy_exp_compr(line) {
             return Ok(parsed);
         }
@@ -277,8 +280,15 @@ impl Parser {
 /// suffix written.
 fn prepare(line: &str) -> (Source, String, &'static str) {
     let mut source = Source::new(line);
+    // LLVM's assembler matches mnemonics in any case (`V_CVT_F32_FP8_e64_dpp`).
+    let mnemonic_len = source.mnemonic().len();
+    if source.text[..mnemonic_len].bytes().any(|c| c.is_ascii_uppercase()) {
+        let lower = source.text[..mnemonic_len].to_ascii_lowercase();
+        source.splice(0, mnemonic_len, &lower);
+    }
     src_names(&mut source);
     synonyms(&mut source);
+    functional_modifiers(&mut source);
     let mnemonic = source.mnemonic().to_owned();
     let base = strip_suffix(&mnemonic).len();
     let written = text::SUFFIXES
@@ -358,12 +368,63 @@ fn synonyms(source: &mut Source) {
             k += "th:TH_ATOMIC_RETURN".len() + 1;
             continue;
         }
-        if matches!(word, "th:TH_LOAD_RT" | "th:TH_STORE_RT" | "scope:SCOPE_CU") {
+        if matches!(
+            word,
+            "th:TH_LOAD_RT" | "th:TH_STORE_RT" | "th:TH_ATOMIC_RT" | "scope:SCOPE_CU"
+        ) {
             // The word and the space before it.
             source.cut(k - 1, len + 1);
             continue;
         }
         k += len + 1;
+    }
+}
+
+/// LLVM's functional spellings of source modifiers on a register, `abs(v1)` for `|v1|` and
+/// `neg(v1)` for `-v1`, written as the printer writes them. On a constant they stay as written:
+/// LLVM folds `neg(0x3118)` into the constant's value, which the printer shows otherwise.
+fn functional_modifiers(source: &mut Source) {
+    let Some(first_space) = source.text.find(' ') else {
+        return;
+    };
+    loop {
+        let text = source.text.as_bytes();
+        let found = ["abs(", "neg("].iter().find_map(|f| {
+            (first_space..text.len()).find_map(|k| {
+                let boundary = !(text[k - 1].is_ascii_alphanumeric() || text[k - 1] == b'_');
+                (boundary && text[k..].starts_with(f.as_bytes())).then_some((k, *f))
+            })
+        });
+        let Some((k, f)) = found else {
+            return;
+        };
+        let open = k + f.len();
+        let mut depth = 1;
+        let Some(close) = (open..text.len()).find(|&j| {
+            match text[j] {
+                b'(' => depth += 1,
+                b')' => depth -= 1,
+                _ => {}
+            }
+            depth == 0
+        }) else {
+            return;
+        };
+        let inner = &source.text[open..close];
+        let register = inner
+            .trim_start_matches(['|', '-'])
+            .starts_with(|c: char| c.is_ascii_alphabetic())
+            && !inner.contains('(');
+        if !register {
+            return;
+        }
+        let inner = inner.to_owned();
+        let new = if f == "abs(" {
+            format!("|{inner}|")
+        } else {
+            format!("-{inner}")
+        };
+        source.splice(k, close + 1 - k, &new);
     }
 }
 
@@ -374,7 +435,11 @@ fn suffix_fits(written: &str, e: &Encoding) -> bool {
     let name = e.record_name();
     let dpp = name.contains("_dpp");
     let sdwa = name.contains("_sdwa");
-    let e64 = name.contains("_e64") || (e.bits == 64 && !dpp && !sdwa && !name.contains("_e32"));
+    // VOP3P DPP records (`V_DOT2_F32_F16_dpp8_gfx11`) have no `_e64` in their names; LLVM
+    // prints them `_e64_dpp`: a DPP form 96 bits long is a VOP3 one.
+    let e64 = name.contains("_e64")
+        || (e.bits == 64 && !dpp && !sdwa && !name.contains("_e32"))
+        || (dpp && e.bits == 96);
     match written {
         "_e32" => !dpp && !sdwa && !e64,
         "_e64" => e64 && !dpp && !sdwa,
@@ -598,6 +663,17 @@ fn deposit(word: u128, field: FieldBits, value: u64) -> u128 {
         word = (word & !mask) | (part << lo);
     }
     word
+}
+
+/// The value of `field` in the instruction bits `word` (the inverse of [`deposit`]).
+fn extract(word: u128, field: FieldBits) -> u64 {
+    let mut value = 0u64;
+    for &(lo, hi, field_lo) in field {
+        let width = u32::from(hi - lo) + 1;
+        let part = (word >> lo) & ((1u128 << width) - 1);
+        value |= (part as u64) << field_lo;
+    }
+    value
 }
 
 fn field_width(field: FieldBits) -> u32 {
@@ -857,6 +933,24 @@ impl<'a> Attempt<'a> {
     fn try_setting(&mut self, i: usize, at: usize, setting: &Setting) -> Option<usize> {
         let printed = self.printed(i, setting)?;
         match setting.alias {
+            // An MTBUF `soffset` read as an alias (a float literal `0.5`) prints its format
+            // after it: unless the alias took the format's text too (`s3, format:22`), the
+            // format printed must follow in the text, or any format would do (GFX8/GFX9
+            // `tbuffer_load_format_x v5, off, s[8:11], 0.5 offset:4095` took format 0).
+            Some(end)
+                if self.e.flags.has(flag::MTBUF)
+                    && self.e.operands[i].name == OperandName::soffset
+                    && self
+                        .source
+                        .text
+                        .get(at.min(end)..end)
+                        .is_none_or(|t| !t.contains("format:")) =>
+            {
+                match printed.find(" format:") {
+                    Some(k) => self.source.match_at(end, &printed[k..]),
+                    None => Some(end),
+                }
+            }
             Some(end) => Some(end),
             None => self.source.match_at(at, &printed),
         }
@@ -883,6 +977,19 @@ impl<'a> Attempt<'a> {
         // GFX8/GFX9 spellings first: of equal reach, LLVM's reading wins (`0.5` in a 16-bit
         // integer operand is an inline constant, though a literal prints alike).
         let mut settings = self.legacy_aliases(i, at);
+        // True16 halves written `v5.h, v1.h` in a VOP3 form are its `op_sel` bits, set when
+        // the registers were read; LLVM's assembler takes them without `op_sel:[1,1]`, which
+        // its printer adds (`v_exp_f16_e64_dpp v5.h, v1.h op_sel:[1,1] mul:2 ...`). Left out:
+        // the bits as read, the printed `op_sel` read as an alias.
+        if self.e.operands[i].class.info().print_method == "printOpSel"
+            && !self.source.word_at(at).starts_with("op_sel:")
+            && self.source.text.get(..at).is_some_and(|t| t.contains(".h"))
+        {
+            settings.push(Setting {
+                alias: Some(at),
+                ..Setting::default()
+            });
+        }
         settings.extend(self.settings(i, at));
         settings.extend(self.aliases(i, at));
         let mut best: Option<(usize, usize)> = None;
@@ -973,23 +1080,44 @@ impl<'a> Attempt<'a> {
         if matches!(method, "printOpSel" | "printOpSelHi" | "printNegLo" | "printNegHi") {
             let word = self.source.word_at(at);
             let text = self.source.text.as_bytes();
-            let start = (at..text.len()).find(|&k| text[k] != b' ').unwrap_or(text.len());
+            // A comma may stand before it (`v_permlane16_var_b32 v5, v1, v50, op_sel:[0,0]`).
+            let start = (at..text.len()).find(|&k| !matches!(text[k], b' ' | b',')).unwrap_or(text.len());
             let name = operand.name.name();
             let default = i128::from(method == "printOpSelHi");
-            if start > at
-                && let Some(list) = word
-                    .strip_prefix(name)
-                    .and_then(|w| w.strip_prefix(":["))
-                    .and_then(|w| w.strip_suffix(']'))
-                && !list.is_empty()
-                && list.split(',').all(|v| plain_integer(v.trim()) == Some(default))
-            {
+            let Some(list) = word
+                .strip_prefix(name)
+                .and_then(|w| w.strip_prefix(":["))
+                .and_then(|w| w.strip_suffix(']'))
+                .filter(|l| start > at && !l.is_empty())
+            else {
+                return Vec::new();
+            };
+            let values: Vec<Option<i128>> = list.split(',').map(|v| plain_integer(v.trim())).collect();
+            let end = start + word.len();
+            if values.iter().all(|&v| v == Some(default)) {
                 let setting = Setting {
-                    alias: Some(start + word.len()),
+                    alias: Some(end),
                     ..Setting::default()
                 };
                 if self.printed(i, &setting).is_some_and(|p| p.trim().is_empty()) {
                     return vec![setting];
+                }
+            }
+            // All bits clear or all set, when that is what the printer leaves out (VOP3P
+            // `op_sel_hi:[1,1]` with a literal, mixed precision's `op_sel_hi:[0,0,0]`).
+            if method == "printOpSelHi"
+                && let Some(d) = values[0].filter(|&d| d == 0 || d == 1)
+                && values.iter().all(|&v| v == Some(d))
+            {
+                let subsets = self.settings(i, at);
+                let chosen = if d == 0 { subsets.first() } else { subsets.last() };
+                if let Some(mut setting) = chosen.cloned()
+                    && setting.bits.iter().all(|&(_, on)| on == (d == 1))
+                {
+                    setting.alias = Some(end);
+                    if self.printed(i, &setting).is_some_and(|p| p.trim().is_empty()) {
+                        return vec![setting];
+                    }
                 }
             }
             return Vec::new();
@@ -1130,6 +1258,23 @@ impl<'a> Attempt<'a> {
         }
         if field.is_empty() {
             out.extend(self.nsa_settings(i, at));
+            // A VOPD `immDeferred` (no field: the K constant another operand holds) written as
+            // a float, which prints as hex: read as an alias when it is that constant.
+            let word = self.source.word_at(at);
+            if operand.class.info().decoder_method.contains("KImm")
+                && let Some(v) = float_literal(word, operand.class.info().operand_type, false)
+                && let Some(k) = self.e.operands.iter().zip(self.e.fields).position(|(o, f)| {
+                    o.class.info().decoder_method.contains("KImm") && !f.is_empty()
+                })
+                && extract(self.word, self.e.fields[k]) == v
+            {
+                let text = self.source.text.as_bytes();
+                let start = (at..text.len()).find(|&k| text[k] != b' ').unwrap_or(at);
+                out.push(Setting {
+                    alias: Some(start + word.len()),
+                    ..Setting::default()
+                });
+            }
             return out;
         }
         if operand.class == OperandClass::Dpp8FI {
@@ -1144,6 +1289,31 @@ impl<'a> Attempt<'a> {
         }
         if is_source_like(operand.class) {
             out.extend(self.source_settings(i, at));
+            // `s_version`'s operand as a number (printed as hex or a version expression; its
+            // table holds neither): read as an alias.
+            let word = self.source.word_at(at);
+            if operand.class == OperandClass::VersionImm
+                && let Some(n) = plain_integer(word).filter(|n| (0..=0xffff).contains(n))
+            {
+                let text = self.source.text.as_bytes();
+                let start = (at..text.len()).find(|&k| text[k] != b' ').unwrap_or(at);
+                out.push(Setting {
+                    fields: vec![(field, n as u64)],
+                    alias: Some(start + word.len()),
+                    ..Setting::default()
+                });
+            }
+            // Its expression of `UC_VERSION_*` symbols joined by `|`, as LLVM evaluates it
+            // (the printer adds parentheses): read as an alias.
+            if operand.class == OperandClass::VersionImm
+                && let Some((n, end)) = version_expression(&self.source.text, at)
+            {
+                out.push(Setting {
+                    fields: vec![(field, n)],
+                    alias: Some(end),
+                    ..Setting::default()
+                });
+            }
             // A 16-bit high half written `v1.h` in a VOP3 form is an `op_sel` bit.
             if self.source.word_at(at).contains(".h") {
                 let bits = self.op_sel_bits(&[2, 3]);
@@ -1250,6 +1420,17 @@ impl<'a> Attempt<'a> {
                 fields: vec![(field, (n as u64) & mask)],
                 ..Setting::default()
             });
+            // A 64-bit float K constant written in 32 bits is its high half (the printer
+            // writes `0x405ec000` for 0x405ec000_00000000); printing decides.
+            if width == 64
+                && operand.class.info().decoder_method.contains("KImm")
+                && (0..=0xffff_ffff).contains(&n)
+            {
+                out.push(Setting {
+                    fields: vec![(field, (n as u64) << 32)],
+                    ..Setting::default()
+                });
+            }
         }
         // A K constant written as a float prints as hex: read as an alias.
         if operand.class.info().decoder_method.contains("KImm")
@@ -1525,6 +1706,25 @@ impl Attempt<'_> {
                 }
             }
         }
+        // `hwreg(N)`, `hwreg(N, offset, size)` with a numeric register id, which the printer
+        // shows by name where it has one (GFX1250 `hwreg(33)` is `HW_REG_XNACK_STATE_PRIV`).
+        if method == "printHwreg"
+            && let Some(args) = word.strip_prefix("hwreg(").and_then(|w| w.strip_suffix(')'))
+        {
+            let args: Vec<Option<i128>> = args.split(',').map(|a| plain_integer(a.trim())).collect();
+            let value = match args[..] {
+                [Some(id)] => Some((id, 0, 32)),
+                [Some(id), Some(offset), Some(size)] => Some((id, offset, size)),
+                _ => None,
+            };
+            if let Some((id, offset, size)) = value
+                && (0..64).contains(&id)
+                && (0..32).contains(&offset)
+                && (1..=32).contains(&size)
+            {
+                out.push(alias((id | offset << 6 | (size - 1) << 11) as u64, end));
+            }
+        }
         // Cache-policy words in another order than the printer's (`scope:SCOPE_SYS
         // th:TH_LOAD_BYPASS`).
         if method == "printCPol" {
@@ -1578,8 +1778,12 @@ impl Attempt<'_> {
 }
 
 impl Attempt<'_> {
-    /// An MTBUF format written as a number after `soffset` (`s3, format:22`), which LLVM
-    /// prints by name: `soffset` and the format chosen together, read as an alias.
+    /// An MTBUF format written another way than LLVM prints it, after `soffset`: as a number
+    /// (`s3, format:22`), at its default (`format:1`, `format:[BUF_FMT_8_UNORM]`, which LLVM
+    /// leaves out), or on GFX10+ in the GFX9 split syntax (`format:[BUF_DATA_FORMAT_32,
+    /// BUF_NUM_FORMAT_FLOAT]`, which LLVM's assembler converts to the unified format of the same
+    /// name, `BUF_FMT_32_FLOAT`; either part left out is its default, `8` and `UNORM`).
+    /// `soffset` and the format are chosen together, read as an alias.
     fn numeric_format(&mut self, i: usize, at: usize) -> Option<Vec<Setting>> {
         if !self.e.flags.has(flag::MTBUF) || self.e.operands[i].name != OperandName::soffset {
             return None;
@@ -1593,9 +1797,31 @@ impl Attempt<'_> {
         while next < text.len() && matches!(text[next], b' ' | b',') {
             next += 1;
         }
-        let word = self.source.word_at(next);
-        let n = plain_integer(word.strip_prefix("format:")?)?;
-        if !(0..1 << field_width(format_field).min(8)).contains(&n) {
+        let word = self.source.word_at(next).to_owned();
+        let written = word.strip_prefix("format:")?;
+        let values = 1i128 << field_width(format_field).min(8);
+        let unified = self.target().generation().is_gfx10_plus();
+        let n = match plain_integer(written) {
+            Some(n) => n,
+            None => {
+                let wanted = FormatName::written(written, unified)?;
+                let mut found = None;
+                for v in 0..values {
+                    let setting = Setting {
+                        fields: vec![(format_field, v as u64)],
+                        ..Setting::default()
+                    };
+                    let printed = self.printed(i, &setting).unwrap_or_default();
+                    let printed = printed.find(" format:").map_or("", |k| &printed[k + 8..]);
+                    if FormatName::printed(printed, unified).as_ref() == Some(&wanted) {
+                        found = Some(v);
+                        break;
+                    }
+                }
+                found?
+            }
+        };
+        if !(0..values).contains(&n) {
             return None;
         }
         let end = next + word.len();
@@ -1604,14 +1830,74 @@ impl Attempt<'_> {
             setting.fields.push((format_field, n as u64));
             setting.alias = Some(end);
             let printed = self.printed(i, &setting).unwrap_or_default();
-            let mut words = printed.split_whitespace();
-            if words.next() == Some(soffset.as_str())
-                && words.next().is_some_and(|w| w.starts_with("format:"))
-            {
+            if printed.split_whitespace().next() == Some(soffset.as_str()) {
                 out.push(setting);
             }
         }
         (!out.is_empty()).then_some(out)
+    }
+}
+
+/// An MTBUF format by name, as written or printed (the text after `format:`; empty for the
+/// default, which LLVM does not print).
+#[derive(Debug, PartialEq, Eq)]
+enum FormatName {
+    /// GFX10+: the unified format `BUF_FMT_{name}`.
+    Unified(String),
+    /// GFX8/GFX9: `BUF_DATA_FORMAT_{dfmt}`, `BUF_NUM_FORMAT_{nfmt}`.
+    Split(String, String),
+    Number(i128),
+}
+
+impl FormatName {
+    /// A format as printed; empty is the default (unified `8_UNORM`; dfmt 1, nfmt 0).
+    fn printed(text: &str, unified: bool) -> Option<FormatName> {
+        if text.is_empty() {
+            return Some(if unified {
+                FormatName::Unified("8_UNORM".to_owned())
+            } else {
+                FormatName::Split("8".to_owned(), "UNORM".to_owned())
+            });
+        }
+        Self::written(text, unified)
+    }
+
+    /// A format as written after `format:`: a number, or names in brackets.
+    fn written(text: &str, unified: bool) -> Option<FormatName> {
+        if let Some(n) = plain_integer(text) {
+            return Some(FormatName::Number(n));
+        }
+        let list = text.strip_prefix('[')?.strip_suffix(']')?;
+        let names: Vec<&str> = list.split(',').map(str::trim).collect();
+        if let [name] = names[..]
+            && let Some(u) = name.strip_prefix("BUF_FMT_")
+        {
+            return unified.then(|| FormatName::Unified(u.to_owned()));
+        }
+        let (mut dfmt, mut nfmt) = (None, None);
+        for name in names {
+            if let Some(d) = name.strip_prefix("BUF_DATA_FORMAT_")
+                && dfmt.is_none()
+            {
+                dfmt = Some(d);
+            } else if let Some(n) = name.strip_prefix("BUF_NUM_FORMAT_")
+                && nfmt.is_none()
+            {
+                nfmt = Some(n);
+            } else {
+                return None;
+            }
+        }
+        let (d, n) = (dfmt.unwrap_or("8"), nfmt.unwrap_or("UNORM"));
+        Some(if unified {
+            // LLVM's table pairs only `INVALID` with `UNORM` (to `BUF_FMT_INVALID`).
+            FormatName::Unified(match (d, n) {
+                ("INVALID", "UNORM") => "INVALID".to_owned(),
+                _ => format!("{d}_{n}"),
+            })
+        } else {
+            FormatName::Split(d.to_owned(), n.to_owned())
+        })
     }
 }
 
@@ -1626,6 +1912,31 @@ fn permutations(items: &mut Vec<usize>, k: usize, f: &mut impl FnMut(&[usize])) 
         permutations(items, k + 1, f);
         items.swap(k, j);
     }
+}
+
+/// `s_version`'s operand written as LLVM's symbols (`UC_VERSION_GFX12 | UC_VERSION_W64_BIT`,
+/// parentheses allowed) and numbers joined by `|`: its value and where it ends.
+fn version_expression(text: &str, at: usize) -> Option<(u64, usize)> {
+    let rest = &text[at..];
+    let len = rest.find([',', ';']).unwrap_or(rest.len());
+    let expression = rest[..len].trim_end();
+    let mut value = 0u64;
+    for term in expression.split('|') {
+        let term = term.trim().trim_matches(['(', ')', ' ']);
+        value |= match term {
+            "UC_VERSION_GFX7" => 0,
+            "UC_VERSION_GFX10" => 4,
+            "UC_VERSION_GFX11" => 6,
+            "UC_VERSION_GFX12" => 9,
+            "UC_VERSION_W64_BIT" => 0x2000,
+            "UC_VERSION_W32_BIT" => 0x4000,
+            "UC_VERSION_MDP_BIT" => 0x8000,
+            other => u64::try_from(plain_integer(other)?).ok().filter(|&n| n <= 0xffff)?,
+        };
+    }
+    let opens = expression.matches('(').count();
+    (opens == expression.matches(')').count() && expression.contains("UC_VERSION_"))
+        .then_some((value, at + expression.len()))
 }
 
 /// An integer written whole: decimal or `0x` hex, with an optional `-`.

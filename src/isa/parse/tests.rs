@@ -59,3 +59,50 @@ fn huge_register_tuple_is_an_error() {
     let text = "v_subrev_co_ci_u32_e64 v5, ttmp15, v[4294967295:4294967296]src_scc, null, ttmp15";
     assert!(bytes("gfx1100", "", text).is_err());
 }
+
+/// Regression (asm3a + asm3b merge): a float inline-constant MTBUF `soffset` on GFX8/GFX9 also
+/// read as a float literal (an alias ending at `0.5`) took the first format tried, 0, whose
+/// ` format:[BUF_DATA_FORMAT_INVALID]` the text does not have; the vectors failed "reads back
+/// as written". LLVM 19's bytes (`tbuffer_load_format_x v5, off, s[8:11], 0.5 offset:4095`,
+/// llvm/test/MC/AMDGPU/mtbuf.s and the GFX9 twin).
+#[test]
+fn mtbuf_float_inline_soffset_keeps_the_default_format() {
+    for cpu in ["gfx802", "gfx900"] {
+        assert_eq!(
+            bytes(cpu, "", "tbuffer_load_format_x v5, off, s[8:11], 0.5 offset:4095").unwrap(),
+            [0xff, 0x0f, 0x08, 0xe8, 0x00, 0x05, 0x02, 0xf0],
+            "{cpu}"
+        );
+        assert_eq!(
+            bytes(cpu, "", "tbuffer_store_format_xyzw v[1:4], off, s[12:15], -4.0 offset:4095")
+                .unwrap(),
+            [0xff, 0x8f, 0x0b, 0xe8, 0x00, 0x01, 0x03, 0xf7],
+            "{cpu}"
+        );
+    }
+    // With a format written the float still reads as the inline constant.
+    let text = "tbuffer_load_format_x v5, off, s[8:11], 0.5 format:[BUF_DATA_FORMAT_16] offset:4095";
+    let ours = bytes("gfx900", "", text);
+    let llvm = "ff0f10e8000502f0";
+    let hex = |b: Vec<u8>| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
+    assert_eq!(ours.map(hex).as_deref(), Ok(llvm));
+}
+
+/// Spellings read as aliases are checked against the bits, not taken on trust: a VOPD
+/// `immDeferred` float that is not the K constant the other half holds, `op_sel_hi` all clear on
+/// an instruction whose default is all set (wrong length too), a version above 16 bits.
+#[test]
+fn aliases_that_do_not_fit_are_refused() {
+    for (cpu, text) in [
+        ("gfx1100", "v_dual_fmaak_f32 v122, s74, v161, 2.741 :: v_dual_fmamk_f32 v3, v6, 2.5, v1"),
+        ("gfx1100", "v_pk_add_i16 v5, v1, v2 op_sel_hi:[0,0,0]"),
+        ("gfx1100", "s_version 0x12345"),
+    ] {
+        assert!(bytes(cpu, "", text).is_err(), "{cpu}: `{text}` should be refused");
+    }
+    // The all-clear list where it is not the default is read as written.
+    assert_eq!(
+        bytes("gfx1100", "", "v_pk_add_i16 v5, v1, v2 op_sel_hi:[0,0]").unwrap(),
+        [0x05, 0x40, 0x02, 0xcc, 0x01, 0x05, 0x02, 0x00]
+    );
+}
