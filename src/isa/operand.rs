@@ -349,7 +349,12 @@ struct Ctx<'a> {
     k32: bool,
 }
 
-impl Ctx<'_> {
+impl<'a> Ctx<'a> {
+    /// Nothing read yet from `tail`.
+    fn new(target: &'a Target, tail: &'a [u8]) -> Ctx<'a> {
+        Ctx { target, tail, literal: None, literal64: None, read: 0, k32: false }
+    }
+
     fn generation(&self) -> Generation {
         self.target.generation()
     }
@@ -685,14 +690,7 @@ fn decode_fast(
 ) -> Result<(), DecodeFail> {
     out.extra_bytes = 0;
     out.converted = None;
-    let mut ctx = Ctx {
-        target,
-        tail,
-        literal: None,
-        literal64: None,
-        read: 0,
-        k32: false,
-    };
+    let mut ctx = Ctx::new(target, tail);
     let generation = target.generation();
     for (at, f) in ops.iter().enumerate() {
         let raw = match f.source {
@@ -830,14 +828,7 @@ fn decode_operands_general(
     out.len = 0;
     out.extra_bytes = 0;
     out.converted = None;
-    let mut ctx = Ctx {
-        target,
-        tail,
-        literal: None,
-        literal64: None,
-        read: 0,
-        k32: false,
-    };
+    let mut ctx = Ctx::new(target, tail);
     let generation = target.generation();
     // LLVM 22 decodes a K constant as a literal its sources share (`decodeMandatoryLiteral*`),
     // whatever the operand order: a source selecting the literal takes the K value.
