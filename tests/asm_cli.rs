@@ -98,3 +98,48 @@ fn llvm_backend_assembles_in_process() {
     assert_eq!(code, 2, "{out}");
     assert!(err.contains("<command line>:1: LLVM"), "{err}");
 }
+
+/// `--like FILE`: the bits text does not determine are filled as FILE's compiler filled them.
+/// The fixture is LLVM 19's (0x7e in the unused destination of `v_cmpx_*_e64`); patched to 0
+/// it is as Debian's clang 15 wrote librocrand and librocsparse.
+#[test]
+fn like_fills_unprinted_bits_as_the_files_compiler_did() {
+    let fixture = common::repo().join("fixtures/co/gfx1030/control_flow.O2.co");
+    let original = std::fs::read(&fixture).unwrap();
+    // v_cmpx_gt_u32_e64 s1, v2 and v_cmpx_ne_u32_e64 s3, v3, as LLVM 19 wrote them.
+    let cmpx: [&[u8]; 2] = [&[0x7e, 0x00, 0xd4, 0xd4, 0x01, 0x04, 0x02, 0x00], &[0x7e, 0x00, 0xd5, 0xd4, 0x03, 0x06, 0x02, 0x00]];
+    let at = |bytes: &[u8], pattern: &[u8]| bytes.windows(8).position(|w| w == pattern).expect("the fixture's v_cmpx_*_e64");
+    let dir = std::env::temp_dir().join(format!("gfxpatch-asm-like-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (clang15, mixed) = (dir.join("clang15.co"), dir.join("mixed.co"));
+    let mut patched = original.clone();
+    patched[at(&original, cmpx[0])] = 0;
+    std::fs::write(&mixed, &patched).unwrap();
+    patched[at(&original, cmpx[1])] = 0;
+    std::fs::write(&clang15, &patched).unwrap();
+
+    let text = "v_cmpx_gt_u32_e64 s1, v2";
+    let llvm = "[0x7e,0x00,0xd4,0xd4,0x01,0x04,0x02,0x00]";
+    let zero = "[0x00,0x00,0xd4,0xd4,0x01,0x04,0x02,0x00]";
+    let like = |file: &std::path::Path| asm(&["--target", "gfx1030", "--like", file.to_str().unwrap(), text]);
+
+    let (code, out, err) = like(&clang15);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains(zero), "{out}");
+    assert!(err.contains("v_cmpx_*_e64 unused destination 0x00 (LLVM writes 0x7e)"), "{err}");
+    // Without --like, and like a file whose compiler was LLVM 19: LLVM's byte, no note.
+    assert!(asm(&["--target", "gfx1030", text]).1.contains(llvm));
+    let (code, out, err) = like(&fixture);
+    assert_eq!((code, err.as_str()), (0, ""));
+    assert!(out.contains(llvm), "{out}");
+    // Instructions that disagree are no evidence: LLVM's byte, and a note saying why.
+    let (code, out, err) = like(&mixed);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains(llvm), "{out}");
+    assert!(err.contains("disagree"), "{err}");
+    // A file with no code object for the target is an error naming what it has.
+    let (code, out, err) = asm(&["--target", "gfx1100", "--like", clang15.to_str().unwrap(), text]);
+    assert_eq!((code, out.as_str()), (2, ""));
+    assert!(err.contains("has no code object for gfx1100 (it has: gfx1030)"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -12,6 +12,7 @@ use std::collections::{BTreeMap, HashMap};
 use gfxpatch::container::CodeObject;
 use gfxpatch::container::bundle::DecompressLimits;
 use gfxpatch::container::input::Input;
+use gfxpatch::isa::encode::{Conventions, Observer};
 use gfxpatch::isa::parse::Parser;
 use gfxpatch::isa::{Decoder, Target, print};
 
@@ -22,6 +23,12 @@ struct Tally {
     /// With multiplicity: every instruction of the code objects read.
     all: usize,
     all_same: usize,
+    /// Of `same` and `all_same`, how many re-assemble to their bytes only with the code
+    /// object's conventions (with LLVM's they differ in bits no operand carries).
+    only_with_observed: usize,
+    all_only_with_observed: usize,
+    /// The conventions observed where they are not LLVM's, with the count of code objects.
+    conventions: BTreeMap<String, usize>,
     /// Reasons: (distinct, with multiplicity, example).
     reasons: BTreeMap<String, (usize, usize, String)>,
 }
@@ -66,8 +73,9 @@ fn differing_field(original: &gfxpatch::isa::Inst, parsed: &gfxpatch::isa::Inst)
 fn check_file(path: &std::path::Path, limit: usize, by_target: &mut BTreeMap<String, Tally>) {
     let data = std::fs::read(path).unwrap();
     let input = Input::parse(&data, &DecompressLimits::default()).unwrap();
-    // Each distinct instruction's outcome: None when it round-trips, else its reason.
-    let mut seen: HashMap<(String, Vec<u8>), Option<String>> = HashMap::new();
+    // Each distinct instruction's outcome (per target and conventions): Ok when it
+    // round-trips (true: only with the object's conventions), else its reason.
+    let mut seen: HashMap<(String, Conventions, Vec<u8>), Result<bool, String>> = HashMap::new();
     let mut size = 0;
     for embedded in &input.objects {
         if size > limit {
@@ -78,8 +86,18 @@ fn check_file(path: &std::path::Path, limit: usize, by_target: &mut BTreeMap<Str
         let target = Target::from_target_id(&object.target, false).unwrap();
         let name = target.processor.name.to_owned();
         let decoder = Decoder::new(target);
-        let parser = Parser::new(target);
+        // The text is re-assembled as the code object's producer encoded: the conventions
+        // its own instructions show for the bits the text does not determine.
+        let mut observer = Observer::new(target);
+        observer.see_code_object(&object, &decoder);
+        let conventions = observer.conventions();
+        let parser = Parser::with_conventions(target, conventions);
+        let llvm_parser = (conventions != Conventions::LLVM).then(|| Parser::new(target));
         let tally = by_target.entry(name.clone()).or_default();
+        if conventions != Conventions::LLVM || observer.mixed() {
+            let mixed = if observer.mixed() { "; its instructions disagree" } else { "" };
+            *tally.conventions.entry(format!("{conventions}{mixed}")).or_default() += 1;
+        }
         for s in object.text_sections() {
             let text = &embedded.bytes[s.offset as usize..(s.offset + s.size) as usize];
             let mut at = 0;
@@ -91,10 +109,14 @@ fn check_file(path: &std::path::Path, limit: usize, by_target: &mut BTreeMap<Str
                 }
                 let bytes = inst.bytes();
                 tally.all += 1;
-                if let Some(outcome) = seen.get(&(name.clone(), bytes.clone())) {
+                let key = (name.clone(), conventions, bytes.clone());
+                if let Some(outcome) = seen.get(&key) {
                     match outcome {
-                        None => tally.all_same += 1,
-                        Some(why) => tally.reasons.get_mut(why).unwrap().1 += 1,
+                        Ok(only_observed) => {
+                            tally.all_same += 1;
+                            tally.all_only_with_observed += usize::from(*only_observed);
+                        }
+                        Err(why) => tally.reasons.get_mut(why).unwrap().1 += 1,
                     }
                     continue;
                 }
@@ -102,9 +124,14 @@ fn check_file(path: &std::path::Path, limit: usize, by_target: &mut BTreeMap<Str
                 let printed = print::print(&inst, &target, 0);
                 let why = match parser.parse(&printed) {
                     Ok(p) if p.inst.bytes() == bytes => {
+                        let only_observed = llvm_parser
+                            .as_ref()
+                            .is_some_and(|l| l.parse(&printed).ok().map(|p| p.inst.bytes()) != Some(bytes.clone()));
                         tally.same += 1;
                         tally.all_same += 1;
-                        seen.insert((name.clone(), bytes), None);
+                        tally.only_with_observed += usize::from(only_observed);
+                        tally.all_only_with_observed += usize::from(only_observed);
+                        seen.insert(key, Ok(only_observed));
                         continue;
                     }
                     Ok(p) => format!(
@@ -121,7 +148,7 @@ fn check_file(path: &std::path::Path, limit: usize, by_target: &mut BTreeMap<Str
                 let entry = tally.reasons.entry(why.clone()).or_insert((0, 0, example));
                 entry.0 += 1;
                 entry.1 += 1;
-                seen.insert((name.clone(), bytes), Some(why));
+                seen.insert(key, Err(why));
             }
         }
     }
@@ -145,11 +172,14 @@ fn corpus_instructions_print_parse_and_encode_to_their_bytes() {
         "corpus: decode -> print -> parse -> encode; distinct instructions, and all (with multiplicity)\n",
     );
     let (mut all, mut same, mut every, mut every_same) = (0, 0, 0, 0);
+    let (mut only_observed, mut every_only_observed) = (0, 0);
     for (t, tally) in &by_target {
         all += tally.distinct;
         same += tally.same;
         every += tally.all;
         every_same += tally.all_same;
+        only_observed += tally.only_with_observed;
+        every_only_observed += tally.all_only_with_observed;
         report.push_str(&format!(
             "{t:8} {:8}/{:8} {:7.3}% distinct same bytes; {:9}/{:9} {:7.3}% of all\n",
             tally.same,
@@ -159,6 +189,15 @@ fn corpus_instructions_print_parse_and_encode_to_their_bytes() {
             tally.all,
             100.0 * tally.all_same as f64 / tally.all.max(1) as f64
         ));
+        for (conventions, objects) in &tally.conventions {
+            report.push_str(&format!("         {objects} code object(s) encoded with {conventions}\n"));
+        }
+        if tally.only_with_observed > 0 {
+            report.push_str(&format!(
+                "         {:8} distinct {:9} all  same bytes only with the code object's conventions (LLVM's differ)\n",
+                tally.only_with_observed, tally.all_only_with_observed
+            ));
+        }
         let mut top: Vec<_> = tally.reasons.iter().collect();
         top.sort_by_key(|e| std::cmp::Reverse(e.1.0));
         for (why, (n, m, example)) in &top {
@@ -170,12 +209,19 @@ fn corpus_instructions_print_parse_and_encode_to_their_bytes() {
         "all      {same:8}/{all:8} {rate:7.3}% distinct; {every_same:9}/{every:9} {:7.3}% with multiplicity\n",
         100.0 * every_same as f64 / every.max(1) as f64
     ));
+    let llvm_rate = 100.0 * (same - only_observed) as f64 / all.max(1) as f64;
+    report.push_str(&format!(
+        "with LLVM's conventions throughout: {llvm_rate:7.3}% distinct; {:7.3}% with multiplicity\n",
+        100.0 * (every_same - every_only_observed) as f64 / every.max(1) as f64
+    ));
     eprintln!("{report}");
     let _ = std::fs::write(common::repo().join("target/asm-corpus-failures.txt"), &report);
-    // The goal is 99.9 %; today 99.894 % of 2,540,758 distinct instructions (99.899 % of all
-    // 49,724,532). Every miss is text that does not determine the bits: 2,650 distinct gfx1030
-    // `v_cmpx_*_e64` whose unused destination ROCm left 0 where LLVM 19's emitter (and so the
-    // parser's canonical bits) writes 0x7e, and 32 literals 0xffffffff in `s_addc_u32` that the
-    // printer, like llvm-objdump, writes as `-1` (the inline constant). This floor keeps it.
-    assert!(rate >= 99.85, "{rate:.3}% of distinct corpus instructions round-trip through text, below the floor 99.85%\n{report}");
+    // The goal is 99.9 %. Text does not determine every bit: the gfx1030 code objects' compiler
+    // (Debian's clang 15) left the unused destination of `v_cmpx_*_e64` 0 where LLVM 19's
+    // emitter writes 0x7e (2,650 distinct, 50,426 in all); with the conventions each object's
+    // own instructions show, those re-assemble to their bytes, and with LLVM's throughout the
+    // rate is 99.894 %. What remains: 32 literals 0xffffffff in `s_addc_u32` that the printer,
+    // like llvm-objdump, writes as `-1` (so the parser reads the inline constant).
+    assert!(rate >= 99.9, "{rate:.3}% of distinct corpus instructions round-trip through text, below the goal 99.9%\n{report}");
+    assert!(llvm_rate >= 99.85, "with LLVM's conventions {llvm_rate:.3}%, below the floor 99.85%\n{report}");
 }

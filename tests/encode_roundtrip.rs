@@ -19,7 +19,7 @@ use std::io::{BufRead, BufReader};
 use gfxpatch::container::bundle::DecompressLimits;
 use gfxpatch::container::input::Input;
 use gfxpatch::container::CodeObject;
-use gfxpatch::isa::encode::{canonical_extras, encode, encode_like};
+use gfxpatch::isa::encode::{canonical_extras, encode, encode_like, Conventions};
 use gfxpatch::isa::operand::decode_operands;
 use gfxpatch::isa::{Decoder, Inst, Target};
 
@@ -67,7 +67,7 @@ fn canonical_reason(inst: &Inst, ours: &Inst, target: &Target) -> String {
     let covered = e.fields.iter().fold(0u128, |m, bits| {
         bits.iter().fold(m, |m, &(lo, hi, _)| m | (((1u128 << (hi - lo + 1)) - 1) << lo))
     });
-    if diff & canonical_extras(e, target) == diff {
+    if diff & canonical_extras(e, target, &Conventions::LLVM) == diff {
         let what = if diff & 0xff != 0 { "v_cmpx_e64 dst = EXEC_LO" } else { "implicit op_sel_hi" };
         return format!("ignored bits LLVM's emitter fills in ({what}); the original has them clear");
     }

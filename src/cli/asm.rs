@@ -2,10 +2,16 @@
 //! assemble LLVM assembler text and print each instruction with its encoding, in the layout of
 //! `llvm-mc -show-encoding`.
 
-use anyhow::{Context as _, anyhow};
+use std::path::PathBuf;
 
+use anyhow::{Context as _, anyhow, bail};
+
+use crate::container::CodeObject;
+use crate::container::bundle::DecompressLimits;
+use crate::container::input::{Input, MappedFile};
+use crate::isa::encode::{Conventions, Observer};
 use crate::isa::parse::{Line, Parser, assemble_file};
-use crate::isa::{Target, print};
+use crate::isa::{Decoder, Target, print};
 
 #[derive(clap::Args)]
 pub struct AsmArgs {
@@ -25,11 +31,22 @@ pub struct AsmArgs {
     /// not parse as expected).
     #[arg(long)]
     explain: bool,
+    /// Fill the bits the text does not determine (the unused destination byte of GFX10+
+    /// `v_cmpx_*_e64`) as FILE's compiler did: the conventions its code objects for this
+    /// processor show (a code object, offload bundle or host library). Re-assembling text
+    /// disassembled from FILE then gives FILE's bytes. Default: LLVM 19's conventions.
+    #[arg(long, value_name = "FILE")]
+    like: Option<PathBuf>,
 }
 
 pub fn run(args: &AsmArgs) -> anyhow::Result<()> {
     let target = Target::from_name(&args.target, &args.mattr)?;
-    let parser = Parser::new(target);
+    let conventions = match &args.like {
+        Some(path) if args.backend == "ours" => observed_conventions(path, &target)?,
+        Some(_) => bail!("--like needs the ours backend: LLVM's assembler writes its own conventions"),
+        None => Conventions::LLVM,
+    };
+    let parser = Parser::with_conventions(target, conventions);
     if args.explain {
         for line in parser.explain(&args.input) {
             println!("{line}");
@@ -70,6 +87,41 @@ pub fn run(args: &AsmArgs) -> anyhow::Result<()> {
     }
     print!("{out}");
     Ok(())
+}
+
+/// The conventions `path`'s code objects for `target`'s processor show (see
+/// [`Observer`]); a note on stderr when they are not LLVM's or the code objects disagree.
+fn observed_conventions(path: &std::path::Path, target: &Target) -> anyhow::Result<Conventions> {
+    let name = path.display().to_string();
+    let mapped = MappedFile::open(path).with_context(|| name.clone())?;
+    let input = Input::parse(mapped.bytes(), &DecompressLimits::default()).with_context(|| name.clone())?;
+    let decoder = Decoder::new(*target);
+    let mut observer = Observer::new(*target);
+    let mut seen = 0;
+    let mut others = Vec::new();
+    for (i, embedded) in input.objects.iter().enumerate() {
+        let object = CodeObject::parse(&embedded.bytes).with_context(|| format!("{name}: {}", embedded.describe(i)))?;
+        if !std::ptr::eq(object.target.processor, target.processor) {
+            others.push(object.target.to_string());
+            continue;
+        }
+        observer.see_code_object(&object, &decoder);
+        seen += 1;
+    }
+    if seen == 0 {
+        bail!("{name} has no code object for {} (it has: {})", target.processor.name, others.join(", "));
+    }
+    let conventions = observer.conventions();
+    if observer.mixed() {
+        eprintln!("asm: {name}'s code objects disagree on the bits text does not determine; using LLVM's where they do");
+    }
+    if conventions != Conventions::LLVM {
+        eprintln!(
+            "asm: encoding as {name}'s compiler did: {conventions} (LLVM writes {:#04x})",
+            Conventions::LLVM.vcmpx_e64_dst
+        );
+    }
+    Ok(conventions)
 }
 
 /// `--backend llvm`: each statement through LLVM's assembler, printed as LLVM's disassembler

@@ -448,6 +448,15 @@ impl<'data> CodeObject<'data> {
             .filter(|s| s.is_executable() && s.has_file_bytes())
     }
 
+    /// The bytes of a section (empty for `SHT_NOBITS`).
+    pub fn section_data(&self, section: &Section<'_>) -> &'data [u8] {
+        if !section.has_file_bytes() {
+            return &[];
+        }
+        // Bounds were checked when the section table was read.
+        &self.data[section.offset as usize..(section.offset + section.size) as usize]
+    }
+
     /// Total bytes of executable sections.
     pub fn text_size(&self) -> u64 {
         self.text_sections().map(|s| s.size).sum()

@@ -91,7 +91,7 @@ pub fn blocks_with<'data, L>(
 ) -> Vec<Block<'data, L>> {
     let mut out = Vec::new();
     for section in object.text_sections() {
-        let bytes = &object.data[section.offset as usize..(section.offset + section.size) as usize];
+        let bytes = object.section_data(section);
         let symbols = block_symbols(object, section);
         for (i, &(address, name)) in symbols.iter().enumerate() {
             let end = symbols

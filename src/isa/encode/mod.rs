@@ -19,6 +19,9 @@
 //! reserved bits. `encode_like` keeps those.
 
 pub mod constant;
+mod conventions;
+
+pub use conventions::{Conventions, Observer};
 
 use std::fmt;
 
@@ -27,7 +30,7 @@ use super::operand::{decode_operands, has_64bit_literals, DecodeFail, max_inst_b
 use super::predicates::{self, PredContext};
 use super::processor::Generation;
 use super::reg::{Reg, Special};
-use super::table::{encodings, flag, implicit, Encoding, FieldBits, Opcode, OperandName};
+use super::table::{encodings, flag, Encoding, FieldBits, Opcode, OperandName};
 use super::target::Target;
 
 /// Why operands cannot be encoded. Each names what to change.
@@ -103,6 +106,17 @@ impl fmt::Display for ValueText {
 /// The canonical encoding of `ops` (operand list in `decode_operands` form) in `encoding` for
 /// `target`: what LLVM's code emitter writes for the same MCInst.
 pub fn encode(encoding: &'static Encoding, ops: &Operands, target: &Target) -> Result<Inst, EncodeError> {
+    encode_with(encoding, ops, target, &Conventions::LLVM)
+}
+
+/// [`encode`], filling the bits no operand carries as `conventions` say (a code object's
+/// producer's, to re-assemble its text to its bytes) instead of as LLVM does.
+pub fn encode_with(
+    encoding: &'static Encoding,
+    ops: &Operands,
+    target: &Target,
+    conventions: &Conventions,
+) -> Result<Inst, EncodeError> {
     let index = encoding_index(encoding)?;
     check_target(encoding, target)?;
     let mut word = encoding.value;
@@ -120,7 +134,7 @@ pub fn encode(encoding: &'static Encoding, ops: &Operands, target: &Target) -> R
         let code = field_code(operand.name, method_of(operand.class), value, target, &mut literal)?;
         word |= deposit(bits, code);
     }
-    word |= canonical_extras(encoding, target) & !(encoding.mask | covered_bits(encoding));
+    word |= canonical_extras(encoding, target, conventions) & !(encoding.mask | covered_bits(encoding));
     nsa.fill(encoding, ops, target, None)?;
     let size = encoding.bits as usize / 8;
     finish(index, encoding, word, size, &literal, &nsa, None, ops, target)
@@ -220,13 +234,15 @@ fn covered_bits(encoding: &Encoding) -> u128 {
     encoding.fields.iter().fold(0, |m, bits| m | deposit(bits, u64::MAX))
 }
 
-/// Bits LLVM's code emitter sets beyond the operands' fields (`encodeInstruction`):
+/// Bits the encoder sets beyond the operands' fields, as LLVM's code emitter does
+/// (`encodeInstruction`):
 /// - VOP3P (and GFX908's `v_accvgpr_read/write`) set the op_sel_hi bits of sources the
 ///   instruction does not have;
-/// - GFX10+ `v_cmpx_*_e64` write EXEC_LO (0x7e) in the destination byte the hardware ignores.
+/// - GFX10+ `v_cmpx_*_e64` write EXEC_LO (0x7e) in the destination byte the hardware ignores,
+///   or what `conventions` say (a producer that left it 0).
 ///
 /// Only bits no field covers and no pattern fixes are taken.
-pub fn canonical_extras(encoding: &Encoding, target: &Target) -> u128 {
+pub fn canonical_extras(encoding: &Encoding, target: &Target, conventions: &Conventions) -> u128 {
     const OP_SEL_HI_0: u128 = 1 << 59;
     const OP_SEL_HI_1: u128 = 1 << 60;
     const OP_SEL_HI_2: u128 = 1 << 14;
@@ -249,10 +265,7 @@ pub fn canonical_extras(encoding: &Encoding, target: &Target) -> u128 {
             OP_SEL_HI_0 | OP_SEL_HI_1 | OP_SEL_HI_2
         };
     }
-    if target.generation().is_gfx10_plus() && encoding.flags.has(flag::VOP3) && encoding.defs.has(implicit::EXEC) {
-        extra |= 0x7e;
-    }
-    extra
+    extra | conventions.extras(encoding, target)
 }
 
 /// Whether LLVM's TSFlags say VOP3P. Our records carry the flags of LLVM's *real* records, which

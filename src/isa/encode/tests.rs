@@ -87,18 +87,60 @@ fn literals_follow_the_encoding() {
     round_trip(&t, &[0xff, 0x04, 0x02, 0x68, 0x78, 0x56, 0x34, 0x12]);
 }
 
+/// `v_cmpx_le_u32_e64 s0, v1` on gfx1030 as LLVM 19 writes it (0x7e in the destination byte
+/// the hardware ignores) and as Debian's clang 15 did (0).
+const CMPX_LLVM: [u8; 8] = [0x7e, 0x00, 0xd3, 0xd4, 0x00, 0x02, 0x02, 0x00];
+const CMPX_CLANG15: [u8; 8] = [0x00, 0x00, 0xd3, 0xd4, 0x00, 0x02, 0x02, 0x00];
+const CLANG15: Conventions = Conventions { vcmpx_e64_dst: 0 };
+
 #[test]
 fn canonical_cmpx_writes_exec_lo_where_rocm_wrote_zero() {
-    // v_cmpx_le_i32_e64 s0, v1 on gfx1030: LLVM writes 0x7e in the ignored destination byte.
     let t = target("gfx1030", "");
-    let llvm = [0x7e, 0x00, 0xd3, 0xd4, 0x00, 0x02, 0x02, 0x00];
-    let rocm = [0x00, 0x00, 0xd3, 0xd4, 0x00, 0x02, 0x02, 0x00];
     let decoder = Decoder::new(t);
-    let inst = decoder.decode(&rocm);
+    let inst = decoder.decode(&CMPX_CLANG15);
     let e = inst.encoding().unwrap();
     let ops = decode_operands(e, inst.encoded_bits(), &[], &t).unwrap();
-    assert_eq!(encode_like(&inst, &ops, &t).unwrap().bytes(), rocm);
-    assert_eq!(encode(e, &ops, &t).unwrap().bytes(), llvm);
+    assert_eq!(encode_like(&inst, &ops, &t).unwrap().bytes(), CMPX_CLANG15);
+    assert_eq!(encode(e, &ops, &t).unwrap().bytes(), CMPX_LLVM);
+    assert_eq!(encode_with(e, &ops, &t, &CLANG15).unwrap().bytes(), CMPX_CLANG15);
+}
+
+#[test]
+fn conventions_are_observed_only_where_every_instruction_agrees() {
+    let t = target("gfx1030", "");
+    let decoder = Decoder::new(t);
+    let clang15 = decoder.decode(&CMPX_CLANG15);
+    let llvm = decoder.decode(&CMPX_LLVM);
+    // s_mov_b32 s0, s1: no convention concerns it.
+    let other = decoder.decode(&[0x01, 0x03, 0x80, 0xbe]);
+    let observe = |insts: &[&Inst]| {
+        let mut observer = Observer::new(t);
+        insts.iter().for_each(|i| observer.see(i));
+        (observer.conventions(), observer.mixed())
+    };
+    assert_eq!(observe(&[]), (Conventions::LLVM, false));
+    assert_eq!(observe(&[&other]), (Conventions::LLVM, false));
+    assert_eq!(observe(&[&clang15, &other, &clang15]), (CLANG15, false));
+    assert_eq!(observe(&[&llvm]), (Conventions::LLVM, false));
+    // Disagreement is no evidence either way: LLVM's, and said so.
+    assert_eq!(observe(&[&clang15, &llvm]), (Conventions::LLVM, true));
+    // Before GFX10 the VOP3 compare's destination is an operand: nothing to observe.
+    let t9 = target("gfx900", "");
+    let mut observer = Observer::new(t9);
+    // v_cmpx_le_i32_e64 s[0:1], s0, v1 on gfx900.
+    observer.see(&Decoder::new(t9).decode(&[0x00, 0x00, 0xd3, 0xd0, 0x00, 0x02, 0x02, 0x00]));
+    assert_eq!((observer.conventions(), observer.mixed()), (Conventions::LLVM, false));
+}
+
+#[test]
+fn the_parser_fills_unprinted_bits_by_its_conventions() {
+    let t = target("gfx1030", "");
+    let text = "v_cmpx_le_u32_e64 s0, v1";
+    assert_eq!(crate::isa::parse::Parser::new(t).parse(text).unwrap().inst.bytes(), CMPX_LLVM);
+    let parser = crate::isa::parse::Parser::with_conventions(t, CLANG15);
+    assert_eq!(parser.parse(text).unwrap().inst.bytes(), CMPX_CLANG15);
+    // Bits an operand carries are the text's, whatever the conventions.
+    assert_eq!(parser.parse("s_mov_b32 s0, s1").unwrap().inst.bytes(), [0x01, 0x03, 0x80, 0xbe]);
 }
 
 #[test]

@@ -26,6 +26,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Arc, Mutex, OnceLock};
 
+use super::encode::Conventions;
 use super::decode::{Decoder, plan};
 use super::inst::Inst;
 use super::operand::{Operands, Value, decode_operands, has_64bit_literals};
@@ -71,6 +72,8 @@ impl std::error::Error for ParseError {}
 /// A parser for one target.
 pub struct Parser {
     target: Target,
+    /// How to fill the bits the text does not determine (LLVM's, unless told otherwise).
+    conventions: Conventions,
     decoder: Decoder,
     /// Encodings on this target by the mnemonic of their AsmString, encoding suffix removed.
     by_mnemonic: Arc<MnemonicIndex>,
@@ -78,8 +81,16 @@ pub struct Parser {
 
 impl Parser {
     pub fn new(target: Target) -> Parser {
+        Parser::with_conventions(target, Conventions::LLVM)
+    }
+
+    /// A parser that fills the bits no operand carries as `conventions` say, e.g. those
+    /// [`Observer`](crate::isa::encode::Observer) read from the code object the text came from,
+    /// so its text re-assembles to its bytes.
+    pub fn with_conventions(target: Target, conventions: Conventions) -> Parser {
         Parser {
             target,
+            conventions,
             decoder: Decoder::new(target),
             by_mnemonic: mnemonic_index(&target),
         }
@@ -887,10 +898,10 @@ impl<'a> Attempt<'a> {
         let ops = decode_operands(encoding, inst.encoded_bits(), &tail, self.target())
             .map_err(|_| mismatch())?;
         // The bits no operand prints (implicit VOP3P `op_sel_hi`, the unused `v_cmpx_*_e64`
-        // destination, SGPR tuples' low bits) as LLVM's code emitter writes them: the same
-        // operands encoded canonically, kept only if they decode through the same record and
-        // print the same text.
-        let inst = match super::encode::encode(encoding, &ops, self.target()) {
+        // destination, SGPR tuples' low bits) as LLVM's code emitter writes them (or as the
+        // parser's conventions say): the same operands encoded canonically, kept only if they
+        // decode through the same record and print the same text.
+        let inst = match super::encode::encode_with(encoding, &ops, self.target(), &self.parser.conventions) {
             Ok(canonical)
                 if canonical.len() == inst.len()
                     && canonical.bytes() != inst.bytes()
