@@ -11,6 +11,10 @@
 //! counted by reason, not hidden (and drawn past). The rate of identical bytes may not fall below the floors in
 //! tests/golden/encode-canonical-rates.txt (`differential ...`; `GFXPATCH_BLESS=1` rewrites).
 //!
+//! Then the two assemblers on the same text: every line LLVM assembles is parsed and encoded by
+//! ours, which must give LLVM's bytes (>= 99.5 % per generation) or refuse with a reason, never
+//! write other bytes.
+//!
 //! Instructions are drawn until `GFXPATCH_DIFF_COUNT` (default 10,000) per generation have been
 //! assembled by LLVM and compared; the rate is of those. GFX950 and
 //! GFX1250 are beyond LLVM 19: their oracle is LLVM 22's assembler vectors
@@ -23,6 +27,7 @@ use std::collections::BTreeMap;
 use gfxpatch::isa::decode::plan;
 use gfxpatch::isa::encode::encode;
 use gfxpatch::isa::operand::decode_operands;
+use gfxpatch::isa::parse::Parser;
 use gfxpatch::isa::predicates::{self, PredContext};
 use gfxpatch::isa::table::{encodings, flag, Encoding};
 use gfxpatch::isa::{print, Decoder, Inst, Target};
@@ -99,6 +104,13 @@ struct Tally {
     llvm_accepted: usize,
     llvm_re_encoded: usize,
     re_encode_failures: Vec<String>,
+    /// Of the lines LLVM assembled, how many our assembler (parser + encoder) assembles to
+    /// LLVM's bytes; the others by reason (count, example).
+    assembled_same: usize,
+    /// Lines our assembler takes but assembles to other bytes than LLVM's (a refusal is a
+    /// reason; other bytes are a bug).
+    assembled_other: usize,
+    assembled_different: BTreeMap<String, (usize, String)>,
     reasons: BTreeMap<String, (usize, String)>,
 }
 
@@ -137,6 +149,22 @@ fn reason(decoder: &Decoder, inst: &Inst, ours: &Inst, llvm: &[u8]) -> String {
     }
 }
 
+/// `llvm-mc-19 -show-encoding` on one line: its bytes, or `None` when it does not assemble it.
+fn llvm_mc_bytes(cpu: &str, mattr: &str, text: &str) -> Option<Vec<u8>> {
+    use std::io::Write as _;
+    let mut child = std::process::Command::new("llvm-mc-19")
+        .args(["-triple=amdgcn", &format!("-mcpu={cpu}"), &format!("-mattr={mattr}"), "-show-encoding"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("llvm-mc-19 is required (scripts/setup.sh installs it)");
+    child.stdin.take().unwrap().write_all(text.as_bytes()).unwrap();
+    let out = String::from_utf8(child.wait_with_output().unwrap().stdout).ok()?;
+    let list = out.split("encoding: [").nth(1)?.split(']').next()?;
+    list.split(',').map(|b| u8::from_str_radix(b.trim().trim_start_matches("0x"), 16).ok()).collect()
+}
+
 /// LLVM's bytes for a line, decoded by us and encoded canonically, must be LLVM's bytes.
 fn re_encode(decoder: &Decoder, llvm: &[u8]) -> Result<(), String> {
     let target = decoder.target();
@@ -161,6 +189,7 @@ fn random_instructions_encode_like_llvm() {
     for (cpu, mattr) in TARGETS {
         let target = Target::from_name(cpu, mattr).unwrap();
         let decoder = Decoder::new(target);
+        let parser = Parser::new(target);
         let mut llvm = LlvmAssembler::new(&target).unwrap();
         let tally = tallies.entry(format!("{} ({cpu})", target.generation().name())).or_default();
         // Draw until `count` lines LLVM assembles have been compared: LLVM 19 rejects some
@@ -192,6 +221,31 @@ fn random_instructions_encode_like_llvm() {
                     match re_encode(&decoder, theirs) {
                         Ok(()) => tally.llvm_re_encoded += 1,
                         Err(why) => tally.re_encode_failures.push(format!("`{text}` llvm {}: {why}", hex(theirs))),
+                    }
+                    // The two assemblers on the same text.
+                    let (why, detail) = match parser.parse(text) {
+                        Ok(p) if p.inst.bytes() == *theirs => {
+                            tally.assembled_same += 1;
+                            (None, String::new())
+                        }
+                        // LLVM 19 in-process is not llvm-mc: `getDefaultDepCtrEncoding` keeps the
+                        // first subtarget's default in a function-level static, so after gfx1010
+                        // (no `depctr_hold_cnt` field) every later target's `s_waitcnt_depctr`
+                        // leaves that bit clear. llvm-mc, one process per target, is the oracle
+                        // the README names; where it agrees with us, the difference is LLVM's.
+                        Ok(p) if llvm_mc_bytes(cpu, mattr, text).as_deref() == Some(&p.inst.bytes()[..]) => (
+                            Some("LLVM in-process differs from llvm-mc-19, which gives our bytes (LLVM's process-wide depctr default)".to_owned()),
+                            format!("ours {}", hex(&p.inst.bytes())),
+                        ),
+                        Ok(p) => {
+                            tally.assembled_other += 1;
+                            (Some(format!("OTHER BYTES: {}", reason(&decoder, &p.inst, &p.inst, theirs))), format!("ours {}", hex(&p.inst.bytes())))
+                        }
+                        Err(e) => (Some("our parser refuses".to_owned()), e.to_string()),
+                    };
+                    if let Some(why) = why {
+                        let entry = tally.assembled_different.entry(why).or_insert((0, format!("`{text}` llvm {} {detail}", hex(theirs))));
+                        entry.0 += 1;
                     }
                 }
                 let example = |detail: &str| format!("`{text}` {} {detail}", hex(&inst.bytes()));
@@ -238,6 +292,16 @@ fn random_instructions_encode_like_llvm() {
         for failure in t.re_encode_failures.iter().take(10) {
             report.push_str(&format!("    re-encode: {failure}\n"));
         }
+        report.push_str(&format!(
+            "{:18} our assembler (parse + encode) on the same text: {}/{} identical to LLVM's bytes ({:.3}%)\n",
+            "",
+            t.assembled_same,
+            t.llvm_accepted,
+            100.0 * t.assembled_same as f64 / t.llvm_accepted.max(1) as f64
+        ));
+        for (why, (n, example)) in &t.assembled_different {
+            report.push_str(&format!("    assembler {n:6} {why}\n           e.g. {example}\n"));
+        }
         let mut reasons: Vec<_> = t.reasons.iter().collect();
         reasons.sort_by_key(|(_, (n, _))| std::cmp::Reverse(*n));
         for (why, (n, example)) in reasons {
@@ -252,6 +316,12 @@ fn random_instructions_encode_like_llvm() {
     }
     for (group, t) in &tallies {
         assert_eq!(t.llvm_re_encoded, t.llvm_accepted, "{group}: LLVM's bytes do not all re-encode to themselves\n{report}");
+        // Our assembler on the text LLVM assembles: LLVM's bytes, or a refusal that says why
+        // (`exp ... compr` text naming a register the compressed form does not encode, which
+        // LLVM drops); never other bytes. Issue 4's goal is 99.5 % per generation.
+        assert_eq!(t.assembled_other, 0, "{group}: our assembler writes other bytes than LLVM's for the same text\n{report}");
+        let rate = 100.0 * t.assembled_same as f64 / t.llvm_accepted.max(1) as f64;
+        assert!(rate >= 99.5, "{group}: our assembler gives LLVM's bytes for {rate:.3}% of the text LLVM assembles, below 99.5%\n{report}");
     }
 }
 

@@ -1,8 +1,10 @@
 //! Assembler files: instructions one a line, labels, comments, `.text`; branches to labels
 //! resolved once every instruction's length is known.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
+use super::text::code_of;
 use super::{ParseError, Parsed, Parser};
 use crate::isa::table::OperandClass;
 
@@ -13,10 +15,10 @@ pub enum Line {
     Inst { offset: usize, parsed: Box<Parsed> },
 }
 
-/// The statement of a source line without comment, and a label it defines.
-fn split_line(line: &str) -> (Option<&str>, &str) {
-    let code = line.split(';').next().unwrap_or("");
-    let code = code.split("//").next().unwrap_or("").trim();
+/// The statement of a source line's code (comments removed: [`code_of`]), and a label it
+/// defines.
+fn split_line(code: &str) -> (Option<&str>, &str) {
+    let code = code.trim();
     if let Some((label, rest)) = code.split_once(':')
         && !label.is_empty()
         && label
@@ -39,8 +41,10 @@ fn label_reference<'a>(statement: &'a str, labels: &HashMap<&str, usize>) -> Opt
 /// Assembles a whole file. Branch operands naming a label become the dword offset from the
 /// next instruction, as LLVM's fixup resolves them.
 pub fn assemble_file(parser: &Parser, source: &str) -> Result<Vec<Line>, ParseError> {
-    let lines: Vec<(usize, Option<&str>, &str)> = source
-        .lines()
+    // Each line's code, comments blanked or cut: columns in it are the line's.
+    let code: Vec<Cow<'_, str>> = source.lines().map(code_of).collect();
+    let source_lines = || code.iter().map(|c| &**c);
+    let lines: Vec<(usize, Option<&str>, &str)> = source_lines()
         .enumerate()
         .map(|(n, l)| {
             let (label, statement) = split_line(l);
@@ -62,7 +66,7 @@ pub fn assemble_file(parser: &Parser, source: &str) -> Result<Vec<Line>, ParseEr
     // Pass 1: lengths (a branch's own length does not depend on its target).
     let mut offset = 0;
     let mut sized: Vec<(usize, Option<&str>, &str, usize)> = Vec::new();
-    for (&(n, label, statement), original) in lines.iter().zip(source.lines()) {
+    for (&(n, label, statement), original) in lines.iter().zip(source_lines()) {
         if let Some(label) = label {
             labels.insert(label, offset);
         }
@@ -85,7 +89,7 @@ pub fn assemble_file(parser: &Parser, source: &str) -> Result<Vec<Line>, ParseEr
     }
     // Pass 2: with every label's offset known.
     let mut out = Vec::new();
-    for ((n, label, statement, offset), original) in sized.into_iter().zip(source.lines()) {
+    for ((n, label, statement, offset), original) in sized.into_iter().zip(source_lines()) {
         if let Some(label) = label {
             out.push(Line::Label(label.to_owned()));
         }

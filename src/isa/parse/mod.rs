@@ -100,11 +100,11 @@ impl Parser {
         &self.target
     }
 
-    /// Parses one instruction (no label; a comment after `;` or `//` is left out, as the
-    /// file reader does).
+    /// Parses one instruction (no label; comments are left out, as the file reader does:
+    /// see [`text::code_of`]).
     pub fn parse(&self, line: &str) -> Result<Parsed, ParseError> {
-        let line = line.split(';').next().unwrap_or("");
-        let line = line.split("//").next().unwrap_or("");
+        let code = text::code_of(line);
+        let line = &*code;
         if let Some(parsed) = self.legacy_exp_compr(line) {
             return Ok(parsed);
         }
@@ -313,7 +313,10 @@ fn prepare(line: &str) -> (Source, String, &'static str) {
 }
 
 /// LLVM's other names of special source registers (`execz` for `src_execz`, ...), exact
-/// synonyms in its assembler, written as the printer writes them.
+/// synonyms in its assembler, written as the printer writes them. Only in operand position
+/// (first after the mnemonic, after a comma, or inside `-|...|`/`abs(...)`): a word after an
+/// operand with no comma is a modifier, as gfx90a's cache-policy `scc` is
+/// (`scratch_load_ushort a188, off, s26 offset:16 scc`).
 fn src_names(source: &mut Source) {
     const NAMES: [&str; 11] = [
         "execz",
@@ -342,7 +345,9 @@ fn src_names(source: &mut Source) {
         let rest = &source.text[k..];
         let len = rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.')).unwrap_or(rest.len());
         let word = &rest[..len];
-        if NAMES.contains(&word) {
+        let before = source.text[first_space..k].trim_end().bytes().last();
+        let operand = before.is_none_or(|c| matches!(c, b',' | b'-' | b'|' | b'('));
+        if operand && NAMES.contains(&word) {
             let new = format!("src_{word}");
             source.splice(k, len, &new);
             k += new.len();
@@ -1209,6 +1214,13 @@ impl<'a> Attempt<'a> {
         let operand = &self.e.operands[i];
         let field = self.e.fields[field_of(self.e, i)];
         let method = operand.class.info().print_method;
+        if method == "printSwizzle"
+            && let Some((value, end)) = bitmask_perm(&self.source.text, at)
+        {
+            // Only LLVM's encoding: others that print the same string differ from it.
+            out.push(Setting { fields: vec![(field, value)], alias: Some(end), ..Setting::default() });
+            return out;
+        }
         if std::env::var_os("GFXPATCH_PARSE_TRACE").is_some() {
             eprintln!(
                 "  settings of {}: field {field:?} method {method} source-like {} class {:?}",
@@ -2013,6 +2025,36 @@ fn depctr_words(target: &Target, text: &str, start: usize) -> Option<(u64, usize
     end.map(|e| (value, e))
 }
 
+/// `offset:swizzle(BITMASK_PERM,"01pi0")` at `at` in `text` as LLVM's assembler encodes it,
+/// and where it ends: per lane-id bit, from bit 4 down, `0` forces 0, `1` forces 1 (or mask),
+/// `p` keeps the bit (and mask), `i` inverts it (and and xor masks). Other encodings print as
+/// the same string (an and-mask bit under a set or-mask bit changes nothing), and LLVM's printer
+/// shows this one as `BROADCAST` when the string has no `p` or `i`, so the text is read as
+/// LLVM's assembler reads it, not by what prints back.
+fn bitmask_perm(text: &str, at: usize) -> Option<(u64, usize)> {
+    let start = at + text[at..].len() - text[at..].trim_start().len();
+    let rest = text[start..].strip_prefix("offset:swizzle(BITMASK_PERM,")?;
+    let trimmed = rest.trim_start();
+    let lanes = trimmed.strip_prefix('"')?.get(..5)?;
+    let close = trimmed.get(6..)?;
+    let after = close.strip_prefix('"')?.trim_start().strip_prefix(')')?;
+    let (mut and, mut or, mut xor) = (0u64, 0u64, 0u64);
+    for (k, c) in lanes.bytes().enumerate() {
+        let bit = 1 << (4 - k);
+        match c {
+            b'0' => {}
+            b'1' => or |= bit,
+            b'p' => and |= bit,
+            b'i' => {
+                and |= bit;
+                xor |= bit;
+            }
+            _ => return None,
+        }
+    }
+    Some((and | or << 5 | xor << 10, text.len() - after.len()))
+}
+
 /// The operand whose field holds operand `i`'s bits: itself, or for a MIMG atomic's `vdst`
 /// (tied to `vdata`, not encoded) `vdata`.
 fn field_of(e: &Encoding, i: usize) -> usize {
@@ -2042,24 +2084,38 @@ fn sibling_index(sibling: &Encoding, e: &Encoding, i: usize) -> Option<usize> {
 /// `v1.l` and `v1` for `v1.h`.
 fn alternate_keys(key: &str) -> Vec<String> {
     let mut out = Vec::new();
-    if let Some((prefix, rest)) = key.split_once('[')
-        && matches!(prefix, "v" | "s" | "a" | "ttmp")
-        && let Some((first, _)) = rest.split_once(':')
-        && first.bytes().all(|c| c.is_ascii_digit())
-    {
-        out.push(format!("{prefix}{first}"));
-        out.push(format!("{prefix}[{first}]"));
-        if let Ok(n) = first.parse::<u16>() {
-            let n = u32::from(n);
-            for width in 1..16 {
-                out.push(format!("{prefix}[{n}:{}]", n + width));
+    // GFX90A+ memory instructions choose AGPR or VGPR data with one bit outside the data
+    // field (shared with `vdst`): a table made with that bit the other way holds the register
+    // of the same number in the other file.
+    let swapped = match key.as_bytes().first() {
+        Some(b'a') => Some(format!("v{}", &key[1..])),
+        Some(b'v') => Some(format!("a{}", &key[1..])),
+        _ => None,
+    }
+    .filter(|k| k[1..].starts_with(|c: char| c.is_ascii_digit() || c == '['));
+    for key in std::iter::once(key).chain(swapped.as_deref()) {
+        if swapped.as_deref() == Some(key) {
+            out.push(key.to_owned());
+        }
+        if let Some((prefix, rest)) = key.split_once('[')
+            && matches!(prefix, "v" | "s" | "a" | "ttmp")
+            && let Some((first, _)) = rest.split_once(':')
+            && first.bytes().all(|c| c.is_ascii_digit())
+        {
+            out.push(format!("{prefix}{first}"));
+            out.push(format!("{prefix}[{first}]"));
+            if let Ok(n) = first.parse::<u16>() {
+                let n = u32::from(n);
+                for width in 1..16 {
+                    out.push(format!("{prefix}[{n}:{}]", n + width));
+                }
             }
         }
-    }
-    if let Some(reg) = key.strip_suffix(".h").or_else(|| key.strip_suffix(".l")) {
-        out.push(format!("{reg}.l"));
-        out.push(format!("{reg}.h"));
-        out.push(reg.to_owned());
+        if let Some(reg) = key.strip_suffix(".h").or_else(|| key.strip_suffix(".l")) {
+            out.push(format!("{reg}.l"));
+            out.push(format!("{reg}.h"));
+            out.push(reg.to_owned());
+        }
     }
     out
 }
@@ -2170,10 +2226,12 @@ struct ValueTable {
     hex_inline_floats: HashMap<String, u64>,
 }
 
-type TableKey = (u16, &'static str, bool, bool);
+type TableKey = (u16, FieldBits, &'static str, bool, bool);
 
 /// The value table of operand `i` of `e`, read from bits `base` with the field varied (shared
-/// by every encoding with the same operand class on the target).
+/// by every encoding with the same operand class and field layout on the target: the layout
+/// decides which codes reach which values, e.g. whether gfx90a's AGPR bit is part of the field,
+/// so a table read through one layout is wrong for another).
 fn value_table(
     class: OperandClass,
     base: u128,
@@ -2182,8 +2240,10 @@ fn value_table(
     e: &'static Encoding,
 ) -> Arc<ValueTable> {
     static CACHE: OnceLock<Mutex<HashMap<TableKey, Arc<ValueTable>>>> = OnceLock::new();
+    let field = e.fields[field_of(e, i)];
     let key = (
         class as u16,
+        field,
         target.processor.name,
         target.wave64,
         target.real_true16,
@@ -2196,7 +2256,6 @@ fn value_table(
     {
         return t.clone();
     }
-    let field = e.fields[field_of(e, i)];
     let width = field_width(field).min(10);
     let mut table = ValueTable::default();
     let zeros = [0u8; 8];

@@ -106,3 +106,48 @@ fn aliases_that_do_not_fit_are_refused() {
         [0x05, 0x40, 0x02, 0xcc, 0x01, 0x05, 0x02, 0x00]
     );
 }
+
+/// Regression (random differential, gfx90a): the cache-policy word `scc` after the operands was
+/// read as the register `src_scc`. LLVM 19's bytes for the text.
+#[test]
+fn cache_policy_scc_is_not_the_scc_register() {
+    let text = "scratch_load_ushort a188, off, s26 offset:-3549 scc";
+    assert_eq!(bytes("gfx90a", "", text).unwrap(), [0x23, 0x52, 0x48, 0xde, 0x00, 0x00, 0x9a, 0xbc]);
+    // In operand position it is still the register (LLVM's `scc` synonym of `src_scc`).
+    assert_eq!(bytes("gfx90a", "", "v_add_f32 v1, scc, v2").unwrap(), bytes("gfx90a", "", "v_add_f32 v1, src_scc, v2").unwrap());
+}
+
+/// Regression (random differential, GFX11/GFX12): the printer writes LLVM's
+/// `/*Invalid register, ...*/` remark after a register; LLVM's lexer skips `/* */` comments,
+/// so the text assembles (here to the VOP3 DPP form, where v203 is valid). LLVM 19's bytes.
+#[test]
+fn block_comments_are_skipped() {
+    let text = "v_cmpx_class_f16 -v203/*Invalid register, operand has 'VGPR_32_Lo128' register class*/, v180/*Invalid register, operand has 'VGPR_32_Lo128' register class*/ row_xmask:10 row_mask:0x8 bank_mask:0x3 bound_ctrl:1";
+    assert_eq!(
+        bytes("gfx1100", "", text).unwrap(),
+        [0x7e, 0x00, 0xfd, 0xd4, 0xfa, 0x68, 0x03, 0x20, 0xcb, 0x6a, 0x09, 0x83]
+    );
+    // Columns after a comment stay the line's: the error points at `v999`.
+    let err = bytes("gfx1100", "", "v_mov_b32 v1, /* x */ v999").unwrap_err();
+    assert_eq!(err.column, 23, "{err}");
+    assert_eq!(text::code_of("s_nop 0 /* a */ ; b /* c */").trim_end(), "s_nop 0");
+    assert_eq!(text::code_of("s_nop /* open"), "s_nop ");
+}
+
+/// Regression (random differential, GFX11.5/GFX12): a `BITMASK_PERM` string has several
+/// encodings that print as it; the parser took one of them, LLVM's assembler its own
+/// (`1` sets only the or-mask bit), which prints as `BROADCAST` when there is no `p` or `i`.
+/// Bytes from llvm-mc-19.
+#[test]
+fn swizzle_bitmask_perm_is_encoded_as_llvm_reads_it() {
+    let perm = "ds_swizzle_b32 v144, v34 offset:swizzle(BITMASK_PERM,\"01pi0\")";
+    assert_eq!(bytes("gfx900", "", perm).unwrap(), [0x06, 0x09, 0x7a, 0xd8, 0x22, 0x00, 0x00, 0x90]);
+    let broadcast = [0x00, 0x02, 0xd4, 0xd8, 0xef, 0x00, 0x00, 0x48];
+    for text in [
+        "ds_swizzle_b32 v72, v239 offset:swizzle(BITMASK_PERM,\"10000\")",
+        "ds_swizzle_b32 v72, v239 offset:swizzle(BITMASK_PERM, \"10000\")",
+        "ds_swizzle_b32 v72, v239 offset:swizzle(BROADCAST,32,16)",
+    ] {
+        assert_eq!(bytes("gfx1200", "", text).unwrap(), broadcast, "{text}");
+    }
+}

@@ -9,6 +9,40 @@
 /// Encoding suffixes the printer writes after a mnemonic and the assembler lets a user omit.
 pub const SUFFIXES: [&str; 5] = ["_e64_dpp", "_e32", "_e64", "_dpp", "_sdwa"];
 
+/// The code of a source line, comments removed as LLVM's lexer skips them: `;` and `//` end
+/// the code; a `/* ... */` comment (as the printer writes `/*Invalid register, ...*/` after a
+/// register) is blanked to spaces of its length, so columns of the rest stay those of the
+/// line. A `/*` the line does not close runs to the end of the line (block comments are read
+/// within one line).
+pub fn code_of(line: &str) -> std::borrow::Cow<'_, str> {
+    let end = [line.find(';'), line.find("//")].into_iter().flatten().min().unwrap_or(line.len());
+    let Some(open) = line[..end].find("/*") else {
+        return std::borrow::Cow::Borrowed(&line[..end]);
+    };
+    let mut code = String::with_capacity(line.len());
+    let mut rest = &line[..];
+    let mut at = open;
+    loop {
+        code.push_str(&rest[..at]);
+        let comment = &rest[at..];
+        let Some(close) = comment[2..].find("*/") else {
+            break;
+        };
+        let len = close + 4;
+        code.extend(std::iter::repeat_n(' ', len));
+        rest = &comment[len..];
+        let end = [rest.find(';'), rest.find("//")].into_iter().flatten().min().unwrap_or(rest.len());
+        match rest[..end].find("/*") {
+            Some(next) => at = next,
+            None => {
+                code.push_str(&rest[..end]);
+                break;
+            }
+        }
+    }
+    std::borrow::Cow::Owned(code)
+}
+
 /// Input text prepared for matching: whitespace collapsed, with each byte's original column.
 pub struct Source {
     pub text: String,
