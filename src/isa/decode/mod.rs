@@ -47,12 +47,12 @@ pub struct Decoder {
     head_mask: u128,
     /// Direct-mapped slots keyed by the first dword: the dword in the low half, the [`Memo`]
     /// in the high half (0 for an empty slot).
-    memo: Box<[Cell<u64>]>,
+    memo: Box<[Cell<u64>; 1 << MEMO_BITS]>,
     /// Direct-mapped slots keyed by the first 8 bytes, for decodes that read past the first
     /// dword but not past the eighth byte (most 64-bit forms, whose second dword holds
     /// sources the validation checks): the 8 bytes in the low half, a result note (as in
     /// [`memo`]) in the high half (0 for an empty slot).
-    memo8: Box<[Cell<u128>]>,
+    memo8: Box<[Cell<u128>; 1 << MEMO8_BITS]>,
 }
 
 /// What a decode of an instruction whose first dword is known comes to, whatever the other
@@ -92,20 +92,23 @@ struct Trace {
     /// How many leading bytes (a multiple of 4) the outcome depends on, with every byte up to
     /// the limit at hand: the tree walk's, each candidate's pattern test (a mismatch depends
     /// on the bytes up to its first differing dword, a match on its whole pattern), the
-    /// validations' (the encoded bits; the tail too for a full operand decode).
+    /// validations' (the encoded bits; the tail too for a full operand decode); at least
+    /// the first dword.
     read: usize,
     /// Position in the leaf of the first candidate whose pattern agrees with the first
     /// dword (the leaf's length if none does).
     first_agreeing: usize,
 }
 
-/// `len` empty slots, from zeroed memory (untouched pages cost nothing, so a decoder for a
-/// small code object is cheap to make).
-fn empty_slots<T: Copy + Default>(len: usize) -> Box<[Cell<T>]> {
-    let zeroed: Box<[T]> = vec![T::default(); len].into_boxed_slice();
+/// `N` empty slots, from zeroed memory (untouched pages cost nothing, so a decoder for a
+/// small code object is cheap to make). A fixed length lets a hashed slot index go
+/// unchecked.
+fn empty_slots<T: Copy + Default, const N: usize>() -> Box<[Cell<T>; N]> {
+    let zeroed: Box<[T]> = vec![T::default(); N].into_boxed_slice();
     // SAFETY: `Cell<T>` has the same in-memory representation as `T` (documented), so a
     // slice of `T` is a valid slice of `Cell<T>`; the box is moved, not shared.
-    unsafe { Box::from_raw(Box::into_raw(zeroed) as *mut [Cell<T>]) }
+    let slots: Box<[Cell<T>]> = unsafe { Box::from_raw(Box::into_raw(zeroed) as *mut [Cell<T>]) };
+    slots.try_into().unwrap_or_else(|_| unreachable!("made with N slots"))
 }
 
 const MEMO_BITS: u32 = 16;
@@ -159,8 +162,8 @@ impl Decoder {
             dispatch,
             max_bytes,
             head_mask: DWORD_MASKS[(max_bytes / 4).min(4)],
-            memo: empty_slots(1 << MEMO_BITS),
-            memo8: empty_slots(1 << MEMO8_BITS),
+            memo: empty_slots(),
+            memo8: empty_slots(),
         }
     }
 
@@ -206,9 +209,9 @@ impl Decoder {
         let (inst, read) = if noted && note & 3 == memo::SCAN {
             let (at, count) = memo::scan_of(note);
             let entries = &self.dispatch.entries()[at..at + count];
-            let (inst, trace) = self.scan::<true>(entries, head, &bytes[..self.max_bytes]);
             // The walk and the candidates before `at` read the first dword only.
-            (inst, trace.read.max(4))
+            let (inst, trace) = self.scan::<true>(entries, head, &bytes[..self.max_bytes]);
+            (inst, trace.read)
         } else {
             let (inst, trace, (start, end, walk_read)) = self.decode_head::<true>(head, bytes);
             if !noted {
@@ -555,4 +558,3 @@ mod tests {
         assert!(remembered8 > 1000, "{remembered8}");
     }
 }
-
