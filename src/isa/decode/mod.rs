@@ -111,8 +111,8 @@ fn empty_slots<T: Copy + Default, const N: usize>() -> Box<[Cell<T>; N]> {
     slots.try_into().unwrap_or_else(|_| unreachable!("made with N slots"))
 }
 
-const MEMO_BITS: u32 = 16;
-const MEMO8_BITS: u32 = 14;
+const MEMO_BITS: u32 = 15;
+const MEMO8_BITS: u32 = 13;
 
 /// Memo slot of a first dword: multiplicative hashing.
 #[inline]
