@@ -139,12 +139,21 @@ fn measured(f: impl FnOnce() -> u64) -> u64 {
 }
 
 /// One pass of decode over `work`, with the decoder's memo or without it (every instruction
-/// decoded afresh); the instruction count.
+/// decoded afresh); the instruction count. Code objects of one target share a decoder (and
+/// so its memo, a function of the bytes for a given target), as a library rewrite does; the
+/// pass starts with none, so its memos start empty.
 #[inline(never)]
 fn pass_decode(work: &[Work], memo: bool) -> u64 {
     let mut n = 0u64;
+    let mut decoders: Vec<Decoder> = Vec::new();
     for w in work {
-        let decoder = Decoder::new(w.target);
+        let decoder = match decoders.iter().position(|d| *d.target() == w.target) {
+            Some(i) => &decoders[i],
+            None => {
+                decoders.push(Decoder::new(w.target));
+                decoders.last().expect("just pushed")
+            }
+        };
         for s in &w.sections {
             let mut at = 0;
             while at + 4 <= s.len() {

@@ -20,6 +20,9 @@ use super::validate::{FastCheck, VERDICT_FAIL};
 const LEAF_SIZE: usize = 4;
 /// Widest dense switch (2^10 children).
 const DENSE_BITS: u32 = 10;
+/// The flattened first steps of the walk switch on the first dword's bits `32 - FIRST_BITS`
+/// up: 2^16 children of 4 bytes per target.
+const FIRST_BITS: u32 = 16;
 
 /// One candidate: encoding `index` as tried by attempt `attempt`, with its fixed bits.
 #[derive(Clone, Copy, Debug)]
@@ -57,6 +60,10 @@ pub struct Dispatch {
     leaves: Vec<(u32, u32)>,
     /// The root as a child.
     root: u32,
+    /// The walk's first steps, flattened: by the first dword's top `FIRST_BITS` bits, the
+    /// child the walk reaches from the root through the switches on those bits alone (the
+    /// encoding family and opcode fields mostly sit there), so a walk starts with one load.
+    first: Box<[u32]>,
     /// Compiled validations of the entries' encodings, and their verdict tables.
     pub checks: Vec<FastCheck>,
     pub verdicts: Vec<u8>,
@@ -113,11 +120,42 @@ impl Dispatch {
             keys: Vec::new(),
             leaves: Vec::new(),
             root: NONE,
+            first: Box::new([]),
             checks,
             verdicts,
         };
         d.root = d.pack(0);
+        d.first = (0..1u32 << FIRST_BITS).map(|top| d.first_steps(top)).collect();
         d
+    }
+
+    /// The child the walk reaches from the root on a word whose first dword's top bits are
+    /// `top`, taking only switches on those bits.
+    fn first_steps(&self, top: u32) -> u32 {
+        let halves = [u64::from(top) << (32 - FIRST_BITS), 0];
+        let mut child = self.root;
+        while let Some(&p) = self.packed.get(child as usize) {
+            if u32::from(p.lo) < 32 - FIRST_BITS || u32::from(p.lo + p.width) > 32 {
+                break;
+            }
+            child = self.step(p, halves);
+        }
+        child
+    }
+
+    /// The child switch `p` selects for the word whose 64-bit halves are `halves` (`NONE` if
+    /// none).
+    #[inline(always)]
+    fn step(&self, p: Packed, halves: [u64; 2]) -> u32 {
+        let key = (halves[usize::from(p.lo >> 6)] >> (p.lo & 63)) as u32 & ((1u32 << p.width) - 1);
+        if p.sparse == 0 {
+            return self.children[(p.first + key) as usize];
+        }
+        let keys = &self.keys[p.first as usize..(p.first + p.sparse) as usize];
+        match keys.binary_search(&key) {
+            Ok(i) => self.children[p.first as usize + i],
+            Err(_) => NONE,
+        }
     }
 
     /// Packs node `id` and below; returns it as a child.
@@ -180,22 +218,13 @@ impl Dispatch {
     #[inline(always)]
     pub fn leaf(&self, word: u128) -> (u32, u32, u8) {
         let halves = [word as u64, (word >> 64) as u64];
-        let mut child = self.root;
-        let mut read = 0u8;
+        let mut child = self.first[(word as u32 >> (32 - FIRST_BITS)) as usize];
+        // The flattened steps read the first dword.
+        let mut read = 4u8;
         while child & LEAF == 0 {
             let Some(&p) = self.packed.get(child as usize) else { return (0, 0, read) };
             read = read.max(p.read);
-            let key = (halves[usize::from(p.lo >> 6)] >> (p.lo & 63)) as u32 & ((1u32 << p.width) - 1);
-            let slot = if p.sparse == 0 {
-                (p.first + key) as usize
-            } else {
-                let keys = &self.keys[p.first as usize..(p.first + p.sparse) as usize];
-                match keys.binary_search(&key) {
-                    Ok(i) => p.first as usize + i,
-                    Err(_) => return (0, 0, read),
-                }
-            };
-            child = self.children[slot];
+            child = self.step(p, halves);
         }
         if child == NONE {
             return (0, 0, read);

@@ -33,8 +33,11 @@ pub use plan::{Attempt, plan};
 /// Code repeats itself: the same first dword recurs thousands of times in a kernel (a 32-bit
 /// instruction is all of it; a 64-bit one's opcode, destination and modifiers). The decoder
 /// remembers, per first dword, what the decode of any instruction starting with it comes to
-/// ([`Memo`]): the whole answer when the decode read nothing else, or where in the tree's leaf
+/// ([`memo`]): the whole answer when the decode read nothing else, or where in the tree's leaf
 /// the first candidate that could match is, so a repeat costs one probe and one candidate.
+/// A decode that read into the second dword but no further (most 64-bit forms: VOP3, SMEM,
+/// FLAT, DS, MUBUF, whose sources there are validated) is remembered under the first 8
+/// bytes too, so a repeated 64-bit instruction costs two probes.
 pub struct Decoder {
     target: Target,
     dispatch: Arc<Dispatch>,
@@ -44,7 +47,12 @@ pub struct Decoder {
     head_mask: u128,
     /// Direct-mapped slots keyed by the first dword: the dword in the low half, the [`Memo`]
     /// in the high half (0 for an empty slot).
-    memo: Box<[Cell<u64>]>,
+    memo: Box<[Cell<u64>; 1 << MEMO_BITS]>,
+    /// Direct-mapped slots keyed by the first 8 bytes, for decodes that read past the first
+    /// dword but not past the eighth byte (most 64-bit forms, whose second dword holds
+    /// sources the validation checks): the 8 bytes in the low half, a result note (as in
+    /// [`memo`]) in the high half (0 for an empty slot).
+    memo8: Box<[Cell<u128>; 1 << MEMO8_BITS]>,
 }
 
 /// What a decode of an instruction whose first dword is known comes to, whatever the other
@@ -78,32 +86,65 @@ mod memo {
     }
 }
 
-/// What one decode says the memo may keep for its first dword.
+/// What one decode says the memos may keep.
 #[derive(Clone, Copy)]
 struct Trace {
-    /// The decode read only the first dword (with every byte up to the limit at hand).
-    first_dword_only: bool,
+    /// How many leading bytes (a multiple of 4) the outcome depends on, with every byte up to
+    /// the limit at hand: the tree walk's, each candidate's pattern test (a mismatch depends
+    /// on the bytes up to its first differing dword, a match on its whole pattern), the
+    /// validations' (the encoded bits; the tail too for a full operand decode); at least
+    /// the first dword.
+    read: usize,
     /// Position in the leaf of the first candidate whose pattern agrees with the first
     /// dword (the leaf's length if none does).
     first_agreeing: usize,
 }
 
-/// `MEMO_SLOTS` empty slots, from zeroed memory (untouched pages cost nothing, so a decoder
-/// for a small code object is cheap to make).
-fn empty_memo() -> Box<[Cell<u64>]> {
-    let zeroed: Box<[u64]> = vec![0u64; MEMO_SLOTS].into_boxed_slice();
+/// `N` empty slots, from zeroed memory (untouched pages cost nothing, so a decoder for a
+/// small code object is cheap to make). A fixed length lets a hashed slot index go
+/// unchecked.
+fn empty_slots<T: Copy + Default, const N: usize>() -> Box<[Cell<T>; N]> {
+    let zeroed: Box<[T]> = vec![T::default(); N].into_boxed_slice();
     // SAFETY: `Cell<T>` has the same in-memory representation as `T` (documented), so a
-    // slice of `u64` is a valid slice of `Cell<u64>`; the box is moved, not shared.
-    unsafe { Box::from_raw(Box::into_raw(zeroed) as *mut [Cell<u64>]) }
+    // slice of `T` is a valid slice of `Cell<T>`; the box is moved, not shared.
+    let slots: Box<[Cell<T>]> = unsafe { Box::from_raw(Box::into_raw(zeroed) as *mut [Cell<T>]) };
+    slots.try_into().unwrap_or_else(|_| unreachable!("made with N slots"))
 }
 
 const MEMO_BITS: u32 = 15;
-const MEMO_SLOTS: usize = 1 << MEMO_BITS;
+const MEMO8_BITS: u32 = 13;
 
 /// Memo slot of a first dword: multiplicative hashing.
 #[inline]
 fn memo_slot(dword: u32) -> usize {
     (u64::from(dword).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - MEMO_BITS)) as usize
+}
+
+/// [`Decoder::memo8`] slot of the first 8 bytes: multiplicative hashing (the product's top
+/// bits depend on every bit of the key).
+#[inline]
+fn memo8_slot(qword: u64) -> usize {
+    (qword.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - MEMO8_BITS)) as usize
+}
+
+/// The note of a result: its encoding, length and tail position (see [`memo`]).
+fn result_note(inst: &Inst) -> u32 {
+    let encoding = inst.encoding_index().unwrap_or(RAW_INDEX);
+    u32::from(encoding) | (inst.len() as u32) << 16 | (inst.tail_at() as u32) << 24
+}
+
+/// The instruction a result note stands for, over `bytes` (at least its length).
+#[inline]
+fn from_note(note: u32, head: u128, bytes: &[u8]) -> Inst {
+    let len = (note >> 16) as u8 as usize;
+    Inst::from_head(note as u16, head, &bytes[..len], (note >> 24) as usize)
+}
+
+/// Leading bytes (a multiple of 4) that decide that a pattern test failed, from the bits
+/// where the word and the pattern differ: through the first differing dword.
+#[inline]
+fn mismatch_read(differ: u128) -> usize {
+    (differ.trailing_zeros() as usize / 32 + 1) * 4
 }
 
 impl Decoder {
@@ -121,7 +162,8 @@ impl Decoder {
             dispatch,
             max_bytes,
             head_mask: DWORD_MASKS[(max_bytes / 4).min(4)],
-            memo: empty_memo(),
+            memo: empty_slots(),
+            memo8: empty_slots(),
         }
     }
 
@@ -144,43 +186,58 @@ impl Decoder {
         let dword = head as u32;
         let stored = self.memo[memo_slot(dword)].get();
         let note = (stored >> 32) as u32;
-        let len = (note >> 16) as u8 as usize;
-        if stored as u32 == dword && len != 0 {
-            return Inst::from_head(note as u16, head, &bytes[..len], (note >> 24) as usize);
+        if stored as u32 == dword && note >> 16 & 0xff != 0 {
+            return from_note(note, head, bytes);
         }
         self.decode_noted(bytes, head, stored)
     }
 
-    /// A memo miss (or a note that is not a result): decode, and note the outcome under the
-    /// first dword.
+    /// A first-dword memo miss (or a note that is not a result): the 8-byte memo, else
+    /// decode, and note the outcome under the first dword and the first 8 bytes.
     #[inline(never)]
     fn decode_noted(&self, bytes: &[u8], head: u128, stored: u64) -> Inst {
         let dword = head as u32;
+        let qword = head as u64;
         let note = (stored >> 32) as u32;
-        if stored as u32 == dword && note != 0 {
-            if note & 3 == memo::SCAN {
-                let (at, count) = memo::scan_of(note);
-                let entries = &self.dispatch.entries()[at..at + count];
-                return self.scan::<false>(entries, head, &bytes[..self.max_bytes]).0;
+        let noted = stored as u32 == dword && note != 0;
+        if noted {
+            let stored8 = self.memo8[memo8_slot(qword)].get();
+            if stored8 as u64 == qword && stored8 >> 64 != 0 {
+                return from_note((stored8 >> 64) as u32, head, bytes);
             }
-            return self.decode_head::<false>(head, bytes).0;
         }
-        let (inst, trace, (start, end, read)) = self.decode_head::<true>(head, bytes);
-        let note = if read > 4 {
-            memo::FULL
-        } else if trace.first_dword_only {
-            let encoding = inst.encoding_index().unwrap_or(RAW_INDEX);
-            u32::from(encoding) | (inst.len() as u32) << 16 | (inst.tail_at() as u32) << 24
+        let (inst, read) = if noted && note & 3 == memo::SCAN {
+            let (at, count) = memo::scan_of(note);
+            let entries = &self.dispatch.entries()[at..at + count];
+            // The walk and the candidates before `at` read the first dword only.
+            let (inst, trace) = self.scan::<true>(entries, head, &bytes[..self.max_bytes]);
+            (inst, trace.read)
         } else {
-            let at = start as usize + trace.first_agreeing;
-            let count = end as usize - at;
-            if at < memo::MAX_AT && count < memo::MAX_COUNT {
-                memo::scan(at, count)
-            } else {
-                memo::FULL
+            let (inst, trace, (start, end, walk_read)) = self.decode_head::<true>(head, bytes);
+            if !noted {
+                let note = if trace.read <= 4 {
+                    result_note(&inst)
+                } else if walk_read <= 4 {
+                    let at = start as usize + trace.first_agreeing;
+                    let count = end as usize - at;
+                    if at < memo::MAX_AT && count < memo::MAX_COUNT {
+                        memo::scan(at, count)
+                    } else {
+                        memo::FULL
+                    }
+                } else {
+                    memo::FULL
+                };
+                self.memo[memo_slot(dword)].set(u64::from(dword) | u64::from(note) << 32);
             }
+            (inst, trace.read)
         };
-        self.memo[memo_slot(dword)].set(u64::from(dword) | u64::from(note) << 32);
+        // A decode the first-dword memo does not hold as a result, that read no further than
+        // 8 bytes, is a function of them.
+        if read <= 8 && (noted || read > 4) {
+            let note = result_note(&inst);
+            self.memo8[memo8_slot(qword)].set(u128::from(qword) | u128::from(note) << 64);
+        }
         inst
     }
 
@@ -197,14 +254,15 @@ impl Decoder {
     }
 
     /// The decode of `bytes`, whose leading 16 bytes within the limit are `head`; with
-    /// `TRACE`, what the memo may keep of it, and the tree walk's leaf and bytes read.
+    /// `TRACE`, what the memos may keep of it, and the tree walk's leaf and bytes read.
     #[inline(always)]
     fn decode_head<const TRACE: bool>(&self, head: u128, bytes: &[u8]) -> (Inst, Trace, (u32, u32, u8)) {
         let limit = &bytes[..bytes.len().min(self.max_bytes)];
-        let (start, end, read) = self.dispatch.leaf(head);
+        let (start, end, walk_read) = self.dispatch.leaf(head);
         let entries = &self.dispatch.entries()[start as usize..end as usize];
-        let (inst, trace) = self.scan::<TRACE>(entries, head, limit);
-        (inst, trace, (start, end, read))
+        let (inst, mut trace) = self.scan::<TRACE>(entries, head, limit);
+        trace.read = trace.read.max(usize::from(walk_read).next_multiple_of(4));
+        (inst, trace, (start, end, walk_read))
     }
 
     /// Tries the candidates `entries` (a leaf, or its tail) in order on the instruction
@@ -213,7 +271,7 @@ impl Decoder {
     #[inline(always)]
     fn scan<const TRACE: bool>(&self, entries: &[Entry], head: u128, limit: &[u8]) -> (Inst, Trace) {
         let dispatch = &*self.dispatch;
-        let mut trace = Trace { first_dword_only: true, first_agreeing: entries.len() };
+        let mut trace = Trace { read: 4, first_agreeing: entries.len() };
         // Attempts whose first matching candidate failed: the loop over tables moved on.
         let mut failed = 0u64;
         for (k, entry) in entries.iter().enumerate() {
@@ -226,14 +284,13 @@ impl Decoder {
                 trace.first_agreeing = k;
             }
             if differ != 0 {
-                // A mismatch outside the first dword is a fact about the other bytes.
-                if TRACE && differ as u32 == 0 {
-                    trace.first_dword_only = false;
+                if TRACE {
+                    trace.read = trace.read.max(mismatch_read(differ));
                 }
                 continue;
             }
-            if TRACE && entry.mask_bytes > 4 {
-                trace.first_dword_only = false;
+            if TRACE {
+                trace.read = trace.read.max(usize::from(entry.mask_bytes).next_multiple_of(4));
             }
             failed |= bit;
             let size = usize::from(entry.size);
@@ -245,8 +302,8 @@ impl Decoder {
             let word = head & DWORD_MASKS[size / 4];
             let extra = if entry.count != dispatch::NOT_COMPILED {
                 // A compiled validation reads the encoded bits and the tail's length only.
-                if TRACE && size > 4 {
-                    trace.first_dword_only = false;
+                if TRACE {
+                    trace.read = trace.read.max(size);
                 }
                 match dispatch.fast_validate(entry, word) {
                     validate::VERDICT_OK => 0,
@@ -256,8 +313,8 @@ impl Decoder {
             } else {
                 // A planned validation reads the encoded bits and the tail's length only; a
                 // full operand decode may read the tail's bytes.
-                if TRACE && (size > 4 || !validate::is_planned(index)) {
-                    trace.first_dword_only = false;
+                if TRACE {
+                    trace.read = trace.read.max(if validate::is_planned(index) { size } else { self.max_bytes });
                 }
                 match validate(index, word, &limit[tail_at..], &self.target) {
                     Ok(extra) => extra as usize,
@@ -423,6 +480,7 @@ mod tests {
             state
         };
         let mut checked = 0;
+        let mut remembered8 = 0;
         for (cpu, features) in targets {
             let target = Target::from_name(cpu, features).unwrap();
             let decoder = Decoder::new(target);
@@ -449,7 +507,7 @@ mod tests {
                     checked += 1;
                 }
             }
-            // The memo: streams sharing 4, 8 or 12 leading bytes with an earlier one (its
+            // The memos: streams sharing 4, 8 or 12 leading bytes with an earlier one (its
             // stored key may cover them) decode as afresh.
             for &i in records.iter().step_by(3) {
                 let e = &encodings()[i as usize];
@@ -467,11 +525,36 @@ mod tests {
                     }
                 }
             }
+            // The 8-byte memo: 64-bit forms repeated with the same first dword and a varying
+            // second, and with the same 8 bytes and varying bytes after them (a literal, the
+            // next instruction), decode as afresh on first and repeated sight.
+            for &i in records.iter().filter(|&&i| encodings()[i as usize].bits == 64).step_by(2) {
+                let e = &encodings()[i as usize];
+                let random = u128::from(next()) << 64 | u128::from(next());
+                let word = (random & !e.mask) | e.value;
+                let first = word.to_le_bytes()[..4].to_vec();
+                for _ in 0..3 {
+                    let mut second: Vec<u8> = first.clone();
+                    let high = ((u128::from(next()) << 32) & !e.mask) | (e.value & e.mask);
+                    second.extend_from_slice(&high.to_le_bytes()[4..8]);
+                    for _ in 0..3 {
+                        let mut bytes = second.clone();
+                        bytes.extend((0..16).map(|_| next() as u8));
+                        for _ in 0..2 {
+                            assert_eq!(decoder.decode(&bytes), decoder.decode_uncached(&bytes), "{cpu}{features} {} memo8 {bytes:02x?}", e.record_name());
+                        }
+                    }
+                }
+            }
+            remembered8 += decoder.memo8.iter().filter(|slot| slot.get() != 0).count();
             for _ in 0..2000 {
                 let bytes: Vec<u8> = (0..24).map(|_| next() as u8).collect();
                 assert_eq!(decoder.decode_uncached(&bytes), decode_by_tables(&target, &trees, &bytes), "{cpu}{features} {bytes:02x?}");
+                assert_eq!(decoder.decode(&bytes), decoder.decode_uncached(&bytes), "{cpu}{features} {bytes:02x?} memo");
             }
         }
         assert!(checked > 10_000, "{checked}");
+        // The 8-byte memo was exercised (its hits compared above), not bypassed.
+        assert!(remembered8 > 1000, "{remembered8}");
     }
 }
