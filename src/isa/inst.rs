@@ -59,11 +59,18 @@ impl Inst {
             Some(w) => u32::from_le_bytes([w[0], w[1], w[2], w[3]]),
             None => 0,
         };
+        // The dwords as one 16-byte copy of `h`'s little-endian bytes (building them by shifts
+        // costs a shuffle per dword).
+        let mut words = [0u32; MAX_INST_BYTES / 4];
+        for (w, chunk) in words.iter_mut().zip(h.to_le_bytes().chunks_exact(4)) {
+            *w = u32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
+        }
+        words[4] = fifth;
         Inst {
             encoding: index,
             len: len as u8,
             tail_at: tail_at as u8,
-            words: [h as u32, (h >> 32) as u32, (h >> 64) as u32, (h >> 96) as u32, fifth],
+            words,
         }
     }
 

@@ -196,17 +196,19 @@ impl Dispatch {
         }
     }
 
-    /// The compiled validation of `entry` on `word` (its encoded bits): `VERDICT_FAIL` if an
-    /// operand does not decode, else `VERDICT_LITERAL` if a source selects the literal.
+    /// The compiled validation of `entry` on `word` (its leading bytes; only the encoded bits
+    /// are read): `VERDICT_FAIL` if an operand does not decode, else `VERDICT_LITERAL` if a
+    /// source selects the literal.
     #[inline]
     pub fn fast_validate(&self, entry: &Entry, word: u128) -> u8 {
         let first = entry.first as usize;
         let checks = &self.checks[first..first + entry.count as usize];
-        let halves = [word as u64, (word >> 64) as u64];
+        let (low, high) = (word as u64, (word >> 64) as u64);
         let mut verdict = 0u8;
         for c in checks {
             // Compiled fields never straddle bit 64.
-            let value = (halves[usize::from(c.shift >> 6)] >> (c.shift & 63)) as u32 & ((1u32 << c.width) - 1);
+            let half = if c.shift < 64 { low } else { high };
+            let value = (half >> (c.shift & 63)) as u32 & u32::from(c.mask);
             verdict |= self.verdicts.get(c.table as usize + value as usize).copied().unwrap_or(VERDICT_FAIL);
         }
         verdict

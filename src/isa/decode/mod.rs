@@ -299,13 +299,12 @@ impl Decoder {
             }
             let index = entry.index;
             let tail_at = usize::from(entry.tail_at);
-            let word = head & DWORD_MASKS[size / 4];
             let extra = if entry.count != dispatch::NOT_COMPILED {
                 // A compiled validation reads the encoded bits and the tail's length only.
                 if TRACE {
                     trace.read = trace.read.max(size);
                 }
-                match dispatch.fast_validate(entry, word) {
+                match dispatch.fast_validate(entry, head) {
                     validate::VERDICT_OK => 0,
                     validate::VERDICT_LITERAL if limit.len() - tail_at >= 4 => 4,
                     _ => continue,
@@ -316,6 +315,7 @@ impl Decoder {
                 if TRACE {
                     trace.read = trace.read.max(if validate::is_planned(index) { size } else { self.max_bytes });
                 }
+                let word = head & DWORD_MASKS[size / 4];
                 match validate(index, word, &limit[tail_at..], &self.target) {
                     Ok(extra) => extra as usize,
                     Err(DecodeFail::NegativeBufferOffset) => break,

@@ -240,13 +240,14 @@ pub(super) const VERDICT_LITERAL: u8 = 1;
 /// The operand does not decode: the candidate fails.
 pub(super) const VERDICT_FAIL: u8 = 2;
 
-/// A plan's check compiled for one target: the field's bits (`shift`, `width`) index a verdict
-/// table at `table` in [`Compiler::verdicts`], computed once from [`check_field`] for every
-/// value the field can hold. Validation is then one extraction and one load per check.
+/// A plan's check compiled for one target: the field's bits (from `shift`, `mask` their width's
+/// low-bit mask) index a verdict table at `table` in [`Compiler::verdicts`], computed once from
+/// [`check_field`] for every value the field can hold. Validation is then one extraction and
+/// one load per check.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct FastCheck {
     pub shift: u8,
-    pub width: u8,
+    pub mask: u16,
     pub table: u32,
 }
 
@@ -293,7 +294,7 @@ impl Compiler {
             });
             // A field every value of which is fine decides nothing: no check.
             if !always_ok {
-                self.checks.push(FastCheck { shift: bits.lo, width: bits.width, table });
+                self.checks.push(FastCheck { shift: bits.lo, mask: ((1u32 << bits.width) - 1) as u16, table });
             }
         }
         Some((start, (self.checks.len() as u32 - start) as u8))
