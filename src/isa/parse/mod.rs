@@ -105,6 +105,16 @@ impl Parser {
     pub fn parse(&self, line: &str) -> Result<Parsed, ParseError> {
         let code = text::code_of(line);
         let line = &*code;
+        // Instruction text is ASCII (LLVM's lexer takes nothing else outside comments and
+        // strings); refusing the rest here keeps every byte offset below on a char boundary.
+        if let Some((at, c)) = line.char_indices().find(|(_, c)| !c.is_ascii()) {
+            return Err(ParseError {
+                line: 1,
+                column: at + 1,
+                message: format!("unexpected character {c:?}"),
+                hint: Some("instruction text is ASCII; anything else only in a comment".to_owned()),
+            });
+        }
         if let Some(parsed) = self.legacy_exp_compr(line) {
             return Ok(parsed);
         }

@@ -151,3 +151,15 @@ fn swizzle_bitmask_perm_is_encoded_as_llvm_reads_it() {
         assert_eq!(bytes("gfx1200", "", text).unwrap(), broadcast, "{text}");
     }
 }
+
+/// Regression (fuzz `parse_never_panics`, gfx1100): text with a non-ASCII character after a
+/// float panicked on a byte offset inside the character. Non-ASCII text is an error naming its
+/// column; in a comment it is fine.
+#[test]
+fn non_ascii_text_is_an_error_not_a_panic() {
+    let text = "v_lerp_u8_e64_dpp v5, ~1, v,, 0.\u{6df}row_xmask\u{3cf} row_mask:0x1 bank_mask:0x3";
+    let err = bytes("gfx1100", "", text).unwrap_err();
+    assert_eq!(err.column, 33, "{err}");
+    assert!(err.message.contains("unexpected character"), "{err}");
+    assert_eq!(bytes("gfx900", "", "s_nop 0 // \u{e9}t\u{e9}").unwrap(), [0x00, 0x00, 0x80, 0xbf]);
+}
