@@ -49,12 +49,6 @@ impl std::fmt::Display for Conventions {
     }
 }
 
-impl Default for Conventions {
-    fn default() -> Conventions {
-        Conventions::LLVM
-    }
-}
-
 /// Whether `encoding` is a GFX10+ VOP3 compare that writes EXEC (`v_cmpx_*_e64`): its
 /// destination field is encoded but carries no operand.
 fn is_vcmpx_e64(encoding: &Encoding, target: &Target) -> bool {

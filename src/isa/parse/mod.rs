@@ -2103,10 +2103,8 @@ fn alternate_keys(key: &str) -> Vec<String> {
         _ => None,
     }
     .filter(|k| k[1..].starts_with(|c: char| c.is_ascii_digit() || c == '['));
+    out.extend(swapped.clone());
     for key in std::iter::once(key).chain(swapped.as_deref()) {
-        if swapped.as_deref() == Some(key) {
-            out.push(key.to_owned());
-        }
         if let Some((prefix, rest)) = key.split_once('[')
             && matches!(prefix, "v" | "s" | "a" | "ttmp")
             && let Some((first, _)) = rest.split_once(':')
