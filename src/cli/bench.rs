@@ -139,12 +139,14 @@ fn measured(f: impl FnOnce() -> u64) -> u64 {
 }
 
 /// One pass of decode over `work`, with the decoder's memo or without it (every instruction
-/// decoded afresh); the instruction count. Code objects of one target share a decoder (and
+/// decoded afresh); the instruction count. Each section is decoded as the rewriter's program
+/// builder decodes a function's bytes: a linear sweep into a vector ([`Decoder::sweep`]). Code objects of one target share a decoder (and
 /// so its memo, a function of the bytes for a given target), as a library rewrite does; the
 /// pass starts with none, so its memos start empty.
 #[inline(never)]
 fn pass_decode(work: &[Work], memo: bool) -> u64 {
     let mut n = 0u64;
+    let mut insts = Vec::new();
     let mut decoders: Vec<Decoder> = Vec::new();
     for w in work {
         let decoder = match decoders.iter().position(|d| *d.target() == w.target) {
@@ -155,12 +157,13 @@ fn pass_decode(work: &[Work], memo: bool) -> u64 {
             }
         };
         for s in &w.sections {
-            let mut at = 0;
-            while at + 4 <= s.len() {
-                let inst = if memo { decoder.decode(&s[at..]) } else { decoder.decode_uncached(&s[at..]) };
-                at += std::hint::black_box(inst).len();
-                n += 1;
+            insts.clear();
+            if memo {
+                decoder.sweep(s, 0..s.len(), &mut insts);
+            } else {
+                decoder.sweep_uncached(s, 0..s.len(), &mut insts);
             }
+            n += std::hint::black_box(&insts).len() as u64;
         }
     }
     n

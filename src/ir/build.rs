@@ -58,19 +58,20 @@ impl Program {
         // Decode each region linearly, as objdump does from each symbol.
         let mut insts: Vec<(u64, Inst)> = Vec::with_capacity(bytes.len() / 6);
         let bounds: Vec<u64> = starts.keys().copied().chain([text.end()]).collect();
+        let mut region = Vec::new();
         for w in bounds.windows(2) {
             let (start, end) = (w[0], w[1]);
-            let mut at = start;
-            while at < end {
-                let offset = (at - text.address) as usize;
-                let inst = decoder.decode(&bytes[offset..]);
+            region.clear();
+            decoder.sweep(bytes, (start - text.address) as usize..(end - text.address) as usize, &mut region);
+            // Only a region's last instruction can run past its end.
+            if let Some(&(offset, inst)) = region.last() {
+                let at = text.address + offset as u64;
                 if at + inst.len() as u64 > end {
                     let next = starts.get(&end).map_or_else(|| "the end of .text".to_owned(), |(name, _)| name.clone());
                     return Err(BuildError::Straddle { address: at, next, next_address: end });
                 }
-                insts.push((at, inst));
-                at += inst.len() as u64;
             }
+            insts.extend(region.iter().map(|&(offset, inst)| (text.address + offset as u64, inst)));
         }
         let is_start: HashSet<u64> = insts.iter().map(|&(a, _)| a).collect();
         let kinds: Vec<Kind> = insts.iter().map(|(a, i)| classify(i, *a)).collect();

@@ -9,6 +9,7 @@
 
 mod dispatch;
 mod plan;
+mod sweep;
 #[cfg(test)]
 mod tree;
 mod validate;

@@ -1,0 +1,159 @@
+//! Linear sweeps: every instruction of a range, each where the previous one ends, as objdump
+//! walks a symbol's bytes.
+//!
+//! A sweep is a chain: where an instruction starts depends on the length of the one before,
+//! so one cursor's decodes cannot overlap in the processor, and the memo probe, the
+//! validation and the next address wait on each other (a decode costs its latency, not its
+//! work). Two cursors, one from the start and one from the middle of the range, give the
+//! processor two independent chains to interleave. The second cursor may start inside an
+//! instruction; its decodes are kept from the first place where the first cursor, carried on
+//! past the middle, starts an instruction too: from there both see the same bytes, so both
+//! decode the same instructions. (Instruction streams fall into step within an instruction or
+//! two; if they never do, the first cursor decodes to the end alone.) The result is exactly
+//! the one-cursor sweep's.
+
+use std::ops::Range;
+
+use super::Decoder;
+use crate::isa::inst::Inst;
+
+/// Ranges shorter than this are swept with one cursor (the second's bookkeeping would not
+/// pay for itself).
+const SPLIT_BYTES: usize = 2048;
+
+impl Decoder {
+    /// Appends to `out` the instructions of a linear sweep of `bytes` from `range.start`,
+    /// each with its offset into `bytes`: an instruction at every offset below `range.end`
+    /// that the sweep reaches (the last may run past `range.end`; each decode sees the bytes
+    /// to the end of `bytes`, as [`Decoder::decode`] of `&bytes[offset..]`).
+    pub fn sweep(&self, bytes: &[u8], range: Range<usize>, out: &mut Vec<(usize, Inst)>) {
+        self.sweep_by(bytes, range, out, Decoder::decode);
+    }
+
+    /// [`Decoder::sweep`] without the memo (for measuring it).
+    pub fn sweep_uncached(&self, bytes: &[u8], range: Range<usize>, out: &mut Vec<(usize, Inst)>) {
+        self.sweep_by(bytes, range, out, Decoder::decode_uncached);
+    }
+
+    #[inline(always)]
+    fn sweep_by(&self, bytes: &[u8], range: Range<usize>, out: &mut Vec<(usize, Inst)>, decode: impl Fn(&Decoder, &[u8]) -> Inst + Copy) {
+        let Range { start, end } = range;
+        let end = end.min(bytes.len());
+        if end <= start {
+            return;
+        }
+        out.reserve((end - start) / 6);
+        if end - start < SPLIT_BYTES {
+            self.sweep_one(bytes, start, end, out, decode);
+            return;
+        }
+        let middle = start + ((end - start) / 2 & !3);
+        let mut second: Vec<(usize, Inst)> = Vec::with_capacity((end - middle) / 6);
+        let (mut a, mut b) = (start, middle);
+        while a < middle && b < end {
+            let first = decode(self, &bytes[a..]);
+            out.push((a, first));
+            a += first.len();
+            let other = decode(self, &bytes[b..]);
+            second.push((b, other));
+            b += other.len();
+        }
+        a = self.sweep_one(bytes, a, middle, out, decode);
+        self.sweep_one(bytes, b, end, &mut second, decode);
+        // The first cursor carries on until it starts an instruction where the second did.
+        let mut j = 0;
+        while a < end {
+            while j < second.len() && second[j].0 < a {
+                j += 1;
+            }
+            if j < second.len() && second[j].0 == a {
+                out.extend_from_slice(&second[j..]);
+                return;
+            }
+            let inst = decode(self, &bytes[a..]);
+            out.push((a, inst));
+            a += inst.len();
+        }
+    }
+
+    /// One cursor from `at` while below `end`; where it stops.
+    #[inline(always)]
+    fn sweep_one(&self, bytes: &[u8], mut at: usize, end: usize, out: &mut Vec<(usize, Inst)>, decode: impl Fn(&Decoder, &[u8]) -> Inst) -> usize {
+        while at < end {
+            let inst = decode(self, &bytes[at..]);
+            out.push((at, inst));
+            at += inst.len();
+        }
+        at
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::isa::table::encodings;
+    use crate::isa::Target;
+
+    /// The sweep with one cursor, decode by decode.
+    fn one_cursor(decoder: &Decoder, bytes: &[u8], range: Range<usize>) -> Vec<(usize, Inst)> {
+        let mut out = Vec::new();
+        let mut at = range.start;
+        while at < range.end.min(bytes.len()) {
+            let inst = decoder.decode_uncached(&bytes[at..]);
+            out.push((at, inst));
+            at += inst.len();
+        }
+        out
+    }
+
+    /// Streams of real-looking instructions (each a record's fixed bits over random ones,
+    /// so 32-bit forms, 64-bit forms, literals and raw words mix) and of random bytes, swept
+    /// over ranges of many sizes and starts: two cursors give the one-cursor sweep exactly,
+    /// including where the second cursor starts inside an instruction.
+    #[test]
+    fn two_cursors_sweep_as_one() {
+        let mut state = 0x853c_49e6_748f_ea9bu64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut resynced = 0;
+        for (cpu, features) in [("gfx900", ""), ("gfx90a", ""), ("gfx1030", ""), ("gfx1100", ""), ("gfx1200", ""), ("gfx1250", "")] {
+            let target = Target::from_name(cpu, features).unwrap();
+            let decoder = Decoder::new(target);
+            let records: Vec<usize> = (0..encodings().len()).filter(|&i| encodings()[i].llvm == target.llvm_version()).collect();
+            for round in 0..12 {
+                let mut bytes = Vec::new();
+                while bytes.len() < 3000 + round * 700 {
+                    if round % 4 == 3 {
+                        bytes.extend(next().to_le_bytes());
+                        continue;
+                    }
+                    let e = &encodings()[records[next() as usize % records.len()]];
+                    let random = u128::from(next()) << 64 | u128::from(next());
+                    let word = (random & !e.mask) | e.value;
+                    bytes.extend_from_slice(&word.to_le_bytes()[..usize::from(e.bits) / 8]);
+                    // A literal's worth of bytes now and then.
+                    if next() % 4 == 0 {
+                        bytes.extend((next() as u32).to_le_bytes());
+                    }
+                }
+                let len = bytes.len();
+                for range in [0..len, 4..len, 8..len - 4, 0..len - 2, 12..2100, 0..SPLIT_BYTES - 4, 40..40 + SPLIT_BYTES + 8, 0..len + 64] {
+                    let mut swept = Vec::new();
+                    decoder.sweep(&bytes, range.clone(), &mut swept);
+                    let expected = one_cursor(&decoder, &bytes, range.clone());
+                    assert_eq!(swept, expected, "{cpu} round {round} range {range:?}");
+                    let middle = range.start + ((range.end.min(len) - range.start) / 2 & !3);
+                    if range.end.min(len) - range.start >= SPLIT_BYTES && expected.iter().all(|&(at, _)| at != middle) {
+                        resynced += 1;
+                    }
+                }
+            }
+        }
+        // The second cursor started inside an instruction often enough to test the hand-over.
+        assert!(resynced > 20, "{resynced}");
+    }
+}
