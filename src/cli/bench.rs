@@ -140,22 +140,14 @@ fn measured(f: impl FnOnce() -> u64) -> u64 {
 
 /// One pass of decode over `work`, with the decoder's memo or without it (every instruction
 /// decoded afresh); the instruction count. Each section is decoded as the rewriter's program
-/// builder decodes a function's bytes: a linear sweep into a vector ([`Decoder::sweep`]). Code objects of one target share a decoder (and
-/// so its memo, a function of the bytes for a given target), as a library rewrite does; the
-/// pass starts with none, so its memos start empty.
+/// builder decodes a function's bytes: a linear sweep into a vector ([`Decoder::sweep`]).
 #[inline(never)]
 fn pass_decode(work: &[Work], memo: bool) -> u64 {
     let mut n = 0u64;
+    let mut decoders = Decoders::default();
     let mut insts = Vec::new();
-    let mut decoders: Vec<Decoder> = Vec::new();
     for w in work {
-        let decoder = match decoders.iter().position(|d| *d.target() == w.target) {
-            Some(i) => &decoders[i],
-            None => {
-                decoders.push(Decoder::new(w.target));
-                decoders.last().expect("just pushed")
-            }
-        };
+        let decoder = decoders.for_target(w.target);
         for s in &w.sections {
             insts.clear();
             if memo {
@@ -194,6 +186,25 @@ fn pass_print(work: &[Work], memo: bool) -> u64 {
         }
     }
     n
+}
+
+/// The decoders of one pass: code objects of one target share a decoder (and so its memo, a
+/// function of the bytes for a given target), as a library rewrite may; a pass starts with
+/// none, so its memos start empty.
+#[derive(Default)]
+struct Decoders(Vec<Decoder>);
+
+impl Decoders {
+    fn for_target(&mut self, target: Target) -> &Decoder {
+        let i = match self.0.iter().position(|d| *d.target() == target) {
+            Some(i) => i,
+            None => {
+                self.0.push(Decoder::new(target));
+                self.0.len() - 1
+            }
+        };
+        &self.0[i]
+    }
 }
 
 /// One pass of LLVM's disassembler over `work`.
