@@ -42,13 +42,14 @@ impl Decoder {
         if end <= start {
             return;
         }
-        out.reserve((end - start) / 6);
+        // No instruction is shorter than 4 bytes: one reservation, never a reallocation.
+        out.reserve((end - start).div_ceil(4));
         if end - start < SPLIT_BYTES {
             self.sweep_one(bytes, start, end, out, decode);
             return;
         }
         let middle = start + ((end - start) / 2 & !3);
-        let mut second: Vec<(usize, Inst)> = Vec::with_capacity((end - middle) / 6);
+        let mut second: Vec<(usize, Inst)> = Vec::with_capacity((end - middle).div_ceil(4));
         let (mut a, mut b) = (start, middle);
         while a < middle && b < end {
             let first = decode(self, &bytes[a..]);
