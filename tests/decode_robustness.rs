@@ -8,7 +8,8 @@
 //! - uniform random bytes;
 //! - instructions built from the target's LLVM records: a random encoding's fixed bits over
 //!   random bits, followed by random dwords (literals, NSA addresses);
-//! - fixture `.text` of the processor (or a close one) with random bit flips.
+//! - fixture `.text` of the processor (or a close one) with random bit flips;
+//! and two long ones (4 and up to 9 KiB, of the last two kinds) for `Decoder::sweep`.
 
 mod robustness;
 
@@ -161,6 +162,12 @@ fn pseudo_random_streams_decode_and_print_for_every_target() {
         let random = run(&decoder, || random_bytes(&mut rng));
         let built = run(&decoder, || from_records(&mut rng, &records));
         let mutated = run(&decoder, || mutated_text(&mut rng, &text));
+        // Long streams, for `Decoder::sweep`'s two cursors (ranges of 2 KiB and more).
+        let long_built: Vec<u8> = (0..16).flat_map(|_| from_records(&mut rng, &records)).collect();
+        check_stream(&decoder, &long_built);
+        let mut long_text = text[..text.len().min(8192)].to_vec();
+        long_text.extend((0..4).flat_map(|_| mutated_text(&mut rng, &text)));
+        check_stream(&decoder, &long_text);
         // Streams that mostly failed to decode would test little. Record-built streams count
         // their unconsumed random dwords as raw words, about one per instruction.
         assert!(

@@ -8,7 +8,8 @@
 //!   stream and keeps exactly the bytes it was read from;
 //! - `decode_operands` on the instruction's own encoded bits and trailing bytes never fails for
 //!   an instruction the decoder returned, and consumes exactly its trailing bytes;
-//! - the decoder's memo changes nothing: `decode` equals `decode_uncached`.
+//! - the decoder's memo changes nothing: `decode` equals `decode_uncached`;
+//! - `Decoder::sweep` (two cursors on 2 KiB and more) gives the same instructions.
 #![allow(dead_code)]
 
 use gfxpatch::isa::inst::MAX_INST_BYTES;
@@ -115,6 +116,7 @@ pub struct Counts {
 pub fn check_stream(decoder: &Decoder, bytes: &[u8]) -> Counts {
     let target = *decoder.target();
     let mut counts = Counts::default();
+    let mut swept = Vec::new();
     let mut offset = 0;
     while offset < bytes.len() {
         let rest = &bytes[offset..];
@@ -172,7 +174,12 @@ pub fn check_stream(decoder: &Decoder, bytes: &[u8]) -> Counts {
         } else {
             counts.raw += 1;
         }
+        swept.push((offset, inst));
         offset += len;
     }
+    // The two-cursor sweep (used on ranges of 2 KiB and more) is the same linear sweep.
+    let mut two_cursors = Vec::new();
+    decoder.sweep(bytes, 0..bytes.len(), &mut two_cursors);
+    assert!(two_cursors == swept, "{target}: Decoder::sweep differs from a one-cursor sweep of {} bytes", bytes.len());
     counts
 }
