@@ -17,8 +17,8 @@ use std::ops::Range;
 use super::Decoder;
 use crate::isa::inst::Inst;
 
-/// Ranges shorter than this are swept with one cursor (the second's bookkeeping would not
-/// pay for itself).
+/// Ranges shorter than this (a few hundred instructions) are swept with one cursor: a choice,
+/// not a measured break-even; short functions keep one vector and no hand-over.
 const SPLIT_BYTES: usize = 2048;
 
 impl Decoder {
