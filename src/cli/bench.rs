@@ -13,6 +13,7 @@ use crate::container::bundle::DecompressLimits;
 use crate::container::input::{Input, MappedFile};
 use crate::isa::encode::{encode, encode_like};
 use crate::isa::operand::{decode_operands, Operands};
+use crate::isa::decode::Swept;
 use crate::isa::{print, Decoder, Inst, Target};
 use crate::llvm::asm::LlvmAssembler;
 use crate::llvm::disasm::LlvmDisassembler;
@@ -140,22 +141,24 @@ fn measured(f: impl FnOnce() -> u64) -> u64 {
 
 /// One pass of decode over `work`, with the decoder's memo or without it (every instruction
 /// decoded afresh); the instruction count. Each section is decoded as the rewriter's program
-/// builder decodes a function's bytes: a linear sweep into a vector ([`Decoder::sweep`]).
+/// builder decodes a function's bytes: a linear sweep into two vectors, one per cursor
+/// ([`Decoder::sweep_into`]).
 #[inline(never)]
 fn pass_decode(work: &[Work], memo: bool) -> u64 {
     let mut n = 0u64;
     let mut decoders = Decoders::default();
-    let mut insts = Vec::new();
     for w in work {
         let decoder = decoders.for_target(w.target);
         for s in &w.sections {
-            insts.clear();
+            // A fresh pair of vectors per section: reusing one pair across sections measured
+            // slower (28.9 vs 27.4 ns/inst on librocrand, 20.3 vs 16.6 on librocsparse).
+            let mut swept = Swept::default();
             if memo {
-                decoder.sweep(s, 0..s.len(), &mut insts);
+                decoder.sweep_into(s, 0..s.len(), &mut swept);
             } else {
-                decoder.sweep_uncached(s, 0..s.len(), &mut insts);
+                decoder.sweep_uncached_into(s, 0..s.len(), &mut swept);
             }
-            n += std::hint::black_box(&insts).len() as u64;
+            n += std::hint::black_box(&swept).len() as u64;
         }
     }
     n

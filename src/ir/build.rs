@@ -8,6 +8,7 @@ use crate::container::CodeObject;
 use crate::isa::operand::Value;
 use crate::isa::reg::Reg;
 use crate::isa::table::Dir;
+use crate::isa::decode::Swept;
 use crate::isa::{Decoder, Inst};
 
 use super::flow::{self, classify, Flow, Kind, Target};
@@ -58,11 +59,10 @@ impl Program {
         // Decode each region linearly, as objdump does from each symbol.
         let mut insts: Vec<(u64, Inst)> = Vec::with_capacity(bytes.len() / 6);
         let bounds: Vec<u64> = starts.keys().copied().chain([text.end()]).collect();
-        let mut region = Vec::new();
+        let mut region = Swept::default();
         for w in bounds.windows(2) {
             let (start, end) = (w[0], w[1]);
-            region.clear();
-            decoder.sweep(bytes, (start - text.address) as usize..(end - text.address) as usize, &mut region);
+            decoder.sweep_into(bytes, (start - text.address) as usize..(end - text.address) as usize, &mut region);
             // Only a region's last instruction can run past its end.
             if let Some(&(offset, inst)) = region.last() {
                 let at = text.address + offset as u64;

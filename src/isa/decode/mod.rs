@@ -27,6 +27,7 @@ use dispatch::{Dispatch, Entry};
 use validate::validate;
 
 pub use plan::{Attempt, plan};
+pub use sweep::Swept;
 
 /// A decoder for one target: the tables its plan tries, in order, merged into one decision
 /// tree ([`dispatch`]).

@@ -21,35 +21,92 @@ use crate::isa::inst::Inst;
 /// not a measured break-even; short functions keep one vector and no hand-over.
 const SPLIT_BYTES: usize = 2048;
 
+/// A sweep's instructions in the two vectors its cursors filled, so that consumers that copy
+/// them anyway (into their own structures) need not have them put together first: the sweep
+/// is `first` followed by `second[from..]`. Reused between sweeps, it keeps its allocations.
+#[derive(Default)]
+pub struct Swept {
+    first: Vec<(usize, Inst)>,
+    second: Vec<(usize, Inst)>,
+    from: usize,
+}
+
+impl Swept {
+    /// The sweep's instructions, in order, as two slices.
+    pub fn parts(&self) -> [&[(usize, Inst)]; 2] {
+        [&self.first, &self.second[self.from..]]
+    }
+
+    /// The sweep's instructions in order, with their offsets.
+    pub fn iter(&self) -> impl Iterator<Item = &(usize, Inst)> {
+        let [a, b] = self.parts();
+        a.iter().chain(b)
+    }
+
+    pub fn len(&self) -> usize {
+        self.first.len() + self.second.len() - self.from
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The last instruction and its offset.
+    pub fn last(&self) -> Option<&(usize, Inst)> {
+        let [a, b] = self.parts();
+        b.last().or(a.last())
+    }
+}
+
 impl Decoder {
     /// Appends to `out` the instructions of a linear sweep of `bytes` from `range.start`,
     /// each with its offset into `bytes`: an instruction at every offset below `range.end`
     /// that the sweep reaches (the last may run past `range.end`; each decode sees the bytes
     /// to the end of `bytes`, as [`Decoder::decode`] of `&bytes[offset..]`).
     pub fn sweep(&self, bytes: &[u8], range: Range<usize>, out: &mut Vec<(usize, Inst)>) {
-        self.sweep_by(bytes, range, out, Decoder::decode);
+        let mut second = Vec::new();
+        let from = self.sweep_by(bytes, range, out, &mut second, Decoder::decode);
+        out.extend_from_slice(&second[from..]);
     }
 
-    /// [`Decoder::sweep`] without the memo (for measuring it).
-    pub fn sweep_uncached(&self, bytes: &[u8], range: Range<usize>, out: &mut Vec<(usize, Inst)>) {
-        self.sweep_by(bytes, range, out, Decoder::decode_uncached);
+    /// [`Decoder::sweep`] into `swept` (cleared first), leaving the second cursor's
+    /// instructions where it put them.
+    pub fn sweep_into(&self, bytes: &[u8], range: Range<usize>, swept: &mut Swept) {
+        swept.first.clear();
+        swept.from = self.sweep_by(bytes, range, &mut swept.first, &mut swept.second, Decoder::decode);
     }
 
+    /// [`Decoder::sweep_into`] without the memo (for measuring it).
+    pub fn sweep_uncached_into(&self, bytes: &[u8], range: Range<usize>, swept: &mut Swept) {
+        swept.first.clear();
+        swept.from = self.sweep_by(bytes, range, &mut swept.first, &mut swept.second, Decoder::decode_uncached);
+    }
+
+    /// The sweep: its instructions appended to `out`, then `second[from..]` (the returned
+    /// `from`; `second` is cleared first).
     #[inline(always)]
-    fn sweep_by(&self, bytes: &[u8], range: Range<usize>, out: &mut Vec<(usize, Inst)>, decode: impl Fn(&Decoder, &[u8]) -> Inst + Copy) {
+    fn sweep_by(
+        &self,
+        bytes: &[u8],
+        range: Range<usize>,
+        out: &mut Vec<(usize, Inst)>,
+        second: &mut Vec<(usize, Inst)>,
+        decode: impl Fn(&Decoder, &[u8]) -> Inst + Copy,
+    ) -> usize {
+        second.clear();
         let Range { start, end } = range;
         let end = end.min(bytes.len());
         if end <= start {
-            return;
+            return 0;
         }
         // No instruction is shorter than 4 bytes: one reservation, never a reallocation.
         out.reserve((end - start).div_ceil(4));
         if end - start < SPLIT_BYTES {
             self.sweep_one(bytes, start, end, out, decode);
-            return;
+            return 0;
         }
         let middle = start + ((end - start) / 2 & !3);
-        let mut second: Vec<(usize, Inst)> = Vec::with_capacity((end - middle).div_ceil(4));
+        second.reserve((end - middle).div_ceil(4));
         let (mut a, mut b) = (start, middle);
         while a < middle && b < end {
             let first = decode(self, &bytes[a..]);
@@ -60,7 +117,7 @@ impl Decoder {
             b += other.len();
         }
         a = self.sweep_one(bytes, a, middle, out, decode);
-        self.sweep_one(bytes, b, end, &mut second, decode);
+        self.sweep_one(bytes, b, end, second, decode);
         // The first cursor carries on until it starts an instruction where the second did.
         let mut j = 0;
         while a < end {
@@ -68,13 +125,13 @@ impl Decoder {
                 j += 1;
             }
             if j < second.len() && second[j].0 == a {
-                out.extend_from_slice(&second[j..]);
-                return;
+                return j;
             }
             let inst = decode(self, &bytes[a..]);
             out.push((a, inst));
             a += inst.len();
         }
+        second.len()
     }
 
     /// One cursor from `at` while below `end`; where it stops.
@@ -121,6 +178,7 @@ mod tests {
             state
         };
         let mut resynced = 0;
+        let mut parts = Swept::default();
         for (cpu, features) in [("gfx900", ""), ("gfx90a", ""), ("gfx1030", ""), ("gfx1100", ""), ("gfx1200", ""), ("gfx1250", "")] {
             let target = Target::from_name(cpu, features).unwrap();
             let decoder = Decoder::new(target);
@@ -147,6 +205,11 @@ mod tests {
                     decoder.sweep(&bytes, range.clone(), &mut swept);
                     let expected = one_cursor(&decoder, &bytes, range.clone());
                     assert_eq!(swept, expected, "{cpu} round {round} range {range:?}");
+                    // In two parts (a reused `Swept`), the same instructions.
+                    decoder.sweep_into(&bytes, range.clone(), &mut parts);
+                    assert_eq!(parts.len(), expected.len());
+                    assert_eq!(parts.last(), expected.last());
+                    assert!(parts.iter().eq(expected.iter()), "{cpu} round {round} range {range:?} in parts");
                     let middle = range.start + ((range.end.min(len) - range.start) / 2 & !3);
                     if range.end.min(len) - range.start >= SPLIT_BYTES && expected.iter().all(|&(at, _)| at != middle) {
                         resynced += 1;
