@@ -23,3 +23,16 @@ pub use decode::Decoder;
 pub use inst::Inst;
 pub use processor::{Generation, Processor};
 pub use target::Target;
+
+/// A small deterministic pseudo-random generator for tests (xorshift64; `seed` must not be
+/// 0): fixed seeds make failures reproduce.
+#[cfg(test)]
+pub(crate) fn xorshift64(seed: u64) -> impl FnMut() -> u64 {
+    let mut state = seed;
+    move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    }
+}

@@ -1584,13 +1584,7 @@ mod tests {
     /// register-file shape.
     #[test]
     fn fast_plan_matches_general_loop() {
-        let mut state = 0x1234_5678_9abc_def0u64;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = crate::isa::xorshift64(0x1234_5678_9abc_def0);
         let mut compared = 0usize;
         for (name, features) in [("gfx803", ""), ("gfx906", ""), ("gfx90a", ""), ("gfx1030", ""), ("gfx1100", ""), ("gfx1100", "+real-true16"), ("gfx1200", "")] {
             let target = Target::from_name(name, features).unwrap();

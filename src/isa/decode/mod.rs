@@ -474,13 +474,7 @@ mod tests {
             ("gfx1200", ""),
             ("gfx1250", ""),
         ];
-        let mut state = 0x2545_f491_4f6c_dd1du64;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = crate::isa::xorshift64(0x2545_f491_4f6c_dd1d);
         let mut checked = 0;
         let mut remembered8 = 0;
         for (cpu, features) in targets {

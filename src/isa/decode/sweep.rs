@@ -170,13 +170,7 @@ mod tests {
     /// including where the second cursor starts inside an instruction.
     #[test]
     fn two_cursors_sweep_as_one() {
-        let mut state = 0x853c_49e6_748f_ea9bu64;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = crate::isa::xorshift64(0x853c_49e6_748f_ea9b);
         let mut resynced = 0;
         let mut parts = Swept::default();
         for (cpu, features) in [("gfx900", ""), ("gfx90a", ""), ("gfx1030", ""), ("gfx1100", ""), ("gfx1200", ""), ("gfx1250", "")] {

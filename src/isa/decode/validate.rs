@@ -336,13 +336,7 @@ mod tests {
             ("gfx1100", "+real-true16"),
             ("gfx1200", ""),
         ];
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = crate::isa::xorshift64(0x9e37_79b9_7f4a_7c15);
         let mut scratch = Operands::new();
         let mut checked = 0;
         for (cpu, features) in targets {
