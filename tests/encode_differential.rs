@@ -154,7 +154,7 @@ fn reason(decoder: &Decoder, inst: &Inst, ours: &Inst, llvm: &[u8]) -> String {
 
 /// Our assembler (parser + encoder) on `text`, which LLVM assembled to `theirs`: the same bytes,
 /// a refusal (counted by reason), or other bytes (a bug, counted apart).
-fn compare_assemblers(tally: &mut Tally, parser: &Parser, (cpu, mattr): (&str, &str), text: &str, theirs: &[u8]) {
+fn compare_assemblers(tally: &mut Tally, parser: &Parser, decoder: &Decoder, (cpu, mattr): (&str, &str), text: &str, theirs: &[u8]) {
     tally.llvm_accepted_assembled += 1;
     let (why, detail) = match parser.parse(text) {
         Ok(p) if p.inst.bytes() == theirs => {
@@ -172,8 +172,7 @@ fn compare_assemblers(tally: &mut Tally, parser: &Parser, (cpu, mattr): (&str, &
         ),
         Ok(p) => {
             tally.assembled_other += 1;
-            let decoder = Decoder::new(*parser.target());
-            (format!("OTHER BYTES: {}", reason(&decoder, &p.inst, &p.inst, theirs)), format!("ours {}", hex(&p.inst.bytes())))
+            (format!("OTHER BYTES: {}", reason(decoder, &p.inst, &p.inst, theirs)), format!("ours {}", hex(&p.inst.bytes())))
         }
         Err(e) => ("our parser refuses".to_owned(), e.to_string()),
     };
@@ -262,7 +261,7 @@ fn random_instructions_encode_like_llvm() {
                     // The two assemblers on the same text (in a debug build every eighth line:
                     // parsing is slow unoptimised; release and GFXPATCH_DIFF_ASSEMBLE=all take all).
                     if tally.llvm_accepted % assemble_every == 0 {
-                        compare_assemblers(tally, &parser, (cpu, mattr), text, theirs);
+                        compare_assemblers(tally, &parser, &decoder, (cpu, mattr), text, theirs);
                     }
                 }
                 let example = |detail: &str| format!("`{text}` {} {detail}", hex(&inst.bytes()));
