@@ -178,6 +178,12 @@ impl Decoder {
     /// zero-padded; callers stop at the end of their range).
     #[inline]
     pub fn decode(&self, bytes: &[u8]) -> Inst {
+        self.decode_inline(bytes)
+    }
+
+    /// [`Decoder::decode`], always inlined (the sweep's loop).
+    #[inline(always)]
+    pub(super) fn decode_inline(&self, bytes: &[u8]) -> Inst {
         // The memo is used only with every byte a decode may read at hand (a full
         // `max_bytes`), so the decode is a function of the bytes alone; see [`memo`] for why
         // each kind of note gives what decoding afresh gives.
@@ -188,7 +194,16 @@ impl Decoder {
         let dword = head as u32;
         let stored = self.memo[memo_slot(dword)].get();
         let note = (stored >> 32) as u32;
-        if stored as u32 == dword && note >> 16 & 0xff != 0 {
+        // The 8-byte memo is probed too, whatever the first-dword memo says, and the two
+        // answers selected without a branch: a branch on which memo answers (half the
+        // instructions repeat their first dword, a third of them only their first 8 bytes)
+        // would be mispredicted often.
+        let qword = head as u64;
+        let stored8 = self.memo8[memo8_slot(qword)].get();
+        let note1 = if stored as u32 == dword { note } else { 0 };
+        let note8 = if stored8 as u64 == qword { (stored8 >> 64) as u32 } else { 0 };
+        let note = if note1 >> 16 & 0xff != 0 { note1 } else { note8 };
+        if note >> 16 & 0xff != 0 {
             return from_note(note, head, bytes);
         }
         self.decode_noted(bytes, head, stored)
@@ -202,12 +217,6 @@ impl Decoder {
         let qword = head as u64;
         let note = (stored >> 32) as u32;
         let noted = stored as u32 == dword && note != 0;
-        if noted {
-            let stored8 = self.memo8[memo8_slot(qword)].get();
-            if stored8 as u64 == qword && stored8 >> 64 != 0 {
-                return from_note((stored8 >> 64) as u32, head, bytes);
-            }
-        }
         let (inst, read) = if noted && note & 3 == memo::SCAN {
             let (at, count) = memo::scan_of(note);
             let entries = &self.dispatch.entries()[at..at + count];

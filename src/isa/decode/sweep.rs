@@ -65,7 +65,7 @@ impl Decoder {
     /// to the end of `bytes`, as [`Decoder::decode`] of `&bytes[offset..]`).
     pub fn sweep(&self, bytes: &[u8], range: Range<usize>, out: &mut Vec<(usize, Inst)>) {
         let mut second = Vec::new();
-        let from = self.sweep_by(bytes, range, out, &mut second, Decoder::decode);
+        let from = self.sweep_by::<true>(bytes, range, out, &mut second);
         out.extend_from_slice(&second[from..]);
     }
 
@@ -73,25 +73,24 @@ impl Decoder {
     /// instructions where it put them.
     pub fn sweep_into(&self, bytes: &[u8], range: Range<usize>, swept: &mut Swept) {
         swept.first.clear();
-        swept.from = self.sweep_by(bytes, range, &mut swept.first, &mut swept.second, Decoder::decode);
+        swept.from = self.sweep_by::<true>(bytes, range, &mut swept.first, &mut swept.second);
     }
 
     /// [`Decoder::sweep_into`] without the memo (for measuring it).
     pub fn sweep_uncached_into(&self, bytes: &[u8], range: Range<usize>, swept: &mut Swept) {
         swept.first.clear();
-        swept.from = self.sweep_by(bytes, range, &mut swept.first, &mut swept.second, Decoder::decode_uncached);
+        swept.from = self.sweep_by::<false>(bytes, range, &mut swept.first, &mut swept.second);
     }
 
     /// The sweep: its instructions appended to `out`, then `second[from..]` (the returned
     /// `from`; `second` is cleared first).
     #[inline(always)]
-    fn sweep_by(
+    fn sweep_by<const MEMO: bool>(
         &self,
         bytes: &[u8],
         range: Range<usize>,
         out: &mut Vec<(usize, Inst)>,
         second: &mut Vec<(usize, Inst)>,
-        decode: impl Fn(&Decoder, &[u8]) -> Inst + Copy,
     ) -> usize {
         second.clear();
         let Range { start, end } = range;
@@ -102,22 +101,22 @@ impl Decoder {
         // No instruction is shorter than 4 bytes: one reservation, never a reallocation.
         out.reserve((end - start).div_ceil(4));
         if end - start < SPLIT_BYTES {
-            self.sweep_one(bytes, start, end, out, decode);
+            self.sweep_one::<MEMO>(bytes, start, end, out);
             return 0;
         }
         let middle = start + ((end - start) / 2 & !3);
         second.reserve((end - middle).div_ceil(4));
         let (mut a, mut b) = (start, middle);
         while a < middle && b < end {
-            let first = decode(self, &bytes[a..]);
+            let first = self.decode_by::<MEMO>(&bytes[a..]);
             out.push((a, first));
             a += first.len();
-            let other = decode(self, &bytes[b..]);
+            let other = self.decode_by::<MEMO>(&bytes[b..]);
             second.push((b, other));
             b += other.len();
         }
-        a = self.sweep_one(bytes, a, middle, out, decode);
-        self.sweep_one(bytes, b, end, second, decode);
+        a = self.sweep_one::<MEMO>(bytes, a, middle, out);
+        self.sweep_one::<MEMO>(bytes, b, end, second);
         // The first cursor carries on until it starts an instruction where the second did.
         let mut j = 0;
         while a < end {
@@ -127,18 +126,24 @@ impl Decoder {
             if j < second.len() && second[j].0 == a {
                 return j;
             }
-            let inst = decode(self, &bytes[a..]);
+            let inst = self.decode_by::<MEMO>(&bytes[a..]);
             out.push((a, inst));
             a += inst.len();
         }
         second.len()
     }
 
+    /// [`Decoder::decode`] (inlined) or, without `MEMO`, [`Decoder::decode_uncached`].
+    #[inline(always)]
+    fn decode_by<const MEMO: bool>(&self, bytes: &[u8]) -> Inst {
+        if MEMO { self.decode_inline(bytes) } else { self.decode_uncached(bytes) }
+    }
+
     /// One cursor from `at` while below `end`; where it stops.
     #[inline(always)]
-    fn sweep_one(&self, bytes: &[u8], mut at: usize, end: usize, out: &mut Vec<(usize, Inst)>, decode: impl Fn(&Decoder, &[u8]) -> Inst) -> usize {
+    fn sweep_one<const MEMO: bool>(&self, bytes: &[u8], mut at: usize, end: usize, out: &mut Vec<(usize, Inst)>) -> usize {
         while at < end {
-            let inst = decode(self, &bytes[at..]);
+            let inst = self.decode_by::<MEMO>(&bytes[at..]);
             out.push((at, inst));
             at += inst.len();
         }
