@@ -201,18 +201,18 @@ impl Decoder {
         let qword = head as u64;
         let stored8 = self.memo8[memo8_slot(qword)].get();
         let note1 = if stored as u32 == dword { note } else { 0 };
-        let note8 = if stored8 as u64 == qword { (stored8 >> 64) as u32 } else { 0 };
-        let note = if note1 >> 16 & 0xff != 0 { note1 } else { note8 };
-        if note >> 16 & 0xff != 0 {
-            return from_note(note, head, bytes);
-        }
-        self.decode_noted(bytes, head, stored)
+        let note8 = std::hint::select_unpredictable(stored8 as u64 == qword, (stored8 >> 64) as u32, 0);
+        let note = std::hint::select_unpredictable(note1 >> 16 & 0xff != 0, note1, note8);
+        // Every decode comes to a result note: the instruction is built in one place, from
+        // the note and the bytes.
+        let note = if note >> 16 & 0xff != 0 { note } else { self.decode_noted(bytes, head, stored) };
+        from_note(note, head, bytes)
     }
 
     /// A first-dword memo miss (or a note that is not a result): the 8-byte memo, else
     /// decode, and note the outcome under the first dword and the first 8 bytes.
     #[inline(never)]
-    fn decode_noted(&self, bytes: &[u8], head: u128, stored: u64) -> Inst {
+    fn decode_noted(&self, bytes: &[u8], head: u128, stored: u64) -> u32 {
         let dword = head as u32;
         let qword = head as u64;
         let note = (stored >> 32) as u32;
@@ -249,7 +249,7 @@ impl Decoder {
             let note = result_note(&inst);
             self.memo8[memo8_slot(qword)].set(u128::from(qword) | u128::from(note) << 64);
         }
-        inst
+        result_note(&inst)
     }
 
     /// A decode with fewer than `max_bytes` (or 16) bytes at hand: without the memo.
