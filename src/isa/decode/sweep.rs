@@ -101,22 +101,26 @@ impl Decoder {
         // No instruction is shorter than 4 bytes: one reservation, never a reallocation.
         out.reserve((end - start).div_ceil(4));
         if end - start < SPLIT_BYTES {
-            self.sweep_one::<MEMO>(bytes, start, end, out);
+            self.sweep_one::<MEMO>(bytes, start, end, &mut Appender::new(out));
             return 0;
         }
         let middle = start + ((end - start) / 2 & !3);
         second.reserve((end - middle).div_ceil(4));
         let (mut a, mut b) = (start, middle);
-        while a < middle && b < end {
-            let first = self.decode_by::<MEMO>(&bytes[a..]);
-            out.push((a, first));
-            a += first.len();
-            let other = self.decode_by::<MEMO>(&bytes[b..]);
-            second.push((b, other));
-            b += other.len();
+        let mut first = Appender::new(out);
+        {
+            let mut other = Appender::new(second);
+            while a < middle && b < end {
+                let inst = self.decode_by::<MEMO>(&bytes[a..]);
+                first.push(a, inst);
+                a += inst.len();
+                let inst = self.decode_by::<MEMO>(&bytes[b..]);
+                other.push(b, inst);
+                b += inst.len();
+            }
+            a = self.sweep_one::<MEMO>(bytes, a, middle, &mut first);
+            self.sweep_one::<MEMO>(bytes, b, end, &mut other);
         }
-        a = self.sweep_one::<MEMO>(bytes, a, middle, out);
-        self.sweep_one::<MEMO>(bytes, b, end, second);
         // The first cursor carries on until it starts an instruction where the second did.
         let mut j = 0;
         while a < end {
@@ -127,7 +131,7 @@ impl Decoder {
                 return j;
             }
             let inst = self.decode_by::<MEMO>(&bytes[a..]);
-            out.push((a, inst));
+            first.push(a, inst);
             a += inst.len();
         }
         second.len()
@@ -141,13 +145,44 @@ impl Decoder {
 
     /// One cursor from `at` while below `end`; where it stops.
     #[inline(always)]
-    fn sweep_one<const MEMO: bool>(&self, bytes: &[u8], mut at: usize, end: usize, out: &mut Vec<(usize, Inst)>) -> usize {
+    fn sweep_one<const MEMO: bool>(&self, bytes: &[u8], mut at: usize, end: usize, out: &mut Appender) -> usize {
         while at < end {
             let inst = self.decode_by::<MEMO>(&bytes[at..]);
-            out.push((at, inst));
+            out.push(at, inst);
             at += inst.len();
         }
         at
+    }
+}
+
+/// Appends a cursor's instructions to a vector whose capacity was reserved for them: each is
+/// written straight into the spare capacity, and the length is set once, when the appender
+/// is dropped (`Vec::push` checks the capacity and stores the length at every instruction,
+/// and has each instruction built on the stack first).
+struct Appender<'a> {
+    vec: &'a mut Vec<(usize, Inst)>,
+    added: usize,
+}
+
+impl<'a> Appender<'a> {
+    fn new(vec: &'a mut Vec<(usize, Inst)>) -> Appender<'a> {
+        Appender { vec, added: 0 }
+    }
+
+    /// Appends `(at, inst)`; panics (never writes out of bounds) if the capacity is short.
+    #[inline(always)]
+    fn push(&mut self, at: usize, inst: Inst) {
+        self.vec.spare_capacity_mut()[self.added].write((at, inst));
+        self.added += 1;
+    }
+}
+
+impl Drop for Appender<'_> {
+    fn drop(&mut self) {
+        let len = self.vec.len() + self.added;
+        // SAFETY: `push` wrote the `added` slots after the length, in order, and the
+        // capacity covers them (it indexes the spare capacity with bounds checks).
+        unsafe { self.vec.set_len(len) }
     }
 }
 
