@@ -64,14 +64,14 @@ impl Program {
             let (start, end) = (w[0], w[1]);
             decoder.sweep_into(bytes, (start - text.address) as usize..(end - text.address) as usize, &mut region);
             // Only a region's last instruction can run past its end.
-            if let Some(&(offset, inst)) = region.last() {
+            if let Some((offset, inst)) = region.last(bytes) {
                 let at = text.address + offset as u64;
                 if at + inst.len() as u64 > end {
                     let next = starts.get(&end).map_or_else(|| "the end of .text".to_owned(), |(name, _)| name.clone());
                     return Err(BuildError::Straddle { address: at, next, next_address: end });
                 }
             }
-            insts.extend(region.iter().map(|&(offset, inst)| (text.address + offset as u64, inst)));
+            insts.extend(region.iter(bytes).map(|(offset, inst)| (text.address + offset as u64, inst)));
         }
         let is_start: HashSet<u64> = insts.iter().map(|&(a, _)| a).collect();
         let kinds: Vec<Kind> = insts.iter().map(|(a, i)| classify(i, *a)).collect();

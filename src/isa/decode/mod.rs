@@ -130,9 +130,31 @@ fn memo8_slot(qword: u64) -> usize {
 }
 
 /// The note of a result: its encoding, length and tail position (see [`memo`]).
-fn result_note(inst: &Inst) -> u32 {
+pub(super) fn result_note(inst: &Inst) -> u32 {
     let encoding = inst.encoding_index().unwrap_or(RAW_INDEX);
     u32::from(encoding) | (inst.len() as u32) << 16 | (inst.tail_at() as u32) << 24
+}
+
+/// The length in bytes of the instruction a result note stands for.
+#[inline(always)]
+pub(super) fn note_len(note: u32) -> usize {
+    (note >> 16) as u8 as usize
+}
+
+/// The instruction a result note stands for, over `bytes` from its start (zero-padded when
+/// shorter than the instruction: a trailing fragment decodes as a raw word).
+#[inline(always)]
+pub(super) fn inst_of_note(note: u32, bytes: &[u8]) -> Inst {
+    let len = note_len(note);
+    match bytes.first_chunk::<16>() {
+        Some(head) if bytes.len() >= len => from_note(note, u128::from_le_bytes(*head), bytes),
+        _ => {
+            let mut padded = [0u8; 20];
+            let n = bytes.len().min(len).min(20);
+            padded[..n].copy_from_slice(&bytes[..n]);
+            from_note(note, read_head(&padded), &padded)
+        }
+    }
 }
 
 /// The instruction a result note stands for, over `bytes` (at least its length).
@@ -178,19 +200,39 @@ impl Decoder {
     /// zero-padded; callers stop at the end of their range).
     #[inline]
     pub fn decode(&self, bytes: &[u8]) -> Inst {
-        self.decode_inline(bytes)
+        match self.memo_head(bytes) {
+            Some(head) => from_note(self.decode_note(bytes, head), head, bytes),
+            None => self.decode_short(bytes),
+        }
     }
 
-    /// [`Decoder::decode`], always inlined (the sweep's loop).
+    /// The leading 16 bytes of `bytes` within the limit, if every byte a decode may read is
+    /// at hand (a full `max_bytes`): the memo is used only then, so that the decode is a
+    /// function of the bytes alone.
     #[inline(always)]
-    pub(super) fn decode_inline(&self, bytes: &[u8]) -> Inst {
-        // The memo is used only with every byte a decode may read at hand (a full
-        // `max_bytes`), so the decode is a function of the bytes alone; see [`memo`] for why
-        // each kind of note gives what decoding afresh gives.
+    fn memo_head(&self, bytes: &[u8]) -> Option<u128> {
         let (Some(head), true) = (bytes.first_chunk::<16>(), bytes.len() >= self.max_bytes) else {
-            return self.decode_short(bytes);
+            return None;
         };
-        let head = u128::from_le_bytes(*head) & self.head_mask;
+        Some(u128::from_le_bytes(*head) & self.head_mask)
+    }
+
+    /// The result note of the instruction at the start of `bytes` (see [`memo`]), with the
+    /// memo if every byte a decode may read is at hand; the sweep keeps notes, not
+    /// instructions.
+    #[inline(always)]
+    pub(super) fn note(&self, bytes: &[u8]) -> u32 {
+        match self.memo_head(bytes) {
+            Some(head) => self.decode_note(bytes, head),
+            None => result_note(&self.decode_short(bytes)),
+        }
+    }
+
+    /// The result note of the instruction whose leading 16 bytes within the limit are
+    /// `head`, with `max_bytes` of `bytes` at hand. See [`memo`] for why each kind of note
+    /// gives what decoding afresh gives.
+    #[inline(always)]
+    fn decode_note(&self, bytes: &[u8], head: u128) -> u32 {
         let dword = head as u32;
         let stored = self.memo[memo_slot(dword)].get();
         let note = (stored >> 32) as u32;
@@ -203,10 +245,7 @@ impl Decoder {
         let note1 = if stored as u32 == dword { note } else { 0 };
         let note8 = std::hint::select_unpredictable(stored8 as u64 == qword, (stored8 >> 64) as u32, 0);
         let note = std::hint::select_unpredictable(note1 >> 16 & 0xff != 0, note1, note8);
-        // Every decode comes to a result note: the instruction is built in one place, from
-        // the note and the bytes.
-        let note = if note >> 16 & 0xff != 0 { note } else { self.decode_noted(bytes, head, stored) };
-        from_note(note, head, bytes)
+        if note >> 16 & 0xff != 0 { note } else { self.decode_noted(bytes, head, stored) }
     }
 
     /// A first-dword memo miss (or a note that is not a result): the 8-byte memo, else

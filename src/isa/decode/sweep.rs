@@ -14,33 +14,41 @@
 
 use std::ops::Range;
 
-use super::Decoder;
+use super::{inst_of_note, note_len, result_note, Decoder};
 use crate::isa::inst::Inst;
 
 /// Ranges shorter than this (a few hundred instructions) are swept with one cursor: a choice,
 /// not a measured break-even; short functions keep one vector and no hand-over.
 const SPLIT_BYTES: usize = 2048;
 
-/// A sweep's instructions in the two vectors its cursors filled, so that consumers that copy
-/// them anyway (into their own structures) need not have them put together first: the sweep
-/// is `first` followed by `second[from..]`. Reused between sweeps, it keeps its allocations.
+/// A sweep's instructions as the decoder's result notes: 4 bytes each (encoding, length and
+/// literal position), the words left in the swept bytes, where they already are; an [`Inst`]
+/// is made from a note and the bytes when asked for ([`Swept::iter`]). Offsets are implied:
+/// each instruction starts where the one before it ends. The sweep is `first` from
+/// `first_at`, then `second[from..]` from `second_at`, in the two vectors its cursors filled.
+/// Reused between sweeps, it keeps its allocations.
 #[derive(Default)]
 pub struct Swept {
-    first: Vec<(usize, Inst)>,
-    second: Vec<(usize, Inst)>,
+    first: Vec<u32>,
+    first_at: usize,
+    second: Vec<u32>,
     from: usize,
+    second_at: usize,
+    /// Where the last instruction ends.
+    end: usize,
 }
 
 impl Swept {
-    /// The sweep's instructions, in order, as two slices.
-    pub fn parts(&self) -> [&[(usize, Inst)]; 2] {
-        [&self.first, &self.second[self.from..]]
-    }
-
-    /// The sweep's instructions in order, with their offsets.
-    pub fn iter(&self) -> impl Iterator<Item = &(usize, Inst)> {
-        let [a, b] = self.parts();
-        a.iter().chain(b)
+    /// The sweep's instructions in order, with their offsets, over the swept `bytes`.
+    pub fn iter<'a>(&'a self, bytes: &'a [u8]) -> impl Iterator<Item = (usize, Inst)> + 'a {
+        let part = |notes: &'a [u32], mut at: usize| {
+            notes.iter().map(move |&note| {
+                let inst = (at, inst_of_note(note, &bytes[at..]));
+                at += note_len(note);
+                inst
+            })
+        };
+        part(&self.first, self.first_at).chain(part(&self.second[self.from..], self.second_at))
     }
 
     pub fn len(&self) -> usize {
@@ -51,10 +59,11 @@ impl Swept {
         self.len() == 0
     }
 
-    /// The last instruction and its offset.
-    pub fn last(&self) -> Option<&(usize, Inst)> {
-        let [a, b] = self.parts();
-        b.last().or(a.last())
+    /// The last instruction and its offset, over the swept `bytes`.
+    pub fn last(&self, bytes: &[u8]) -> Option<(usize, Inst)> {
+        let note = *self.second[self.from..].last().or(self.first.last())?;
+        let at = self.end - note_len(note);
+        Some((at, inst_of_note(note, &bytes[at..])))
     }
 }
 
@@ -64,115 +73,110 @@ impl Decoder {
     /// that the sweep reaches (the last may run past `range.end`; each decode sees the bytes
     /// to the end of `bytes`, as [`Decoder::decode`] of `&bytes[offset..]`).
     pub fn sweep(&self, bytes: &[u8], range: Range<usize>, out: &mut Vec<(usize, Inst)>) {
-        let mut second = Vec::new();
-        let from = self.sweep_by::<true>(bytes, range, out, &mut second);
-        out.extend_from_slice(&second[from..]);
+        let mut swept = Swept::default();
+        self.sweep_into(bytes, range, &mut swept);
+        out.extend(swept.iter(bytes));
     }
 
-    /// [`Decoder::sweep`] into `swept` (cleared first), leaving the second cursor's
-    /// instructions where it put them.
+    /// [`Decoder::sweep`] into `swept` (emptied first), as notes.
     pub fn sweep_into(&self, bytes: &[u8], range: Range<usize>, swept: &mut Swept) {
-        swept.first.clear();
-        swept.from = self.sweep_by::<true>(bytes, range, &mut swept.first, &mut swept.second);
+        self.sweep_by::<true>(bytes, range, swept);
     }
 
     /// [`Decoder::sweep_into`] without the memo (for measuring it).
     pub fn sweep_uncached_into(&self, bytes: &[u8], range: Range<usize>, swept: &mut Swept) {
-        swept.first.clear();
-        swept.from = self.sweep_by::<false>(bytes, range, &mut swept.first, &mut swept.second);
+        self.sweep_by::<false>(bytes, range, swept);
     }
 
-    /// The sweep: its instructions appended to `out`, then `second[from..]` (the returned
-    /// `from`; `second` is cleared first).
+    /// The sweep, into `swept`.
     #[inline(always)]
-    fn sweep_by<const MEMO: bool>(
-        &self,
-        bytes: &[u8],
-        range: Range<usize>,
-        out: &mut Vec<(usize, Inst)>,
-        second: &mut Vec<(usize, Inst)>,
-    ) -> usize {
-        second.clear();
+    fn sweep_by<const MEMO: bool>(&self, bytes: &[u8], range: Range<usize>, swept: &mut Swept) {
         let Range { start, end } = range;
         let end = end.min(bytes.len());
+        swept.first.clear();
+        swept.second.clear();
+        (swept.first_at, swept.from, swept.second_at, swept.end) = (start, 0, start, start);
         if end <= start {
-            return 0;
+            return;
         }
         // No instruction is shorter than 4 bytes: one reservation, never a reallocation.
-        out.reserve((end - start).div_ceil(4));
+        swept.first.reserve((end - start).div_ceil(4));
         if end - start < SPLIT_BYTES {
-            self.sweep_one::<MEMO>(bytes, start, end, &mut Appender::new(out));
-            return 0;
+            swept.end = self.sweep_one::<MEMO>(bytes, start, end, &mut Appender::new(&mut swept.first));
+            return;
         }
         let middle = start + ((end - start) / 2 & !3);
-        second.reserve((end - middle).div_ceil(4));
+        swept.second.reserve((end - middle).div_ceil(4));
         let (mut a, mut b) = (start, middle);
-        let mut first = Appender::new(out);
+        let mut first = Appender::new(&mut swept.first);
         {
-            let mut other = Appender::new(second);
+            let mut second = Appender::new(&mut swept.second);
             while a < middle && b < end {
-                let inst = self.decode_by::<MEMO>(&bytes[a..]);
-                first.push(a, inst);
-                a += inst.len();
-                let inst = self.decode_by::<MEMO>(&bytes[b..]);
-                other.push(b, inst);
-                b += inst.len();
+                let note = self.note_by::<MEMO>(&bytes[a..]);
+                first.push(note);
+                a += note_len(note);
+                let note = self.note_by::<MEMO>(&bytes[b..]);
+                second.push(note);
+                b += note_len(note);
             }
             a = self.sweep_one::<MEMO>(bytes, a, middle, &mut first);
-            self.sweep_one::<MEMO>(bytes, b, end, &mut other);
+            b = self.sweep_one::<MEMO>(bytes, b, end, &mut second);
         }
         // The first cursor carries on until it starts an instruction where the second did.
-        let mut j = 0;
+        let second = &swept.second;
+        let (mut j, mut at_j) = (0, middle);
         while a < end {
-            while j < second.len() && second[j].0 < a {
+            while j < second.len() && at_j < a {
+                at_j += note_len(second[j]);
                 j += 1;
             }
-            if j < second.len() && second[j].0 == a {
-                return j;
+            if j < second.len() && at_j == a {
+                (swept.from, swept.second_at, swept.end) = (j, at_j, b);
+                return;
             }
-            let inst = self.decode_by::<MEMO>(&bytes[a..]);
-            first.push(a, inst);
-            a += inst.len();
+            let note = self.note_by::<MEMO>(&bytes[a..]);
+            first.push(note);
+            a += note_len(note);
         }
-        second.len()
+        (swept.from, swept.second_at, swept.end) = (second.len(), a, a);
     }
 
-    /// [`Decoder::decode`] (inlined) or, without `MEMO`, [`Decoder::decode_uncached`].
+    /// The result note of the instruction at the start of `bytes`, with the memo or (without
+    /// `MEMO`) as [`Decoder::decode_uncached`] decodes it.
     #[inline(always)]
-    fn decode_by<const MEMO: bool>(&self, bytes: &[u8]) -> Inst {
-        if MEMO { self.decode_inline(bytes) } else { self.decode_uncached(bytes) }
+    fn note_by<const MEMO: bool>(&self, bytes: &[u8]) -> u32 {
+        if MEMO { self.note(bytes) } else { result_note(&self.decode_uncached(bytes)) }
     }
 
     /// One cursor from `at` while below `end`; where it stops.
     #[inline(always)]
     fn sweep_one<const MEMO: bool>(&self, bytes: &[u8], mut at: usize, end: usize, out: &mut Appender) -> usize {
         while at < end {
-            let inst = self.decode_by::<MEMO>(&bytes[at..]);
-            out.push(at, inst);
-            at += inst.len();
+            let note = self.note_by::<MEMO>(&bytes[at..]);
+            out.push(note);
+            at += note_len(note);
         }
         at
     }
 }
 
-/// Appends a cursor's instructions to a vector whose capacity was reserved for them: each is
-/// written straight into the spare capacity, and the length is set once, when the appender
-/// is dropped (`Vec::push` checks the capacity and stores the length at every instruction,
-/// and has each instruction built on the stack first).
+/// Appends a cursor's notes to a vector whose capacity was reserved for them: each is written
+/// straight into the spare capacity, and the length is set once, when the appender is
+/// dropped (`Vec::push` checks the capacity and stores the length at every instruction).
 struct Appender<'a> {
-    vec: &'a mut Vec<(usize, Inst)>,
+    vec: &'a mut Vec<u32>,
     added: usize,
 }
 
 impl<'a> Appender<'a> {
-    fn new(vec: &'a mut Vec<(usize, Inst)>) -> Appender<'a> {
+    fn new(vec: &'a mut Vec<u32>) -> Appender<'a> {
         Appender { vec, added: 0 }
     }
 
-    /// Appends `(at, inst)`; panics (never writes out of bounds) if the capacity is short.
+    /// Appends `note`; panics (never writes out of bounds) if the capacity is short.
     #[inline(always)]
-    fn push(&mut self, at: usize, inst: Inst) {
-        self.vec.spare_capacity_mut()[self.added].write((at, inst));
+    fn push(&mut self, note: u32) {
+        self.vec.spare_capacity_mut()[self.added].write(note);
         self.added += 1;
     }
 }
@@ -242,8 +246,8 @@ mod tests {
                     // In two parts (a reused `Swept`), the same instructions.
                     decoder.sweep_into(&bytes, range.clone(), &mut parts);
                     assert_eq!(parts.len(), expected.len());
-                    assert_eq!(parts.last(), expected.last());
-                    assert!(parts.iter().eq(expected.iter()), "{cpu} round {round} range {range:?} in parts");
+                    assert_eq!(parts.last(&bytes), expected.last().copied());
+                    assert!(parts.iter(&bytes).eq(expected.iter().copied()), "{cpu} round {round} range {range:?} in parts");
                     let middle = range.start + ((range.end.min(len) - range.start) / 2 & !3);
                     if range.end.min(len) - range.start >= SPLIT_BYTES && expected.iter().all(|&(at, _)| at != middle) {
                         resynced += 1;
