@@ -258,6 +258,16 @@ impl Decoder {
         let noted = stored as u32 == dword && note != 0;
         let (inst, read) = if noted && note & 3 == memo::SCAN {
             let (at, count) = memo::scan_of(note);
+            // Mostly the first candidate left is the decode: its pattern and its compiled
+            // validation are checked here, without the scan's bookkeeping.
+            if count > 0
+                && let Some((note, read)) = self.sure_candidate(&self.dispatch.entries()[at], head)
+            {
+                if read <= 8 {
+                    self.memo8[memo8_slot(qword)].set(u128::from(qword) | u128::from(note) << 64);
+                }
+                return note;
+            }
             let entries = &self.dispatch.entries()[at..at + count];
             // The walk and the candidates before `at` read the first dword only.
             let (inst, trace) = self.scan::<true>(entries, head, &bytes[..self.max_bytes]);
@@ -289,6 +299,23 @@ impl Decoder {
             self.memo8[memo8_slot(qword)].set(u128::from(qword) | u128::from(note) << 64);
         }
         result_note(&inst)
+    }
+
+    /// The result note [`Decoder::scan`] comes to when `entry` is the first candidate it
+    /// tries and decodes `head` without a literal (its whole pattern matches, its compiled
+    /// validation passes, no source selects a literal), with the bytes that read; `None` if
+    /// it does not (the scan decides).
+    #[inline]
+    fn sure_candidate(&self, entry: &Entry, head: u128) -> Option<(u32, usize)> {
+        let (size, tail_at) = (usize::from(entry.size), usize::from(entry.tail_at));
+        if head & entry.mask != entry.value || entry.count == dispatch::NOT_COMPILED || size > self.max_bytes || tail_at != size {
+            return None;
+        }
+        if self.dispatch.fast_validate(entry, head) != validate::VERDICT_OK {
+            return None;
+        }
+        let read = size.max(usize::from(entry.mask_bytes).next_multiple_of(4));
+        Some((u32::from(entry.index) | (size as u32) << 16 | (tail_at as u32) << 24, read))
     }
 
     /// A decode with fewer than `max_bytes` (or 16) bytes at hand: without the memo.
