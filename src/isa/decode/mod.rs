@@ -39,7 +39,9 @@ pub use sweep::Swept;
 /// the first candidate that could match is, so a repeat costs one probe and one candidate.
 /// A decode that read into the second dword but no further (most 64-bit forms: VOP3, SMEM,
 /// FLAT, DS, MUBUF, whose sources there are validated) is remembered under the first 8
-/// bytes too, so a repeated 64-bit instruction costs two probes.
+/// bytes too. Every decode probes both memos and selects an answer without a branch; what
+/// it comes to is a result note (encoding, length, literal position: the instruction, given
+/// its bytes), which a sweep keeps as it is ([`Swept`]) and `decode` turns into an [`Inst`].
 pub struct Decoder {
     target: Target,
     dispatch: Arc<Dispatch>,
@@ -248,8 +250,8 @@ impl Decoder {
         if note >> 16 & 0xff != 0 { note } else { self.decode_noted(bytes, head, stored) }
     }
 
-    /// A first-dword memo miss (or a note that is not a result): the 8-byte memo, else
-    /// decode, and note the outcome under the first dword and the first 8 bytes.
+    /// Neither memo holds a result: decode (from the candidate a SCAN note points at, or
+    /// afresh) and note the outcome under the first dword and the first 8 bytes.
     #[inline(never)]
     fn decode_noted(&self, bytes: &[u8], head: u128, stored: u64) -> u32 {
         let dword = head as u32;

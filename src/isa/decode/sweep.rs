@@ -11,6 +11,10 @@
 //! decode the same instructions. (Instruction streams fall into step within an instruction or
 //! two; if they never do, the first cursor decodes to the end alone.) The result is exactly
 //! the one-cursor sweep's.
+//!
+//! A sweep keeps each instruction as the decoder's 4-byte result note, not as an [`Inst`]
+//! (24 bytes of which 20 copy the instruction's words): the words are in the swept bytes
+//! already, so an instruction is made from its note and the bytes when a consumer asks.
 
 use std::ops::Range;
 
