@@ -133,8 +133,19 @@ fn memo8_slot(qword: u64) -> usize {
 
 /// The note of a result: its encoding, length and tail position (see [`memo`]).
 pub(super) fn result_note(inst: &Inst) -> u32 {
-    let encoding = inst.encoding_index().unwrap_or(RAW_INDEX);
-    u32::from(encoding) | (inst.len() as u32) << 16 | (inst.tail_at() as u32) << 24
+    pack_result(inst.encoding_index().unwrap_or(RAW_INDEX), inst.len(), inst.tail_at())
+}
+
+/// A result note from its parts: `encoding | len << 16 | tail_at << 24`.
+#[inline(always)]
+fn pack_result(encoding: u16, len: usize, tail_at: usize) -> u32 {
+    u32::from(encoding) | (len as u32) << 16 | (tail_at as u32) << 24
+}
+
+/// Whether a note is a result (its length byte is set; a SCAN or FULL note's is 0).
+#[inline(always)]
+fn is_result(note: u32) -> bool {
+    note_len(note) != 0
 }
 
 /// The length in bytes of the instruction a result note stands for.
@@ -162,8 +173,7 @@ pub(super) fn inst_of_note(note: u32, bytes: &[u8]) -> Inst {
 /// The instruction a result note stands for, over `bytes` (at least its length).
 #[inline]
 fn from_note(note: u32, head: u128, bytes: &[u8]) -> Inst {
-    let len = (note >> 16) as u8 as usize;
-    Inst::from_head(note as u16, head, &bytes[..len], (note >> 24) as usize)
+    Inst::from_head(note as u16, head, &bytes[..note_len(note)], (note >> 24) as usize)
 }
 
 /// Leading bytes (a multiple of 4) that decide that a pattern test failed, from the bits
@@ -246,8 +256,8 @@ impl Decoder {
         let stored8 = self.memo8[memo8_slot(qword)].get();
         let note1 = if stored as u32 == dword { note } else { 0 };
         let note8 = std::hint::select_unpredictable(stored8 as u64 == qword, (stored8 >> 64) as u32, 0);
-        let note = std::hint::select_unpredictable(note1 >> 16 & 0xff != 0, note1, note8);
-        if note >> 16 & 0xff != 0 { note } else { self.decode_noted(bytes, head, stored) }
+        let note = std::hint::select_unpredictable(is_result(note1), note1, note8);
+        if is_result(note) { note } else { self.decode_noted(bytes, head, stored) }
     }
 
     /// Neither memo holds a result: decode (from the candidate a SCAN note points at, or
@@ -266,7 +276,7 @@ impl Decoder {
                 && let Some((note, read)) = self.sure_candidate(&self.dispatch.entries()[at], head)
             {
                 if read <= 8 {
-                    self.memo8[memo8_slot(qword)].set(u128::from(qword) | u128::from(note) << 64);
+                    self.remember8(qword, note);
                 }
                 return note;
             }
@@ -296,11 +306,17 @@ impl Decoder {
         };
         // A decode the first-dword memo does not hold as a result, that read no further than
         // 8 bytes, is a function of them.
+        let result = result_note(&inst);
         if read <= 8 && (noted || read > 4) {
-            let note = result_note(&inst);
-            self.memo8[memo8_slot(qword)].set(u128::from(qword) | u128::from(note) << 64);
+            self.remember8(qword, result);
         }
-        result_note(&inst)
+        result
+    }
+
+    /// Notes `result` under the first 8 bytes `qword` (a decode that read no further).
+    #[inline]
+    fn remember8(&self, qword: u64, result: u32) {
+        self.memo8[memo8_slot(qword)].set(u128::from(qword) | u128::from(result) << 64);
     }
 
     /// The result note [`Decoder::scan`] comes to when `entry` is the first candidate it
@@ -317,7 +333,7 @@ impl Decoder {
             return None;
         }
         let read = size.max(usize::from(entry.mask_bytes).next_multiple_of(4));
-        Some((u32::from(entry.index) | (size as u32) << 16 | (tail_at as u32) << 24, read))
+        Some((pack_result(entry.index, size, tail_at), read))
     }
 
     /// A decode with fewer than `max_bytes` (or 16) bytes at hand: without the memo.
