@@ -14,7 +14,7 @@ use crate::container::input::{Input, MappedFile};
 use crate::isa::encode::{encode, encode_like};
 use crate::isa::operand::{decode_operands, Operands};
 use crate::isa::decode::Swept;
-use crate::isa::{print, Decoder, Inst, Target};
+use crate::isa::{print, Decoders, Inst, Target};
 use crate::llvm::asm::LlvmAssembler;
 use crate::llvm::disasm::LlvmDisassembler;
 
@@ -142,8 +142,10 @@ fn measured(f: impl FnOnce() -> u64) -> u64 {
 /// One pass of decode over `work`, with the decoder's memo or without it (every instruction
 /// decoded afresh); the instruction count. Each section is decoded as the rewriter's program
 /// builder decodes a function's bytes: a linear sweep into two vectors of result notes, one
-/// per cursor ([`Decoder::sweep_into`]; the program builder makes each `Inst` from its note
-/// and the bytes as it copies it).
+/// per cursor ([`crate::isa::Decoder::sweep_into`]; the program builder makes each `Inst` from its note
+/// and the bytes as it copies it). Code objects of one target share a decoder, as `gfxpatch
+/// rewrite` and `disasm` share them ([`Decoders`]); a pass starts with none, so its memos
+/// start empty.
 #[inline(never)]
 fn pass_decode(work: &[Work], memo: bool) -> u64 {
     let mut n = 0u64;
@@ -166,14 +168,16 @@ fn pass_decode(work: &[Work], memo: bool) -> u64 {
     n
 }
 
-/// One pass of decode+print (text memo `memo`, starting empty) over `work`.
+/// One pass of decode+print (text memo `memo`, starting empty) over `work`, with decoders
+/// shared per target as in [`pass_decode`].
 #[inline(never)]
 fn pass_print(work: &[Work], memo: bool) -> u64 {
     print::clear_text_memo();
     let mut n = 0u64;
     let mut text = String::new();
+    let mut decoders = Decoders::default();
     for w in work {
-        let decoder = Decoder::new(w.target);
+        let decoder = decoders.for_target(w.target);
         for s in &w.sections {
             let mut at = 0;
             while at + 4 <= s.len() {
@@ -191,25 +195,6 @@ fn pass_print(work: &[Work], memo: bool) -> u64 {
         }
     }
     n
-}
-
-/// The decoders of one pass: code objects of one target share a decoder (and so its memo, a
-/// function of the bytes for a given target), as a library rewrite may; a pass starts with
-/// none, so its memos start empty.
-#[derive(Default)]
-struct Decoders(Vec<Decoder>);
-
-impl Decoders {
-    fn for_target(&mut self, target: Target) -> &Decoder {
-        let i = match self.0.iter().position(|d| *d.target() == target) {
-            Some(i) => i,
-            None => {
-                self.0.push(Decoder::new(target));
-                self.0.len() - 1
-            }
-        };
-        &self.0[i]
-    }
 }
 
 /// One pass of LLVM's disassembler over `work`.
@@ -240,8 +225,9 @@ struct ToEncode {
 fn bench_encode(work: &[Work]) -> anyhow::Result<()> {
     // Decode and print outside the timings: each side gets its natural input.
     let mut per_target: Vec<(Target, Vec<ToEncode>, Vec<String>)> = Vec::new();
+    let mut decoders = Decoders::default();
     for w in work {
-        let decoder = Decoder::new(w.target);
+        let decoder = decoders.for_target(w.target);
         let (mut insts, mut texts) = (Vec::new(), Vec::new());
         for s in &w.sections {
             let mut at = 0;

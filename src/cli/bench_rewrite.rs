@@ -15,7 +15,8 @@ use crate::container::CodeObject;
 use crate::isa::Target;
 use crate::llvm::disasm::LlvmDisassembler;
 use crate::pass;
-use crate::rewrite::{rewrite_object, Options};
+use crate::isa::Decoders;
+use crate::rewrite::{rewrite_object_with, Options};
 
 use super::bench::BenchArgs;
 
@@ -45,8 +46,10 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
     let rewrite = |options: &Options<'_>| {
         let mut n = 0u64;
         let mut refused = 0u64;
+        // As `gfxpatch rewrite` does on each thread; a pass starts with none.
+        let mut decoders = Decoders::default();
         for o in &objects {
-            let out = rewrite_object(o, options)?;
+            let out = rewrite_object_with(o, options, &mut decoders)?;
             n += out.instructions_before as u64;
             refused += u64::from(out.refused.is_some());
         }

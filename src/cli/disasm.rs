@@ -11,7 +11,7 @@ use crate::container::CodeObject;
 use crate::container::bundle::DecompressLimits;
 use crate::container::input::{Input, MappedFile};
 use crate::isa::listing;
-use crate::isa::{Decoder, Target};
+use crate::isa::{Decoders, Target};
 use crate::llvm::disasm::LlvmDisassembler;
 
 use super::disasm_json;
@@ -51,6 +51,7 @@ pub fn run(args: &DisasmArgs) -> anyhow::Result<()> {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let mut objects = Vec::new();
+    let mut decoders = Decoders::default();
     for (i, embedded) in input.objects.iter().enumerate() {
         let object = CodeObject::parse(&embedded.bytes)
             .with_context(|| format!("{path}: {}", embedded.describe(i)))?;
@@ -63,13 +64,13 @@ pub fn run(args: &DisasmArgs) -> anyhow::Result<()> {
         let wanted = |block_name: &str| args.kernel.as_ref().is_none_or(|k| k == block_name);
         let (text, blocks) = match args.backend {
             Backend::Gfxpatch => {
-                let decoder = Decoder::new(target);
-                let mut blocks = listing::blocks(&object, &decoder);
+                let decoder = decoders.for_target(target);
+                let mut blocks = listing::blocks(&object, decoder);
                 blocks.retain(|b| wanted(b.name));
                 if args.json {
-                    (None, disasm_json::ours(&blocks, &decoder))
+                    (None, disasm_json::ours(&blocks, decoder))
                 } else {
-                    (Some(listing::render(&blocks, &decoder)), Vec::new())
+                    (Some(listing::render(&blocks, decoder)), Vec::new())
                 }
             }
             Backend::Llvm => {

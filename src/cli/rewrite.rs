@@ -10,6 +10,7 @@ use rayon::prelude::*;
 use crate::container::bundle::DecompressLimits;
 use crate::container::input::{Input, InputKind, MappedFile};
 use crate::container::write::{write_file_atomically, write_input_keeping_misfits};
+use crate::isa::Decoders;
 use crate::pass::{self, Pass};
 use crate::rewrite::{self, Options, Outcome, PassReport, Report};
 
@@ -62,7 +63,10 @@ pub fn run(args: &RewriteArgs) -> anyhow::Result<()> {
         .objects
         .par_iter()
         .enumerate()
-        .map(|(i, o)| rewrite::rewrite_object(&o.bytes, &options).with_context(|| format!("{path}: {}", o.describe(i))))
+        // Each worker decodes its objects with decoders kept from one object to the next.
+        .map_init(Decoders::default, |decoders, (i, o)| {
+            rewrite::rewrite_object_with(&o.bytes, &options, decoders).with_context(|| format!("{path}: {}", o.describe(i)))
+        })
         .collect::<anyhow::Result<_>>()?;
     for o in &outcomes {
         print!("{}", o.listings);

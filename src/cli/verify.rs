@@ -7,6 +7,7 @@ use anyhow::{bail, Context as _};
 
 use crate::container::bundle::DecompressLimits;
 use crate::container::input::{Input, MappedFile};
+use crate::isa::Decoders;
 use crate::rewrite::verify;
 
 #[derive(clap::Args)]
@@ -21,8 +22,9 @@ pub fn run(args: &VerifyArgs) -> anyhow::Result<()> {
     let input = Input::parse(mapped.bytes(), &DecompressLimits::default()).with_context(|| path.clone())?;
     let mut failed = 0;
     let (mut functions, mut instructions, mut opaque) = (0, 0, 0);
+    let mut decoders = Decoders::default();
     for (i, o) in input.objects.iter().enumerate() {
-        match verify::structure(&o.bytes) {
+        match verify::structure_with(&o.bytes, &mut decoders) {
             Ok(s) => {
                 functions += s.functions;
                 instructions += s.instructions;

@@ -19,7 +19,7 @@ pub mod tablegen;
 mod tables;
 pub mod target;
 
-pub use decode::Decoder;
+pub use decode::{Decoder, Decoders};
 pub use inst::Inst;
 pub use processor::{Generation, Processor};
 pub use target::Target;

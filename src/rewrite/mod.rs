@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use crate::container::CodeObject;
 use crate::ir::Program;
-use crate::isa::{Decoder, Target};
+use crate::isa::{Decoders, Target};
 use crate::layout::{self, Layout};
 use crate::pass::{self, Pass, PassStats};
 
@@ -65,15 +65,27 @@ pub fn target_of(object: &CodeObject<'_>) -> anyhow::Result<Target> {
 
 /// Reads the program of an object.
 pub fn read_program(object: &CodeObject<'_>) -> anyhow::Result<Result<Program, crate::ir::BuildError>> {
+    read_program_with(object, &mut Decoders::default())
+}
+
+/// [`read_program`] with the decoder `decoders` holds for the object's target.
+pub fn read_program_with(object: &CodeObject<'_>, decoders: &mut Decoders) -> anyhow::Result<Result<Program, crate::ir::BuildError>> {
     let target = target_of(object)?;
-    Ok(Program::build(object, &Decoder::new(target)))
+    Ok(Program::build(object, decoders.for_target(target)))
 }
 
 /// Rewrites one code object.
 pub fn rewrite_object(data: &[u8], options: &Options<'_>) -> anyhow::Result<Outcome> {
+    rewrite_object_with(data, options, &mut Decoders::default())
+}
+
+/// [`rewrite_object`] with the decoders of a run over many objects (see [`Decoders`]): the
+/// input, and the output as it is verified, are decoded with the decoder `decoders` holds
+/// for the object's target.
+pub fn rewrite_object_with(data: &[u8], options: &Options<'_>, decoders: &mut Decoders) -> anyhow::Result<Outcome> {
     let object = CodeObject::parse(data)?;
     let mut out = Outcome { stats: options.passes.iter().map(|p| PassStats { name: p.name(), ..Default::default() }).collect(), ..Outcome::default() };
-    let mut program = match read_program(&object)? {
+    let mut program = match read_program_with(&object, decoders)? {
         Ok(p) => p,
         Err(e) => {
             out.refused = Some(e.to_string());
@@ -126,7 +138,7 @@ pub fn rewrite_object(data: &[u8], options: &Options<'_>) -> anyhow::Result<Outc
         }
     }
     let bytes = out.bytes.as_ref().unwrap();
-    if let Err(problems) = verify::against(data, &program, &laid, bytes) {
+    if let Err(problems) = verify::against(data, &program, &laid, bytes, decoders) {
         anyhow::bail!("the rewritten object fails verification: {}", problems.join("; "));
     }
     Ok(out)

@@ -15,10 +15,10 @@ use crate::ir::flow::{self, classify, Kind};
 use crate::ir::{Origin, Program};
 use crate::isa::operand::Value;
 use crate::isa::table::{Opcode, OperandName};
-use crate::isa::{Decoder, Inst};
+use crate::isa::{Decoder, Decoders, Inst};
 use crate::layout::Layout;
 
-use super::read_program;
+use super::read_program_with;
 
 /// What [`structure`] found in a sound object.
 #[derive(Debug, Default, serde::Serialize)]
@@ -34,8 +34,13 @@ pub struct Summary {
 
 /// Checks one object on its own; `Err` lists every problem.
 pub fn structure(data: &[u8]) -> Result<Summary, Vec<String>> {
+    structure_with(data, &mut Decoders::default())
+}
+
+/// [`structure`] with the decoder `decoders` holds for the object's target.
+pub fn structure_with(data: &[u8], decoders: &mut Decoders) -> Result<Summary, Vec<String>> {
     let object = CodeObject::parse(data).map_err(|e| vec![e.to_string()])?;
-    let program = read_program(&object).map_err(|e| vec![e.to_string()])?.map_err(|e| vec![e.to_string()])?;
+    let program = read_program_with(&object, decoders).map_err(|e| vec![e.to_string()])?.map_err(|e| vec![e.to_string()])?;
     let mut problems = Vec::new();
     let starts: HashSet<u64> = program.functions.iter().flat_map(|f| f.nodes()).filter_map(|n| n.origin.input_address()).collect();
     for f in &program.functions {
@@ -73,10 +78,11 @@ pub fn structure(data: &[u8]) -> Result<Summary, Vec<String>> {
     if problems.is_empty() { Ok(summary) } else { Err(problems) }
 }
 
-/// Checks `output`, the rewrite of `input` by the edits in `program` laid out as `layout`.
-pub fn against(input: &[u8], program: &Program, layout: &Layout, output: &[u8]) -> Result<(), Vec<String>> {
-    let before = structure(input).map_err(|p| p.into_iter().map(|p| format!("input: {p}")).collect::<Vec<_>>())?;
-    let after = structure(output)?;
+/// Checks `output`, the rewrite of `input` by the edits in `program` laid out as `layout`,
+/// decoding both with `decoders`.
+pub fn against(input: &[u8], program: &Program, layout: &Layout, output: &[u8], decoders: &mut Decoders) -> Result<(), Vec<String>> {
+    let before = structure_with(input, decoders).map_err(|p| p.into_iter().map(|p| format!("input: {p}")).collect::<Vec<_>>())?;
+    let after = structure_with(output, decoders)?;
     let mut problems = Vec::new();
     for d in &after.disagreements {
         if !before.disagreements.contains(d) {
@@ -97,7 +103,7 @@ pub fn against(input: &[u8], program: &Program, layout: &Layout, output: &[u8]) 
     }
     let in_bytes = &input[text.file_offset as usize..(text.file_offset + text.size) as usize];
     let out_bytes = &output[out_text.offset as usize..(out_text.offset + out_text.size) as usize];
-    let decoder = Decoder::new(program.target);
+    let decoder = decoders.for_target(program.target);
     let decode_in = |a: u64| decoder.decode(&in_bytes[(a - text.address) as usize..]);
     let decode_out = |a: u64| -> Option<Inst> {
         let at = a.checked_sub(out_text.address)? as usize;

@@ -473,6 +473,29 @@ fn raw(bytes: &[u8]) -> Inst {
     Inst::raw(u32::from_le_bytes(word))
 }
 
+/// The decoders of one run over many code objects (a library's), one per target: objects of
+/// a target share its decoder, and so its memo, which depends only on the bytes for a given
+/// target. A library holds many objects per target (a kernel family built once per
+/// processor, split across objects), so the memo warms once per target, not once per
+/// object. A decoder is not `Sync` (its memo is written as it decodes): each thread keeps
+/// its own `Decoders`.
+#[derive(Default)]
+pub struct Decoders(Vec<Decoder>);
+
+impl Decoders {
+    /// The decoder for `target`, made the first time it is asked for.
+    pub fn for_target(&mut self, target: Target) -> &Decoder {
+        let i = match self.0.iter().position(|d| d.target == target) {
+            Some(i) => i,
+            None => {
+                self.0.push(Decoder::new(target));
+                self.0.len() - 1
+            }
+        };
+        &self.0[i]
+    }
+}
+
 /// Dispatch trees are shared between decoders of the same processor and mode.
 fn cached_dispatch(target: &Target, attempts: &[Attempt], ctx: &PredContext) -> Arc<Dispatch> {
     type Key = (u8, &'static str, bool, bool);
@@ -521,6 +544,21 @@ fn table_indices(llvm: u8, namespace: Namespace, bits: u8, ctx: &PredContext) ->
 mod tests {
     use super::*;
     use tree::Tree;
+
+    /// A run's objects of one target share a decoder; objects whose targets differ in any
+    /// setting do not, even where the decode would agree (xnack): a program takes its target
+    /// from its decoder, and the writer and printer read those settings.
+    #[test]
+    fn decoders_are_shared_by_exact_target() {
+        let mut decoders = Decoders::default();
+        let on = Target::from_name("gfx90a", "+xnack").unwrap();
+        let off = Target::from_name("gfx90a", "-xnack").unwrap();
+        let first: *const Decoder = decoders.for_target(on);
+        assert!(std::ptr::eq(first, decoders.for_target(on)));
+        assert_eq!(decoders.for_target(off).target(), &off);
+        assert_eq!(decoders.for_target(on).target(), &on);
+        assert_eq!(decoders.0.len(), 2);
+    }
 
     /// The decode the merged tree replaces: one tree per attempt, tried in order.
     fn decode_by_tables(target: &Target, trees: &[(Attempt, Tree)], bytes: &[u8]) -> Inst {
