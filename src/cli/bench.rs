@@ -298,16 +298,22 @@ fn bench_encode(work: &[Work]) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Runs `f` once to warm up, then measures the best of three runs.
+/// Timed runs of each configuration: at least this many, and until this much time was spent.
+const MIN_RUNS: usize = 3;
+const MIN_TIME: Duration = Duration::from_secs(2);
+
+/// Runs `f` once to warm up, then measures the fastest of at least [`MIN_RUNS`] runs taking
+/// at least [`MIN_TIME`] together. Every configuration, LLVM's included, gets the same
+/// sampling time, so a short pass (ours on a small library: milliseconds) is not judged on
+/// three samples that one interruption spoils, and a long one (LLVM's) still runs thrice.
 fn measure(mut f: impl FnMut() -> u64) -> (u64, Duration) {
     let n = std::hint::black_box(f());
-    let best = (0..3)
-        .map(|_| {
-            let start = Instant::now();
-            std::hint::black_box(f());
-            start.elapsed()
-        })
-        .min()
-        .unwrap();
+    let (mut best, mut spent, mut runs) = (Duration::MAX, Duration::ZERO, 0);
+    while runs < MIN_RUNS || spent < MIN_TIME {
+        let start = Instant::now();
+        std::hint::black_box(f());
+        let took = start.elapsed();
+        (best, spent, runs) = (best.min(took), spent + took, runs + 1);
+    }
     (n, best)
 }
