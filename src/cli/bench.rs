@@ -142,8 +142,8 @@ fn measured(f: impl FnOnce() -> u64) -> u64 {
 /// One pass of decode over `work`, with the decoder's memo or without it (every instruction
 /// decoded afresh); the instruction count. Each section is decoded as the rewriter's program
 /// builder decodes a function's bytes: a linear sweep into two vectors of result notes, one
-/// per cursor ([`crate::isa::Decoder::sweep_into`]; the program builder makes each `Inst` from its note
-/// and the bytes as it copies it). Code objects of one target share a decoder, as `gfxpatch
+/// per cursor ([`crate::isa::Decoder::sweep_into`]; the program builder makes each `Inst`
+/// from its note and the bytes as it copies it). Code objects of one target share a decoder, as `gfxpatch
 /// rewrite` and `disasm` share them ([`Decoders`]); a pass starts with none, so its memos
 /// start empty.
 #[inline(never)]

@@ -12,10 +12,9 @@ use anyhow::Context as _;
 use crate::container::bundle::DecompressLimits;
 use crate::container::input::{Input, MappedFile};
 use crate::container::CodeObject;
-use crate::isa::Target;
+use crate::isa::{Decoders, Target};
 use crate::llvm::disasm::LlvmDisassembler;
 use crate::pass;
-use crate::isa::Decoders;
 use crate::rewrite::{rewrite_object_with, Options};
 
 use super::bench::BenchArgs;

@@ -268,7 +268,7 @@ impl Decoder {
         let qword = head as u64;
         let note = (stored >> 32) as u32;
         let noted = stored as u32 == dword && note != 0;
-        let (inst, read) = if noted && note & 3 == memo::SCAN {
+        let (result, read) = if noted && note & 3 == memo::SCAN {
             let (at, count) = memo::scan_of(note);
             // Mostly the first candidate left is the decode: its pattern and its compiled
             // validation are checked here, without the scan's bookkeeping.
@@ -283,12 +283,13 @@ impl Decoder {
             let entries = &self.dispatch.entries()[at..at + count];
             // The walk and the candidates before `at` read the first dword only.
             let (inst, trace) = self.scan::<true>(entries, head, &bytes[..self.max_bytes]);
-            (inst, trace.read)
+            (result_note(&inst), trace.read)
         } else {
             let (inst, trace, (start, end, walk_read)) = self.decode_head::<true>(head, bytes);
+            let result = result_note(&inst);
             if !noted {
                 let note = if trace.read <= 4 {
-                    result_note(&inst)
+                    result
                 } else if walk_read <= 4 {
                     let at = start as usize + trace.first_agreeing;
                     let count = end as usize - at;
@@ -302,11 +303,10 @@ impl Decoder {
                 };
                 self.memo[memo_slot(dword)].set(u64::from(dword) | u64::from(note) << 32);
             }
-            (inst, trace.read)
+            (result, trace.read)
         };
         // A decode the first-dword memo does not hold as a result, that read no further than
         // 8 bytes, is a function of them.
-        let result = result_note(&inst);
         if read <= 8 && (noted || read > 4) {
             self.remember8(qword, result);
         }
