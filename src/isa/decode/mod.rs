@@ -24,6 +24,7 @@ use super::predicates::{self, PredContext};
 use super::table::{encodings, flag, Namespace};
 use super::target::Target;
 use dispatch::{Dispatch, Entry};
+use sweep::Guesses;
 use validate::validate;
 
 pub use plan::{Attempt, plan};
@@ -57,6 +58,8 @@ pub struct Decoder {
     /// sources the validation checks): the 8 bytes in the low half, a result note (as in
     /// [`memo`]) in the high half (0 for an empty slot).
     memo8: Box<[Cell<u128>; 1 << MEMO8_BITS]>,
+    /// The lengths a sweep's cursors step by before the decode confirms them.
+    guesses: Guesses,
 }
 
 /// What a decode of an instruction whose first dword is known comes to, whatever the other
@@ -200,6 +203,7 @@ impl Decoder {
             head_mask: DWORD_MASKS[(max_bytes / 4).min(4)],
             memo: empty_slots(),
             memo8: empty_slots(),
+            guesses: Guesses::new(),
         }
     }
 
@@ -245,19 +249,39 @@ impl Decoder {
     /// gives what decoding afresh gives.
     #[inline(always)]
     fn decode_note(&self, bytes: &[u8], head: u128) -> u32 {
-        let dword = head as u32;
+        let (note, stored) = self.probe(head as u64);
+        if is_result(note) { note } else { self.decode_noted(bytes, head, stored) }
+    }
+
+    /// [`Decoder::note`] of the instruction at `at`, whose first 8 bytes are `qword`, where
+    /// `bytes` holds `max_bytes` and 16 bytes from `at` (the caller knows; nothing is checked
+    /// but the slice bounds).
+    #[inline(always)]
+    fn note_at(&self, bytes: &[u8], at: usize, qword: u64) -> u32 {
+        let (note, stored) = self.probe(qword);
+        if is_result(note) {
+            return note;
+        }
+        let head = u128::from_le_bytes(*bytes[at..].first_chunk::<16>().expect("16 bytes at hand")) & self.head_mask;
+        self.decode_noted(&bytes[at..], head, stored)
+    }
+
+    /// What the memos hold for an instruction whose first 8 bytes are `qword` (every limit
+    /// is at least 8 bytes): a result note, or a note that is not a result; and the
+    /// first-dword memo's slot, for [`Decoder::decode_noted`].
+    #[inline(always)]
+    fn probe(&self, qword: u64) -> (u32, u64) {
+        let dword = qword as u32;
         let stored = self.memo[memo_slot(dword)].get();
         let note = (stored >> 32) as u32;
         // The 8-byte memo is probed too, whatever the first-dword memo says, and the two
         // answers selected without a branch: a branch on which memo answers (half the
         // instructions repeat their first dword, a third of them only their first 8 bytes)
         // would be mispredicted often.
-        let qword = head as u64;
         let stored8 = self.memo8[memo8_slot(qword)].get();
         let note1 = if stored as u32 == dword { note } else { 0 };
         let note8 = std::hint::select_unpredictable(stored8 as u64 == qword, (stored8 >> 64) as u32, 0);
-        let note = std::hint::select_unpredictable(is_result(note1), note1, note8);
-        if is_result(note) { note } else { self.decode_noted(bytes, head, stored) }
+        (std::hint::select_unpredictable(is_result(note1), note1, note8), stored)
     }
 
     /// Neither memo holds a result: decode (from the candidate a SCAN note points at, or

@@ -12,10 +12,19 @@
 //! two; if they never do, the first cursor decodes to the end alone.) The result is exactly
 //! the one-cursor sweep's.
 //!
+//! Each cursor also steps by a guessed length rather than waiting for the decode's
+//! ([`Guesses`]): a length is mostly a function of a few bits of the first dword, which a
+//! small table indexed by them remembers. The guess is checked against the decode's length
+//! at every instruction, and where they differ the cursor steps by the decode's (the table
+//! learns it); the processor, predicting that check, starts the next decode before this
+//! one's memo probe returns. Guesses decide nothing: the sweep is the decodes' chain
+//! whatever they say.
+//!
 //! A sweep keeps each instruction as the decoder's 4-byte result note, not as an [`Inst`]
 //! (24 bytes of which 20 copy the instruction's words): the words are in the swept bytes
 //! already, so an instruction is made from its note and the bytes when a consumer asks.
 
+use std::cell::Cell;
 use std::ops::Range;
 
 use super::{inst_of_note, note_len, result_note, Decoder};
@@ -115,6 +124,15 @@ impl Decoder {
         let mut first = Appender::new(&mut swept.first);
         {
             let mut second = Appender::new(&mut swept.second);
+            // Where every byte a decode may read, and 16, are at hand (so the memo is used),
+            // the cursors step by guessed lengths.
+            let guessed_end = end.min((bytes.len() + 1).saturating_sub(self.max_bytes.max(16)));
+            if MEMO {
+                while a < middle && b < guessed_end {
+                    a = self.guessed_step(bytes, a, &mut first);
+                    b = self.guessed_step(bytes, b, &mut second);
+                }
+            }
             while a < middle && b < end {
                 let note = self.note_by::<MEMO>(&bytes[a..]);
                 first.push(note);
@@ -152,6 +170,25 @@ impl Decoder {
         if MEMO { self.note(bytes) } else { result_note(&self.decode_uncached(bytes)) }
     }
 
+    /// Decodes the instruction at `at` (with the memo; `bytes` holds `max_bytes` and 16 from
+    /// `at`) into `out`; where the next starts.
+    #[inline(always)]
+    fn guessed_step(&self, bytes: &[u8], at: usize, out: &mut Appender) -> usize {
+        let qword = u64::from_le_bytes(*bytes[at..].first_chunk::<8>().expect("8 bytes at hand"));
+        let key = Guesses::key(qword as u32);
+        let guess = self.guesses.get(key);
+        let note = self.note_at(bytes, at, qword);
+        out.push(note);
+        if note_len(note) == guess {
+            // Written as a step by the guess, which the processor has before the decode.
+            at + guess
+        } else {
+            // Out of line, so the compiler cannot fold the two arms into a step by the
+            // decode's length (they agree), which would wait for it.
+            self.guesses.missed(key, at, note)
+        }
+    }
+
     /// One cursor from `at` while below `end`; where it stops.
     #[inline(always)]
     fn sweep_one<const MEMO: bool>(&self, bytes: &[u8], mut at: usize, end: usize, out: &mut Appender) -> usize {
@@ -161,6 +198,39 @@ impl Decoder {
             at += note_len(note);
         }
         at
+    }
+}
+
+/// The length a sweep last found for instructions alike in their first dword's top 7 bits
+/// (the encoding family; VOP2's opcode) and low 8 bits (the first source: 255 selects a
+/// literal, 0xf9/0xfa and 0xe9/0xea SDWA and DPP forms), which decide most lengths; 4 at
+/// first. A guess that proves wrong costs a branch misprediction, never a wrong sweep.
+pub(super) struct Guesses(Box<[Cell<u8>; 1 << 15]>);
+
+impl Guesses {
+    pub(super) fn new() -> Guesses {
+        let table: Box<[Cell<u8>]> = vec![Cell::new(4); 1 << 15].into_boxed_slice();
+        Guesses(table.try_into().unwrap_or_else(|_| unreachable!("made with 2^15 entries")))
+    }
+
+    /// The entry of an instruction with first dword `dword`.
+    #[inline(always)]
+    fn key(dword: u32) -> usize {
+        ((dword >> 25) << 8 | (dword & 0xff)) as usize
+    }
+
+    #[inline(always)]
+    fn get(&self, key: usize) -> usize {
+        usize::from(self.0[key & 0x7fff].get())
+    }
+
+    /// A wrong guess at `at` for the instruction `note`: learns its length; where the next
+    /// instruction starts.
+    #[cold]
+    #[inline(never)]
+    fn missed(&self, key: usize, at: usize, note: u32) -> usize {
+        self.0[key & 0x7fff].set(note_len(note) as u8);
+        at + note_len(note)
     }
 }
 
@@ -220,6 +290,7 @@ mod tests {
     fn two_cursors_sweep_as_one() {
         let mut next = crate::isa::xorshift64(0x853c_49e6_748f_ea9b);
         let mut resynced = 0;
+        let mut guessed_wrong = 0;
         let mut parts = Swept::default();
         for (cpu, features) in [("gfx900", ""), ("gfx90a", ""), ("gfx1030", ""), ("gfx1100", ""), ("gfx1200", ""), ("gfx1250", "")] {
             let target = Target::from_name(cpu, features).unwrap();
@@ -242,6 +313,12 @@ mod tests {
                     }
                 }
                 let len = bytes.len();
+                // Every other round, guesses that are mostly wrong (any byte, 0 included):
+                // the sweeps below must not change; the table must learn.
+                let poisoned: Vec<u8> = (0..decoder.guesses.0.len()).map(|_| next() as u8).collect();
+                if round % 2 == 1 {
+                    decoder.guesses.0.iter().zip(&poisoned).for_each(|(g, &p)| g.set(p));
+                }
                 // Streams ending in a fragment: whatever the last instructions come to (raw
                 // words zero-padded past the end included), made from their notes over the
                 // bytes at hand, as decoded.
@@ -268,9 +345,13 @@ mod tests {
                         resynced += 1;
                     }
                 }
+                if round % 2 == 1 {
+                    guessed_wrong += decoder.guesses.0.iter().zip(&poisoned).filter(|(g, p)| g.get() != **p).count();
+                }
             }
         }
         // The second cursor started inside an instruction often enough to test the hand-over.
         assert!(resynced > 20, "{resynced}");
+        assert!(guessed_wrong > 1000, "{guessed_wrong}");
     }
 }
