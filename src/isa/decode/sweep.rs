@@ -202,18 +202,23 @@ impl Decoder {
 }
 
 /// The length a sweep last found for instructions alike in their first dword's top 7 bits
-/// (the encoding family; VOP2's opcode) and low 8 bits (the first source: 255 selects a
-/// literal, 0xf9/0xfa and 0xe9/0xea SDWA and DPP forms), which decide most lengths; 4 at
-/// first. A guess that proves wrong costs a branch misprediction, never a wrong sweep.
-pub(super) struct Guesses(Box<[Cell<u8>; 1 << 15]>);
+/// (the encoding family; VOP2's opcode) and low 8 bits (most of the first source: 255
+/// selects a literal, 0xf9/0xfa and 0xe9/0xea SDWA and DPP forms), which decide most
+/// lengths; 4 at first. A guess that proves wrong costs a branch misprediction, never a
+/// wrong sweep. 32 KiB: it stays in the L1 cache beside the swept bytes.
+pub(super) struct Guesses(Box<[Cell<u8>; 1 << GUESS_BITS]>);
+
+/// Bits of a [`Guesses`] key: 7 + 8.
+const GUESS_BITS: u32 = 15;
 
 impl Guesses {
     pub(super) fn new() -> Guesses {
-        let table: Box<[Cell<u8>]> = vec![Cell::new(4); 1 << 15].into_boxed_slice();
-        Guesses(table.try_into().unwrap_or_else(|_| unreachable!("made with 2^15 entries")))
+        let table: Box<[Cell<u8>]> = vec![Cell::new(4); 1 << GUESS_BITS].into_boxed_slice();
+        Guesses(table.try_into().unwrap_or_else(|_| unreachable!("made with 2^GUESS_BITS entries")))
     }
 
-    /// The entry of an instruction with first dword `dword`.
+    /// The entry of an instruction with first dword `dword` (below 2^GUESS_BITS; `get` and
+    /// `missed` mask it all the same, so the index goes unchecked).
     #[inline(always)]
     fn key(dword: u32) -> usize {
         ((dword >> 25) << 8 | (dword & 0xff)) as usize
@@ -221,7 +226,7 @@ impl Guesses {
 
     #[inline(always)]
     fn get(&self, key: usize) -> usize {
-        usize::from(self.0[key & 0x7fff].get())
+        usize::from(self.0[key & ((1 << GUESS_BITS) - 1)].get())
     }
 
     /// A wrong guess at `at` for the instruction `note`: learns its length; where the next
@@ -229,7 +234,7 @@ impl Guesses {
     #[cold]
     #[inline(never)]
     fn missed(&self, key: usize, at: usize, note: u32) -> usize {
-        self.0[key & 0x7fff].set(note_len(note) as u8);
+        self.0[key & ((1 << GUESS_BITS) - 1)].set(note_len(note) as u8);
         at + note_len(note)
     }
 }
