@@ -143,9 +143,9 @@ fn measured(f: impl FnOnce() -> u64) -> u64 {
 /// decoded afresh); the instruction count. Each section is decoded as the rewriter's program
 /// builder decodes a function's bytes: a linear sweep into two vectors of result notes, one
 /// per cursor ([`crate::isa::Decoder::sweep_into`]; the program builder makes each `Inst`
-/// from its note and the bytes as it copies it). Code objects of one target share a decoder, as `gfxpatch
-/// rewrite` and `disasm` share them ([`Decoders`]); a pass starts with none, so its memos
-/// start empty.
+/// from its note and the bytes as it copies it). Code objects of one target share a decoder,
+/// as `gfxpatch rewrite` and `disasm` share them ([`Decoders`]); a pass starts with none, so
+/// its memos start empty.
 #[inline(never)]
 fn pass_decode(work: &[Work], memo: bool) -> u64 {
     let mut n = 0u64;

@@ -223,14 +223,20 @@ impl Decoder {
     }
 
     /// The leading 16 bytes of `bytes` within the limit, if every byte a decode may read is
-    /// at hand (a full `max_bytes`): the memo is used only then, so that the decode is a
-    /// function of the bytes alone.
+    /// at hand (a full `max_bytes`, and 16: [`Decoder::memo_reach`]): the memo is used only
+    /// then, so that the decode is a function of the bytes alone.
     #[inline(always)]
     fn memo_head(&self, bytes: &[u8]) -> Option<u128> {
-        let (Some(head), true) = (bytes.first_chunk::<16>(), bytes.len() >= self.max_bytes) else {
+        let (Some(head), true) = (bytes.first_chunk::<16>(), bytes.len() >= self.memo_reach()) else {
             return None;
         };
         Some(u128::from_le_bytes(*head) & self.head_mask)
+    }
+
+    /// How many bytes from an instruction's start must be at hand for the memo to be used.
+    #[inline(always)]
+    pub(super) fn memo_reach(&self) -> usize {
+        self.max_bytes.max(16)
     }
 
     /// The result note of the instruction at the start of `bytes` (see [`memo`]), with the
@@ -254,15 +260,15 @@ impl Decoder {
     }
 
     /// [`Decoder::note`] of the instruction at `at`, whose first 8 bytes are `qword`, where
-    /// `bytes` holds `max_bytes` and 16 bytes from `at` (the caller knows; nothing is checked
-    /// but the slice bounds).
+    /// `bytes` holds [`Decoder::memo_reach`] bytes from `at` (the caller knows: a hit checks
+    /// nothing; a miss checks it again).
     #[inline(always)]
     fn note_at(&self, bytes: &[u8], at: usize, qword: u64) -> u32 {
         let (note, stored) = self.probe(qword);
         if is_result(note) {
             return note;
         }
-        let head = u128::from_le_bytes(*bytes[at..].first_chunk::<16>().expect("16 bytes at hand")) & self.head_mask;
+        let head = self.memo_head(&bytes[at..]).expect("the caller keeps memo_reach bytes at hand");
         self.decode_noted(&bytes[at..], head, stored)
     }
 

@@ -126,7 +126,7 @@ impl Decoder {
             let mut second = Appender::new(&mut swept.second);
             // Where every byte a decode may read, and 16, are at hand (so the memo is used),
             // the cursors step by guessed lengths.
-            let guessed_end = end.min((bytes.len() + 1).saturating_sub(self.max_bytes.max(16)));
+            let guessed_end = end.min((bytes.len() + 1).saturating_sub(self.memo_reach()));
             if MEMO {
                 while a < middle && b < guessed_end {
                     a = self.guessed_step(bytes, a, &mut first);
@@ -217,8 +217,8 @@ impl Guesses {
         Guesses(table.try_into().unwrap_or_else(|_| unreachable!("made with 2^GUESS_BITS entries")))
     }
 
-    /// The entry of an instruction with first dword `dword` (below 2^GUESS_BITS; `get` and
-    /// `missed` mask it all the same, so the index goes unchecked).
+    /// The entry of an instruction with first dword `dword` (below 2^GUESS_BITS; `slot` masks
+    /// it all the same, so the index goes unchecked).
     #[inline(always)]
     fn key(dword: u32) -> usize {
         ((dword >> 25) << 8 | (dword & 0xff)) as usize
@@ -226,7 +226,12 @@ impl Guesses {
 
     #[inline(always)]
     fn get(&self, key: usize) -> usize {
-        usize::from(self.0[key & ((1 << GUESS_BITS) - 1)].get())
+        usize::from(self.slot(key).get())
+    }
+
+    #[inline(always)]
+    fn slot(&self, key: usize) -> &Cell<u8> {
+        &self.0[key & ((1 << GUESS_BITS) - 1)]
     }
 
     /// A wrong guess at `at` for the instruction `note`: learns its length; where the next
@@ -234,7 +239,7 @@ impl Guesses {
     #[cold]
     #[inline(never)]
     fn missed(&self, key: usize, at: usize, note: u32) -> usize {
-        self.0[key & ((1 << GUESS_BITS) - 1)].set(note_len(note) as u8);
+        self.slot(key).set(note_len(note) as u8);
         at + note_len(note)
     }
 }
@@ -320,9 +325,9 @@ mod tests {
                 let len = bytes.len();
                 // Every other round, guesses that are mostly wrong (any byte, 0 included):
                 // the sweeps below must not change; the table must learn.
-                let poisoned: Vec<u8> = (0..decoder.guesses.0.len()).map(|_| next() as u8).collect();
-                if round % 2 == 1 {
-                    decoder.guesses.0.iter().zip(&poisoned).for_each(|(g, &p)| g.set(p));
+                let poisoned: Option<Vec<u8>> = (round % 2 == 1).then(|| decoder.guesses.0.iter().map(|_| next() as u8).collect());
+                if let Some(poisoned) = &poisoned {
+                    decoder.guesses.0.iter().zip(poisoned).for_each(|(g, &p)| g.set(p));
                 }
                 // Streams ending in a fragment: whatever the last instructions come to (raw
                 // words zero-padded past the end included), made from their notes over the
@@ -350,8 +355,8 @@ mod tests {
                         resynced += 1;
                     }
                 }
-                if round % 2 == 1 {
-                    guessed_wrong += decoder.guesses.0.iter().zip(&poisoned).filter(|(g, p)| g.get() != **p).count();
+                if let Some(poisoned) = &poisoned {
+                    guessed_wrong += decoder.guesses.0.iter().zip(poisoned).filter(|(g, p)| g.get() != **p).count();
                 }
             }
         }
