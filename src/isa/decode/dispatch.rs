@@ -53,11 +53,11 @@ pub struct Dispatch {
     slots: Vec<u32>,
     /// The tree again, packed for the walk: switches, then children by key.
     packed: Vec<Packed>,
-    /// A child: a switch (index into `packed`), `LEAF | leaf` (into `leaves`), or `NONE`.
+    /// A child: a switch (index into `packed`), a leaf ([`leaf_child`]: its range of
+    /// `entries` in the child itself, so the walk's last step loads no table), or `NONE`.
     children: Vec<u32>,
     /// Sparse switches' sorted keys (their children at the same positions of `children`).
     keys: Vec<u32>,
-    leaves: Vec<(u32, u32)>,
     /// The root as a child.
     root: u32,
     /// The walk's first steps, flattened: by the first dword's top `FIRST_BITS` bits, the
@@ -82,6 +82,23 @@ enum Node {
 
 const NONE: u32 = u32::MAX;
 const LEAF: u32 = 1 << 31;
+/// Bits of a leaf child that hold its length (leaves are far shorter: a test pins the
+/// longest below 64); its start is above them.
+const LEAF_LEN_BITS: u32 = 7;
+
+/// The child that stands for the leaf `entries[start..start + len]`: `LEAF | start << 7 |
+/// len`. (`NONE` has every bit set; a start below 2^23 keeps a leaf child from equalling it.)
+fn leaf_child(start: u32, len: u32) -> u32 {
+    assert!(start < 1 << (30 - LEAF_LEN_BITS) && len < 1 << LEAF_LEN_BITS, "leaf {start}+{len} does not fit a child");
+    LEAF | start << LEAF_LEN_BITS | len
+}
+
+/// A leaf child's range of entries, as `(start, end)`.
+#[inline(always)]
+fn leaf_range(child: u32) -> (u32, u32) {
+    let start = (child & !LEAF) >> LEAF_LEN_BITS;
+    (start, start + (child & ((1 << LEAF_LEN_BITS) - 1)))
+}
 
 /// A switch on `width` bits from `lo` (never straddling bit 64): children at
 /// `children[first + key]` (dense, `sparse == 0`), or `sparse` sorted keys at `keys[first..]`.
@@ -118,7 +135,6 @@ impl Dispatch {
             packed: Vec::new(),
             children: Vec::new(),
             keys: Vec::new(),
-            leaves: Vec::new(),
             root: NONE,
             first: Box::new([]),
             checks,
@@ -161,10 +177,7 @@ impl Dispatch {
     /// Packs node `id` and below; returns it as a child.
     fn pack(&mut self, id: u32) -> u32 {
         match &self.nodes[id as usize] {
-            Node::Leaf { start, len } => {
-                self.leaves.push((*start, *len));
-                LEAF | (self.leaves.len() as u32 - 1)
-            }
+            &Node::Leaf { start, len } => leaf_child(start, len),
             &Node::Dense { lo, width, first } => {
                 let at = self.packed.len();
                 let firstc = self.children.len() as u32;
@@ -231,8 +244,8 @@ impl Dispatch {
         if child == NONE {
             return (0, 0, read);
         }
-        let (start, len) = self.leaves[(child & !LEAF) as usize];
-        (start, start + len, read)
+        let (start, end) = leaf_range(child);
+        (start, end, read)
     }
 
     /// Every leaf's entries, leaf after leaf.
@@ -426,4 +439,23 @@ pub fn entries_of<'a>(
             first,
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A leaf child gives back its range, is told from a switch by its top bit, and is never
+    /// `NONE`, up to the largest leaf that fits.
+    #[test]
+    fn leaf_children_hold_their_range() {
+        let largest = (1 << (30 - LEAF_LEN_BITS)) - 1;
+        for (start, len) in [(0, 0), (0, 1), (7, 3), (199_999, 63), (largest, (1 << LEAF_LEN_BITS) - 1)] {
+            let child = leaf_child(start, len);
+            assert_eq!(leaf_range(child), (start, start + len));
+            assert!(child & LEAF != 0 && child != NONE, "{start}+{len}");
+        }
+        assert!(std::panic::catch_unwind(|| leaf_child(largest + 1, 0)).is_err());
+        assert!(std::panic::catch_unwind(|| leaf_child(0, 1 << LEAF_LEN_BITS)).is_err());
+    }
 }
