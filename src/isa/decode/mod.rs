@@ -312,11 +312,10 @@ impl Decoder {
             }
             let entries = &self.dispatch.entries()[at..at + count];
             // The walk and the candidates before `at` read the first dword only.
-            let (inst, trace) = self.scan::<true>(entries, head, &bytes[..self.max_bytes]);
-            (result_note(&inst), trace.read)
+            let (result, trace) = self.scan::<true>(entries, head, &bytes[..self.max_bytes]);
+            (result, trace.read)
         } else {
-            let (inst, trace, (start, end, walk_read)) = self.decode_head::<true>(head, bytes);
-            let result = result_note(&inst);
+            let (result, trace, (start, end, walk_read)) = self.decode_head::<true>(head, bytes);
             if !noted {
                 let note = if trace.read <= 4 {
                     result
@@ -375,26 +374,39 @@ impl Decoder {
     /// [`Decoder::decode`] without the memo.
     pub fn decode_uncached(&self, bytes: &[u8]) -> Inst {
         let head = read_head_within(bytes, self.max_bytes);
-        self.decode_head::<false>(head, bytes).0
+        match self.decode_head::<false>(head, bytes).0 {
+            // A raw word may be a fragment shorter than 4 bytes: `head` holds it zero-padded.
+            RAW_NOTE => Inst::raw(head as u32),
+            note => from_note(note, head, bytes),
+        }
     }
 
-    /// The decode of `bytes`, whose leading 16 bytes within the limit are `head`; with
-    /// `TRACE`, what the memos may keep of it, and the tree walk's leaf and bytes read.
+    /// The result note of [`Decoder::decode_uncached`].
     #[inline(always)]
-    fn decode_head<const TRACE: bool>(&self, head: u128, bytes: &[u8]) -> (Inst, Trace, (u32, u32, u8)) {
+    pub(super) fn note_uncached(&self, bytes: &[u8]) -> u32 {
+        self.decode_head::<false>(read_head_within(bytes, self.max_bytes), bytes).0
+    }
+
+    /// The result note of the decode of `bytes`, whose leading 16 bytes within the limit are
+    /// `head`; with `TRACE`, what the memos may keep of it, and the tree walk's leaf and
+    /// bytes read.
+    #[inline(always)]
+    fn decode_head<const TRACE: bool>(&self, head: u128, bytes: &[u8]) -> (u32, Trace, (u32, u32, u8)) {
         let limit = &bytes[..bytes.len().min(self.max_bytes)];
         let (start, end, walk_read) = self.dispatch.leaf(head);
         let entries = &self.dispatch.entries()[start as usize..end as usize];
-        let (inst, mut trace) = self.scan::<TRACE>(entries, head, limit);
+        let (note, mut trace) = self.scan::<TRACE>(entries, head, limit);
         trace.read = trace.read.max(usize::from(walk_read).next_multiple_of(4));
-        (inst, trace, (start, end, walk_read))
+        (note, trace, (start, end, walk_read))
     }
 
     /// Tries the candidates `entries` (a leaf, or its tail) in order on the instruction
     /// whose leading 16 bytes within the limit are `head` and whose bytes up to the limit
-    /// are `limit`. With `TRACE`, also says what the decode read (see [`Trace`]).
+    /// are `limit`: the result note (the words stay in the bytes; callers that want an
+    /// [`Inst`] make it from the note). With `TRACE`, also says what the decode read (see
+    /// [`Trace`]).
     #[inline(always)]
-    fn scan<const TRACE: bool>(&self, entries: &[Entry], head: u128, limit: &[u8]) -> (Inst, Trace) {
+    fn scan<const TRACE: bool>(&self, entries: &[Entry], head: u128, limit: &[u8]) -> (u32, Trace) {
         let dispatch = &*self.dispatch;
         let mut trace = Trace { read: 4, first_agreeing: entries.len() };
         // Attempts whose first matching candidate failed: the loop over tables moved on.
@@ -453,14 +465,17 @@ impl Decoder {
                 continue;
             }
             let len = size.max(tail_at + extra);
-            return (Inst::from_head(index, head, &limit[..len], tail_at), trace);
+            return (pack_result(index, len, tail_at), trace);
         }
-        (Inst::raw(head as u32), trace)
+        (RAW_NOTE, trace)
     }
 }
 
 /// The encoding index a DIRECT note gives a raw word.
 const RAW_INDEX: u16 = u16::MAX;
+
+/// The result note of a raw word ([`result_note`] of [`Inst::raw`]).
+const RAW_NOTE: u32 = RAW_INDEX as u32 | 4 << 16 | 4 << 24;
 
 /// The leading 16 bytes of `bytes`, zero-padded, as one little-endian integer.
 #[inline]
@@ -588,6 +603,15 @@ mod tests {
         assert_eq!(decoders.for_target(off).target(), &off);
         assert_eq!(decoders.for_target(on).target(), &on);
         assert_eq!(decoders.0.len(), 2);
+    }
+
+    /// A raw word's note, as the scan writes it, is the note of the raw instruction.
+    #[test]
+    fn the_raw_note_is_a_raw_instructions_note() {
+        for word in [0, 0xffff_ffff, 0x1234_5678] {
+            assert_eq!(RAW_NOTE, result_note(&Inst::raw(word)));
+        }
+        assert!(is_result(RAW_NOTE));
     }
 
     /// The decode the merged tree replaces: one tree per attempt, tried in order.

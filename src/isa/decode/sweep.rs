@@ -27,7 +27,7 @@
 use std::cell::Cell;
 use std::ops::Range;
 
-use super::{inst_of_note, note_len, result_note, Decoder};
+use super::{inst_of_note, note_len, Decoder};
 use crate::isa::inst::Inst;
 
 /// Ranges shorter than this (a few hundred instructions) are swept with one cursor: a choice,
@@ -167,7 +167,7 @@ impl Decoder {
     /// `MEMO`) as [`Decoder::decode_uncached`] decodes it.
     #[inline(always)]
     fn note_by<const MEMO: bool>(&self, bytes: &[u8]) -> u32 {
-        if MEMO { self.note(bytes) } else { result_note(&self.decode_uncached(bytes)) }
+        if MEMO { self.note(bytes) } else { self.note_uncached(bytes) }
     }
 
     /// Decodes the instruction at `at` (with the memo; `bytes` holds `max_bytes` and 16 from
@@ -350,6 +350,9 @@ mod tests {
                     assert_eq!(parts.len(), expected.len());
                     assert_eq!(parts.last(&bytes), expected.last().copied());
                     assert!(parts.iter(&bytes).eq(expected.iter().copied()), "{cpu} round {round} range {range:?} in parts");
+                    // Without the memo (what the bench's "memo off" measures), the same.
+                    decoder.sweep_uncached_into(&bytes, range.clone(), &mut parts);
+                    assert!(parts.iter(&bytes).eq(expected.iter().copied()), "{cpu} round {round} range {range:?} uncached");
                     let middle = range.start + ((range.end.min(len) - range.start) / 2 & !3);
                     if range.end.min(len) - range.start >= SPLIT_BYTES && expected.iter().all(|&(at, _)| at != middle) {
                         resynced += 1;
