@@ -86,8 +86,9 @@ const LEAF: u32 = 1 << 31;
 /// longest below 64); its start is above them.
 const LEAF_LEN_BITS: u32 = 7;
 
-/// The child that stands for the leaf `entries[start..start + len]`: `LEAF | start << 7 |
-/// len`. (`NONE` has every bit set; a start below 2^23 keeps a leaf child from equalling it.)
+/// The child that stands for the leaf `entries[start..start + len]`: `LEAF | start <<
+/// LEAF_LEN_BITS | len`. (`NONE` has every bit set; a start below 2^23 keeps a leaf child
+/// from equalling it.)
 fn leaf_child(start: u32, len: u32) -> u32 {
     assert!(start < 1 << (30 - LEAF_LEN_BITS) && len < 1 << LEAF_LEN_BITS, "leaf {start}+{len} does not fit a child");
     LEAF | start << LEAF_LEN_BITS | len

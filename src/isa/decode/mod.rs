@@ -373,12 +373,8 @@ impl Decoder {
 
     /// [`Decoder::decode`] without the memo.
     pub fn decode_uncached(&self, bytes: &[u8]) -> Inst {
-        let head = read_head_within(bytes, self.max_bytes);
-        match self.decode_head::<false>(head, bytes).0 {
-            // A raw word may be a fragment shorter than 4 bytes: `head` holds it zero-padded.
-            RAW_NOTE => Inst::raw(head as u32),
-            note => from_note(note, head, bytes),
-        }
+        // A fragment shorter than its note's length (a raw word under 4 bytes) is zero-padded.
+        inst_of_note(self.note_uncached(bytes), bytes)
     }
 
     /// The result note of [`Decoder::decode_uncached`].
