@@ -40,6 +40,9 @@ pub struct Entry {
     /// `count == NOT_COMPILED` for the general `validate`.
     pub count: u8,
     pub first: u32,
+    /// The group's classes this candidate exists for ([`super::group`]); a decoder of another
+    /// class skips it, but a match with it makes the decode its class's own.
+    pub present: u8,
 }
 
 /// [`Entry::count`] of an encoding validated by the general `validate`.
@@ -67,6 +70,10 @@ pub struct Dispatch {
     /// Compiled validations of the entries' encodings, and their verdict tables.
     pub checks: Vec<FastCheck>,
     pub verdicts: Vec<u8>,
+    /// The [`Entry::present`] of a candidate every class of the group has.
+    pub all: u8,
+    /// Each member processor's class bit, by name.
+    classes: Vec<(&'static str, u8)>,
 }
 
 #[derive(Debug)]
@@ -122,11 +129,12 @@ struct Builder<'a> {
 }
 
 impl Dispatch {
-    /// `items` in attempt order (each attempt's encodings in table order).
-    pub fn build(items: Vec<Entry>, checks: Vec<FastCheck>, verdicts: Vec<u8>) -> Dispatch {
+    /// `items` in attempt order (each attempt's encodings in table order), for a group whose
+    /// classes are `all` and whose processors' classes (by name) are `classes`.
+    pub fn build(items: Vec<Entry>, checks: Vec<FastCheck>, verdicts: Vec<u8>, all: u8, classes: Vec<(&'static str, u8)>) -> Dispatch {
         let mut b = Builder { items: &items, nodes: Vec::new(), entries: Vec::new(), slots: Vec::new() };
-        let all: Vec<u32> = (0..items.len() as u32).collect();
-        let root = b.build(all, 0);
+        let ids: Vec<u32> = (0..items.len() as u32).collect();
+        let root = b.build(ids, 0);
         debug_assert_eq!(root, 0);
         let Builder { nodes, entries, slots, .. } = b;
         let mut d = Dispatch {
@@ -140,6 +148,8 @@ impl Dispatch {
             first: Box::new([]),
             checks,
             verdicts,
+            all,
+            classes: classes.into_iter().map(|(name, class)| (name, 1 << class)).collect(),
         };
         d.root = d.pack(0);
         d.first = (0..1u32 << FIRST_BITS).map(|top| d.first_steps(top)).collect();
@@ -247,6 +257,11 @@ impl Dispatch {
         }
         let (start, end) = leaf_range(child);
         (start, end, read)
+    }
+
+    /// The class bit of `processor` (a member of the group).
+    pub fn class_bit(&self, processor: &str) -> u8 {
+        self.classes.iter().find(|c| c.0 == processor).unwrap_or_else(|| panic!("{processor} is not of this group")).1
     }
 
     /// Every leaf's entries, leaf after leaf.
@@ -416,15 +431,16 @@ pub(super) fn widest_run(mask: u128) -> (u32, u32) {
     (at, best)
 }
 
-/// Entries for encoding indices `indices` of attempt number `number`, each with its compiled
-/// validation (`compile` gives its range of checks, or `None`).
+/// Entries for encoding indices `candidates` of attempt number `number` (each with the
+/// classes it exists for), each with its compiled validation (`compile` gives its range of
+/// checks, or `None`).
 pub fn entries_of<'a>(
     number: u8,
     attempt: &'a Attempt,
-    indices: &'a [u16],
+    candidates: &'a [(u16, u8)],
     mut compile: impl FnMut(u16) -> Option<(u32, u8)> + 'a,
 ) -> impl Iterator<Item = Entry> + 'a {
-    indices.iter().map(move |&i| {
+    candidates.iter().map(move |&(i, present)| {
         let e = &encodings()[i as usize];
         let mask_bytes = (128 - e.mask.leading_zeros()).div_ceil(8) as u8;
         let (first, count) = compile(i).unwrap_or((0, NOT_COMPILED));
@@ -438,6 +454,7 @@ pub fn entries_of<'a>(
             tail_at: attempt.literal_at,
             count,
             first,
+            present,
         }
     })
 }

@@ -8,6 +8,7 @@
 //! fails the stream.
 
 mod dispatch;
+mod group;
 mod plan;
 mod sweep;
 #[cfg(test)]
@@ -16,11 +17,13 @@ mod validate;
 
 use std::cell::Cell;
 use std::collections::HashMap;
+use std::rc::Rc;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use super::inst::Inst;
 use super::operand::{max_inst_bytes, DecodeFail};
 use super::predicates::{self, PredContext};
+use group::GroupKey;
 use super::table::{encodings, flag, Namespace};
 use super::target::Target;
 use dispatch::{Dispatch, Entry};
@@ -43,23 +46,62 @@ pub use sweep::Swept;
 /// bytes too. Every decode probes both memos and selects an answer without a branch; what
 /// it comes to is a result note (encoding, length, literal position: the instruction, given
 /// its bytes), which a sweep keeps as it is ([`Swept`]) and `decode` turns into an [`Inst`].
+///
+/// The tree and the memos belong to the target's decode group ([`group`]): the processors
+/// of a generation that decode alike but for a few candidates. The decoders of one
+/// [`Decoders`] share the group's memos, so gfx908 finds gfx906's kernels decoded.
 pub struct Decoder {
     target: Target,
     dispatch: Arc<Dispatch>,
+    /// The target's class in the group: the candidates it has ([`Entry::present`]).
+    class_bit: u8,
+    /// The class's bit among a result note's [`EXCLUDED_BITS`].
+    excluded_bit: u32,
     /// LLVM's `getMaxInstLength`: bytes beyond it are never part of an instruction.
     max_bytes: usize,
     /// The leading 16 bytes' mask for `max_bytes` (bytes past it are not the instruction's).
     head_mask: u128,
+    /// The group's memos ([`Memory`]; each its own `Rc`, so a probe follows one pointer, as
+    /// it would to a memo of the decoder's own).
+    memo: Rc<[Cell<u64>; 1 << MEMO_BITS]>,
+    memo8: Rc<[Cell<u128>; 1 << MEMO8_BITS]>,
+    /// The lengths a sweep's cursors step by before the decode confirms them.
+    guesses: Guesses,
+}
+
+/// A decode group's memos, shared by the decoders of its targets in one [`Decoders`].
+///
+/// A result note the memos keep says which classes of the group it is not for
+/// ([`EXCLUDED_BITS`]): none when every candidate whose pattern matched exists for every
+/// class (the group decodes it alike), else those that have a matched candidate the decoding
+/// class lacks, or lack one it has. A probe takes the notes that do not exclude its class.
+#[derive(Clone)]
+struct Memory {
     /// Direct-mapped slots keyed by the first dword: the dword in the low half, the [`Memo`]
     /// in the high half (0 for an empty slot).
-    memo: Box<[Cell<u64>; 1 << MEMO_BITS]>,
+    memo: Rc<[Cell<u64>; 1 << MEMO_BITS]>,
     /// Direct-mapped slots keyed by the first 8 bytes, for decodes that read past the first
     /// dword but not past the eighth byte (most 64-bit forms, whose second dword holds
     /// sources the validation checks): the 8 bytes in the low half, a result note (as in
     /// [`memo`]) in the high half (0 for an empty slot).
-    memo8: Box<[Cell<u128>; 1 << MEMO8_BITS]>,
-    /// The lengths a sweep's cursors step by before the decode confirms them.
-    guesses: Guesses,
+    memo8: Rc<[Cell<u128>; 1 << MEMO8_BITS]>,
+}
+
+impl Memory {
+    fn new() -> Memory {
+        Memory { memo: empty_slots(), memo8: empty_slots() }
+    }
+}
+
+/// The bits of a result note the memos keep that say which classes of the group it is not
+/// for (none: it is the group's): classes 0..3 in bits 21..24, 3..6 in bits 29..32. (A
+/// result's length needs bits 16..21, its tail position bits 24..29.)
+const EXCLUDED_BITS: u32 = 7 << 21 | 7 << 29;
+
+/// [`EXCLUDED_BITS`] for the classes `excluded` (a mask of class bits).
+#[inline(always)]
+fn excluded_bits(excluded: u8) -> u32 {
+    u32::from(excluded & 7) << 21 | u32::from(excluded >> 3 & 7) << 29
 }
 
 /// What a decode of an instruction whose first dword is known comes to, whatever the other
@@ -105,18 +147,25 @@ struct Trace {
     /// Position in the leaf of the first candidate whose pattern agrees with the first
     /// dword (the leaf's length if none does).
     first_agreeing: usize,
+    /// The classes of the group that decode as the target does: those that have, and those
+    /// that lack, exactly the candidates the target has and lacks among those whose pattern
+    /// matched.
+    shared: u8,
 }
 
 /// `N` empty slots, from zeroed memory (untouched pages cost nothing, so a decoder for a
 /// small code object is cheap to make). A fixed length lets a hashed slot index go
 /// unchecked.
-fn empty_slots<T: Copy + Default, const N: usize>() -> Box<[Cell<T>; N]> {
-    let zeroed: Box<[T]> = vec![T::default(); N].into_boxed_slice();
-    // SAFETY: `Cell<T>` has the same in-memory representation as `T` (documented), so a
-    // slice of `T` is a valid slice of `Cell<T>`; the box is moved, not shared.
-    let slots: Box<[Cell<T>]> = unsafe { Box::from_raw(Box::into_raw(zeroed) as *mut [Cell<T>]) };
-    slots.try_into().unwrap_or_else(|_| unreachable!("made with N slots"))
+fn empty_slots<T: Zeroable, const N: usize>() -> Rc<[Cell<T>; N]> {
+    // SAFETY: all-zero bytes are a valid `T` (`Zeroable`), and `Cell<T>` has the same
+    // in-memory representation as `T` (documented).
+    unsafe { Rc::<[Cell<T>; N]>::new_zeroed().assume_init() }
 }
+
+/// Integers: all-zero bytes are a value (0, an empty slot).
+trait Zeroable {}
+impl Zeroable for u64 {}
+impl Zeroable for u128 {}
 
 const MEMO_BITS: u32 = 15;
 const MEMO8_BITS: u32 = 13;
@@ -187,22 +236,25 @@ fn mismatch_read(differ: u128) -> usize {
 }
 
 impl Decoder {
+    /// A decoder with memos of its own (a group's, for it alone).
     pub fn new(target: Target) -> Decoder {
-        let ctx = PredContext {
-            processor: target.processor,
-            wave64: target.wave64,
-            real_true16: target.real_true16,
-        };
-        let attempts = plan(&target);
-        let dispatch = cached_dispatch(&target, &attempts, &ctx);
+        Decoder::with_memory(target, Memory::new())
+    }
+
+    /// A decoder keeping its decodes in `memory`, its group's.
+    fn with_memory(target: Target, memory: Memory) -> Decoder {
+        let dispatch = cached_dispatch(GroupKey::of(&target));
+        let class_bit = dispatch.class_bit(target.processor.name);
         let max_bytes = max_inst_bytes(&target);
         Decoder {
             target,
+            class_bit,
+            excluded_bit: excluded_bits(class_bit),
             dispatch,
             max_bytes,
             head_mask: DWORD_MASKS[(max_bytes / 4).min(4)],
-            memo: empty_slots(),
-            memo8: empty_slots(),
+            memo: memory.memo,
+            memo8: memory.memo8,
             guesses: Guesses::new(),
         }
     }
@@ -285,9 +337,23 @@ impl Decoder {
         // instructions repeat their first dword, a third of them only their first 8 bytes)
         // would be mispredicted often.
         let stored8 = self.memo8[memo8_slot(qword)].get();
-        let note1 = if stored as u32 == dword { note } else { 0 };
-        let note8 = std::hint::select_unpredictable(stored8 as u64 == qword, (stored8 >> 64) as u32, 0);
-        (std::hint::select_unpredictable(is_result(note1), note1, note8), stored)
+        let note8 = (stored8 >> 64) as u32;
+        let note1 = if stored as u32 == dword && self.owns(note) { note } else { 0 };
+        let note8 = std::hint::select_unpredictable(stored8 as u64 == qword && self.owns(note8), note8, 0);
+        (std::hint::select_unpredictable(is_result(note1), note1, note8) & !EXCLUDED_BITS, stored)
+    }
+
+    /// Whether a note the memos keep is for this decoder's class.
+    #[inline(always)]
+    fn owns(&self, note: u32) -> bool {
+        note & self.excluded_bit == 0
+    }
+
+    /// `result` as the memos keep it: marked not for the classes of the group whose decode
+    /// may differ (`shared`: the classes that would have decoded as this one).
+    #[inline(always)]
+    fn kept(&self, result: u32, shared: u8) -> u32 {
+        result | excluded_bits(self.dispatch.all & !shared)
     }
 
     /// Neither memo holds a result: decode (from the candidate a SCAN note points at, or
@@ -298,7 +364,10 @@ impl Decoder {
         let qword = head as u64;
         let note = (stored >> 32) as u32;
         let noted = stored as u32 == dword && note != 0;
-        let (result, read) = if noted && note & 3 == memo::SCAN {
+        // (A result noted there is for other classes, which the probe did not take: this
+        // decode replaces it.)
+        let noted = noted && !is_result(note);
+        let (result, read, shared) = if noted && note & 3 == memo::SCAN {
             let (at, count) = memo::scan_of(note);
             // Mostly the first candidate left is the decode: its pattern and its compiled
             // validation are checked here, without the scan's bookkeeping.
@@ -311,14 +380,15 @@ impl Decoder {
                 return note;
             }
             let entries = &self.dispatch.entries()[at..at + count];
-            // The walk and the candidates before `at` read the first dword only.
+            // The walk and the candidates before `at` read the first dword only (and did not
+            // match).
             let (result, trace) = self.scan::<true>(entries, head, &bytes[..self.max_bytes]);
-            (result, trace.read)
+            (result, trace.read, trace.shared)
         } else {
             let (result, trace, (start, end, walk_read)) = self.decode_head::<true>(head, bytes);
             if !noted {
                 let note = if trace.read <= 4 {
-                    result
+                    self.kept(result, trace.shared)
                 } else if walk_read <= 4 {
                     let at = start as usize + trace.first_agreeing;
                     let count = end as usize - at;
@@ -332,30 +402,36 @@ impl Decoder {
                 };
                 self.memo[memo_slot(dword)].set(u64::from(dword) | u64::from(note) << 32);
             }
-            (result, trace.read)
+            (result, trace.read, trace.shared)
         };
         // A decode the first-dword memo does not hold as a result, that read no further than
         // 8 bytes, is a function of them.
         if read <= 8 && (noted || read > 4) {
-            self.remember8(qword, result);
+            self.remember8(qword, self.kept(result, shared));
         }
         result
     }
 
-    /// Notes `result` under the first 8 bytes `qword` (a decode that read no further).
+    /// Notes `note` (a result, as the memos keep it) under the first 8 bytes `qword` (a
+    /// decode that read no further).
     #[inline]
-    fn remember8(&self, qword: u64, result: u32) {
-        self.memo8[memo8_slot(qword)].set(u128::from(qword) | u128::from(result) << 64);
+    fn remember8(&self, qword: u64, note: u32) {
+        self.memo8[memo8_slot(qword)].set(u128::from(qword) | u128::from(note) << 64);
     }
 
     /// The result note [`Decoder::scan`] comes to when `entry` is the first candidate it
     /// tries and decodes `head` without a literal (its whole pattern matches, its compiled
-    /// validation passes, no source selects a literal), with the bytes that read; `None` if
-    /// it does not (the scan decides).
+    /// validation passes, no source selects a literal) and every class of the group has it,
+    /// with the bytes that read; `None` if it does not (the scan decides).
     #[inline]
     fn sure_candidate(&self, entry: &Entry, head: u128) -> Option<(u32, usize)> {
         let (size, tail_at) = (usize::from(entry.size), usize::from(entry.tail_at));
-        if head & entry.mask != entry.value || entry.count == dispatch::NOT_COMPILED || size > self.max_bytes || tail_at != size {
+        if head & entry.mask != entry.value
+            || entry.count == dispatch::NOT_COMPILED
+            || size > self.max_bytes
+            || tail_at != size
+            || entry.present != self.dispatch.all
+        {
             return None;
         }
         if self.dispatch.fast_validate(entry, head) != validate::VERDICT_OK {
@@ -404,7 +480,7 @@ impl Decoder {
     #[inline(always)]
     fn scan<const TRACE: bool>(&self, entries: &[Entry], head: u128, limit: &[u8]) -> (u32, Trace) {
         let dispatch = &*self.dispatch;
-        let mut trace = Trace { read: 4, first_agreeing: entries.len() };
+        let mut trace = Trace { read: 4, first_agreeing: entries.len(), shared: dispatch.all };
         // Attempts whose first matching candidate failed: the loop over tables moved on.
         let mut failed = 0u64;
         for (k, entry) in entries.iter().enumerate() {
@@ -424,6 +500,16 @@ impl Decoder {
             }
             if TRACE {
                 trace.read = trace.read.max(usize::from(entry.mask_bytes).next_multiple_of(4));
+            }
+            if entry.present != dispatch.all {
+                // Some class lacks it: the classes that decode alike have it or lack it as
+                // the target does. A candidate the target lacks is skipped, as its own tree
+                // would leave it out (its attempt goes on).
+                if entry.present & self.class_bit == 0 {
+                    trace.shared &= !entry.present;
+                    continue;
+                }
+                trace.shared &= entry.present;
             }
             failed |= bit;
             let size = usize::from(entry.size);
@@ -515,46 +601,59 @@ fn raw(bytes: &[u8]) -> Inst {
 }
 
 /// The decoders of one run over many code objects (a library's), one per target: objects of
-/// a target share its decoder, and so its memo, which depends only on the bytes for a given
-/// target. A library holds many objects per target (a kernel family built once per
-/// processor, split across objects), so the memo warms once per target, not once per
-/// object. A decoder is not `Sync` (its memo is written as it decodes): each thread keeps
-/// its own `Decoders`.
+/// a target share its decoder, and the decoders of a decode group ([`group`]) share its
+/// memos, which depend only on the bytes and the class. A library holds many objects per
+/// target (a kernel family built once per processor, split across objects) and the same
+/// kernels for several processors of a generation, so the memo warms once per group, not
+/// once per object or per target. The decoders share their memos through `Rc`s: neither a
+/// decoder nor `Decoders` is `Send` or `Sync`, and each thread keeps its own `Decoders`.
 #[derive(Default)]
-pub struct Decoders(Vec<Decoder>);
+pub struct Decoders {
+    decoders: Vec<Decoder>,
+    memories: Vec<(GroupKey, Memory)>,
+}
 
 impl Decoders {
     /// The decoder for `target`, made the first time it is asked for.
     pub fn for_target(&mut self, target: Target) -> &Decoder {
-        let i = match self.0.iter().position(|d| d.target == target) {
+        let i = match self.decoders.iter().position(|d| d.target == target) {
             Some(i) => i,
             None => {
-                self.0.push(Decoder::new(target));
-                self.0.len() - 1
+                let key = GroupKey::of(&target);
+                let memory = match self.memories.iter().find(|m| m.0 == key) {
+                    Some((_, memory)) => memory.clone(),
+                    None => {
+                        let memory = Memory::new();
+                        self.memories.push((key, memory.clone()));
+                        memory
+                    }
+                };
+                self.decoders.push(Decoder::with_memory(target, memory));
+                self.decoders.len() - 1
             }
         };
-        &self.0[i]
+        &self.decoders[i]
     }
 }
 
-/// Dispatch trees are shared between decoders of the same processor and mode.
-fn cached_dispatch(target: &Target, attempts: &[Attempt], ctx: &PredContext) -> Arc<Dispatch> {
-    type Key = (u8, &'static str, bool, bool);
-    static CACHE: OnceLock<Mutex<HashMap<Key, Arc<Dispatch>>>> = OnceLock::new();
-    let key = (target.llvm_version(), ctx.processor.name, ctx.wave64, ctx.real_true16);
+/// Dispatch trees are shared between the decoders of a group.
+fn cached_dispatch(key: GroupKey) -> Arc<Dispatch> {
+    static CACHE: OnceLock<Mutex<HashMap<GroupKey, Arc<Dispatch>>>> = OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
     if let Some(d) = cache.lock().unwrap().get(&key) {
         return d.clone();
     }
+    let tables = group::tables(key);
+    // What validation reads of a target (generation, wave size) is the group's.
+    let target = &tables.representative;
     let mut items = Vec::new();
     let mut compiler = validate::Compiler::default();
     let mut compiled: HashMap<u16, Option<(u32, u8)>> = HashMap::new();
-    for (i, attempt) in attempts.iter().enumerate() {
-        let indices = table_indices(target.llvm_version(), attempt.namespace, attempt.bits, ctx);
+    for (i, (attempt, candidates)) in tables.attempts.iter().zip(&tables.candidates).enumerate() {
         let compile = |index: u16| *compiled.entry(index).or_insert_with(|| compiler.compile(index, target));
-        items.extend(dispatch::entries_of(i as u8, attempt, &indices, compile));
+        items.extend(dispatch::entries_of(i as u8, attempt, candidates, compile));
     }
-    let d = Arc::new(Dispatch::build(items, compiler.checks, compiler.verdicts));
+    let d = Arc::new(Dispatch::build(items, compiler.checks, compiler.verdicts, tables.all, tables.classes));
     cache.lock().unwrap().insert(key, d.clone());
     d
 }
@@ -598,7 +697,7 @@ mod tests {
         assert!(std::ptr::eq(first, decoders.for_target(on)));
         assert_eq!(decoders.for_target(off).target(), &off);
         assert_eq!(decoders.for_target(on).target(), &on);
-        assert_eq!(decoders.0.len(), 2);
+        assert_eq!(decoders.decoders.len(), 2);
     }
 
     /// A raw word's note, as the scan writes it, is the note of the raw instruction.
@@ -641,6 +740,63 @@ mod tests {
         raw(bytes)
     }
 
+    /// The decoders of a group share its memos, and each decodes every word as a decoder of
+    /// its own would afresh, whichever member saw the word first: the group's results are
+    /// taken, another class's are not. Words from every record of the group's tree, so
+    /// candidates only some classes have (MFMA, dot, `v_fma_mix` against `v_mad_mix`) are
+    /// met by each class.
+    #[test]
+    fn decoders_of_a_group_share_its_memos_and_decode_as_their_own() {
+        let mut next = crate::isa::xorshift64(0x9e37_79b9_7f4a_7c15);
+        let groups: [&[(&str, &str)]; 3] = [
+            &[("gfx906", ""), ("gfx908", ""), ("gfx900", ""), ("gfx904", ""), ("gfx9-generic", "")],
+            &[("gfx90a", "+xnack"), ("gfx90a", "-xnack")],
+            &[("gfx1030", ""), ("gfx1031", "")],
+        ];
+        let mut differing = 0;
+        for members in groups {
+            let targets: Vec<Target> = members.iter().map(|(cpu, mattr)| Target::from_name(cpu, mattr).unwrap()).collect();
+            let mut words: Vec<Vec<u8>> = Vec::new();
+            for i in Decoder::new(targets[0]).dispatch.entries_sample() {
+                let e = &encodings()[i as usize];
+                for _ in 0..2 {
+                    let random = u128::from(next()) << 64 | u128::from(next());
+                    let mut bytes = ((random & !e.mask) | e.value).to_le_bytes().to_vec();
+                    bytes.extend((0..8).map(|_| next() as u8));
+                    words.push(bytes);
+                }
+            }
+            let fresh: Vec<Vec<Inst>> = targets.iter().map(|&t| {
+                let own = Decoder::new(t);
+                words.iter().map(|w| own.decode_uncached(w)).collect()
+            }).collect();
+            differing += (0..words.len()).filter(|&w| fresh.iter().any(|f| f[w] != fresh[0][w])).count();
+            for order in [false, true] {
+                let mut decoders = Decoders::default();
+                let mut members: Vec<usize> = (0..targets.len()).collect();
+                if order {
+                    members.reverse();
+                }
+                // Twice over: the second pass takes what the memos kept.
+                for _ in 0..2 {
+                    for &m in &members {
+                        let decoder = decoders.for_target(targets[m]);
+                        for (w, bytes) in words.iter().enumerate() {
+                            assert_eq!(decoder.decode(bytes), fresh[m][w], "{} after the others, {bytes:02x?}", targets[m]);
+                        }
+                    }
+                }
+                let first = decoders.for_target(targets[0]).memo.clone();
+                assert!(targets.iter().all(|&t| Rc::ptr_eq(&decoders.for_target(t).memo, &first)), "one memo per group");
+            }
+        }
+        // Members of a group decode some words differently, and the memos kept them apart.
+        assert!(differing > 100, "{differing}");
+        let mut decoders = Decoders::default();
+        let gfx906 = decoders.for_target(Target::from_name("gfx906", "").unwrap()).memo.clone();
+        assert!(!Rc::ptr_eq(&decoders.for_target(Target::from_name("gfx90a", "").unwrap()).memo, &gfx906));
+    }
+
     /// Words built from every candidate record's pattern (fixed bits over random ones), plus
     /// random words, decode the same through the merged tree as table by table.
     #[test]
@@ -648,6 +804,10 @@ mod tests {
         let targets = [
             ("gfx803", ""),
             ("gfx900", ""),
+            // GFX9's classes: each skips the candidates of the others (MFMA, dot, fma_mix).
+            ("gfx906", ""),
+            ("gfx908", ""),
+            ("gfx9-generic", ""),
             ("gfx90a", ""),
             ("gfx950", ""),
             ("gfx1030", "+wavefrontsize64"),
