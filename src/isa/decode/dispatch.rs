@@ -45,6 +45,21 @@ pub struct Entry {
     pub present: u8,
 }
 
+impl Entry {
+    /// The leading bytes (a multiple of 4) a match with this candidate's pattern depends on.
+    #[inline(always)]
+    pub fn pattern_read(&self) -> usize {
+        usize::from(self.mask_bytes).next_multiple_of(4)
+    }
+
+    /// The leading bytes a decode by this candidate with a compiled validation depends on:
+    /// its pattern, and the encoded bits the checks read (with the literal's presence only).
+    #[inline(always)]
+    pub fn compiled_read(&self) -> usize {
+        usize::from(self.size).max(self.pattern_read())
+    }
+}
+
 /// [`Entry::count`] of an encoding validated by the general `validate`.
 pub const NOT_COMPILED: u8 = u8::MAX;
 

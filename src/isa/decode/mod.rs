@@ -437,8 +437,7 @@ impl Decoder {
         if self.dispatch.fast_validate(entry, head) != validate::VERDICT_OK {
             return None;
         }
-        let read = size.max(usize::from(entry.mask_bytes).next_multiple_of(4));
-        Some((pack_result(entry.index, size, tail_at), read))
+        Some((pack_result(entry.index, size, tail_at), entry.compiled_read()))
     }
 
     /// A decode with fewer than `max_bytes` (or 16) bytes at hand: without the memo.
@@ -499,7 +498,7 @@ impl Decoder {
                 continue;
             }
             if TRACE {
-                trace.read = trace.read.max(usize::from(entry.mask_bytes).next_multiple_of(4));
+                trace.read = trace.read.max(entry.pattern_read());
             }
             if entry.present != dispatch.all {
                 // Some class lacks it: the classes that decode alike have it or lack it as
@@ -521,7 +520,7 @@ impl Decoder {
             let extra = if entry.count != dispatch::NOT_COMPILED {
                 // A compiled validation reads the encoded bits and the tail's length only.
                 if TRACE {
-                    trace.read = trace.read.max(size);
+                    trace.read = trace.read.max(entry.compiled_read());
                 }
                 match dispatch.fast_validate(entry, head) {
                     validate::VERDICT_OK => 0,
