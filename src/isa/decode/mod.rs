@@ -168,7 +168,7 @@ impl Zeroable for u64 {}
 impl Zeroable for u128 {}
 
 const MEMO_BITS: u32 = 15;
-const MEMO8_BITS: u32 = 13;
+const MEMO8_BITS: u32 = 14;
 
 /// Memo slot of a first dword: multiplicative hashing.
 #[inline]
