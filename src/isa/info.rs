@@ -354,11 +354,7 @@ fn processor(name: &str) -> &'static Processor {
 
 /// Whether the decoder for `target` can select `e`: LLVM version, a table it tries, predicates.
 pub fn decodes_on(e: &Encoding, target: &Target, attempts: &[Attempt]) -> bool {
-    let ctx = PredContext {
-        processor: target.processor,
-        wave64: target.wave64,
-        real_true16: target.real_true16,
-    };
+    let ctx = PredContext::of(target);
     e.llvm == target.llvm_version()
         && !e.flags.has(flag::ISASMPARSERONLY)
         && attempts

@@ -1260,11 +1260,7 @@ fn convert_mimg(
     } else {
         dmask.count_ones().max(1)
     };
-    let ctx = super::predicates::PredContext {
-        processor: target.processor,
-        wave64: target.wave64,
-        real_true16: target.real_true16,
-    };
+    let ctx = super::predicates::PredContext::of(target);
     if out.imm(OperandName::d16) != 0
         && super::predicates::holds(super::table::Pred::HasPackedD16VMem, &ctx)
     {

@@ -50,6 +50,7 @@ use std::sync::OnceLock;
 
 use super::processor::{Generation, PROCESSORS, Processor};
 use super::table::Pred;
+use super::target::Target;
 
 /// What a predicate is evaluated against.
 #[derive(Clone, Copy, Debug)]
@@ -70,6 +71,11 @@ impl PredContext {
             wave64: !processor.generation.is_gfx10_plus(),
             real_true16: false,
         }
+    }
+
+    /// The mode `target` decodes in.
+    pub fn of(target: &Target) -> PredContext {
+        PredContext { processor: target.processor, wave64: target.wave64, real_true16: target.real_true16 }
     }
 }
 

@@ -53,13 +53,9 @@ impl GroupKey {
             generation: target.generation(),
             wave64: target.wave64,
             real_true16: target.real_true16,
-            packed_d16: predicates::holds(Pred::HasPackedD16VMem, &context(target)),
+            packed_d16: predicates::holds(Pred::HasPackedD16VMem, &PredContext::of(target)),
         }
     }
-}
-
-pub fn context(target: &Target) -> PredContext {
-    PredContext { processor: target.processor, wave64: target.wave64, real_true16: target.real_true16 }
 }
 
 /// A group's candidates, for [`super::dispatch::Dispatch::build`].
@@ -106,7 +102,7 @@ pub fn tables(key: GroupKey) -> GroupTables {
             if !plan.contains(attempt) {
                 continue;
             }
-            for i in table_indices(key.llvm, attempt.namespace, attempt.bits, &context(target)) {
+            for i in table_indices(key.llvm, attempt.namespace, attempt.bits, &PredContext::of(target)) {
                 *have.entry(i).or_default() |= 1 << m;
             }
         }

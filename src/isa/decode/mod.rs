@@ -363,10 +363,9 @@ impl Decoder {
         let dword = head as u32;
         let qword = head as u64;
         let note = (stored >> 32) as u32;
-        let noted = stored as u32 == dword && note != 0;
-        // (A result noted there is for other classes, which the probe did not take: this
-        // decode replaces it.)
-        let noted = noted && !is_result(note);
+        // A SCAN or FULL note for this dword. (A result noted there is for other classes,
+        // which the probe did not take: this decode replaces it.)
+        let noted = stored as u32 == dword && note != 0 && !is_result(note);
         let (result, read, shared) = if noted && note & 3 == memo::SCAN {
             let (at, count) = memo::scan_of(note);
             // Mostly the first candidate left is the decode: its pattern and its compiled
@@ -820,7 +819,7 @@ mod tests {
         for (cpu, features) in targets {
             let target = Target::from_name(cpu, features).unwrap();
             let decoder = Decoder::new(target);
-            let ctx = PredContext { processor: target.processor, wave64: target.wave64, real_true16: target.real_true16 };
+            let ctx = PredContext::of(&target);
             let trees: Vec<(Attempt, Tree)> = plan(&target)
                 .into_iter()
                 .map(|a| (a, Tree::build(&table_indices(target.llvm_version(), a.namespace, a.bits, &ctx))))

@@ -205,7 +205,7 @@ fn encoding_index(encoding: &'static Encoding) -> Result<u16, EncodeError> {
 /// The record must be one of the target's: its LLVM version, and the predicates the decoder
 /// checks (generation, features, wave size) must hold.
 fn check_target(encoding: &'static Encoding, target: &Target) -> Result<(), EncodeError> {
-    let ctx = PredContext { processor: target.processor, wave64: target.wave64, real_true16: target.real_true16 };
+    let ctx = PredContext::of(target);
     let holds = encoding.preds.iter().all(|&p| !predicates::checked_by_decoder(p) || predicates::holds(p, &ctx));
     if encoding.llvm != target.llvm_version() || !holds {
         return Err(EncodeError::NotOnTarget { opcode: encoding.opcode, suffix: encoding.suffix, target: *target });

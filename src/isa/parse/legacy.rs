@@ -510,11 +510,7 @@ fn mimg_address_widths(e: &Encoding, target: &crate::isa::Target) -> Vec<u32> {
     let Some((prefix, _)) = name.rsplit_once("_V") else {
         return Vec::new();
     };
-    let ctx = PredContext {
-        processor: target.processor,
-        wave64: target.wave64,
-        real_true16: target.real_true16,
-    };
+    let ctx = PredContext::of(target);
     let mut widths = Vec::new();
     for n in 1..=16u32 {
         let Some(records) = by_name.get(&format!("{prefix}_V{n}")) else {

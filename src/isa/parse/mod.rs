@@ -531,11 +531,7 @@ fn mnemonic_index(target: &Target) -> Arc<MnemonicIndex> {
     {
         return index.clone();
     }
-    let ctx = PredContext {
-        processor: target.processor,
-        wave64: target.wave64,
-        real_true16: target.real_true16,
-    };
+    let ctx = PredContext::of(target);
     // Tables in the decoder's order; an encoding's rank is its table's position.
     let tables: Vec<_> = plan(target).iter().map(|a| (a.namespace, a.bits)).collect();
     let mut ranked: Vec<(usize, u16)> = encodings()

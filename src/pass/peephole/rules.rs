@@ -176,7 +176,7 @@ pub fn forms_on(target: &Target) -> Arc<FormIndex> {
         return index.clone();
     }
     let namespaces: Vec<_> = plan(target).iter().map(|a| a.namespace).collect();
-    let ctx = PredContext { processor: target.processor, wave64: target.wave64, real_true16: target.real_true16 };
+    let ctx = PredContext::of(target);
     let mut index = FormIndex::new();
     for (i, e) in encodings().iter().enumerate() {
         // SDWA and DPP records live in namespaces LLVM decodes through special tables
