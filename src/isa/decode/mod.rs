@@ -338,8 +338,9 @@ impl Decoder {
         // would be mispredicted often.
         let stored8 = self.memo8[memo8_slot(qword)].get();
         let note8 = (stored8 >> 64) as u32;
-        let note1 = if stored as u32 == dword && self.owns(note) { note } else { 0 };
-        let note8 = std::hint::select_unpredictable(stored8 as u64 == qword && self.owns(note8), note8, 0);
+        // (Non-short-circuit `&`: a `&&` lets the compiler branch on the first test.)
+        let note1 = std::hint::select_unpredictable((stored as u32 == dword) & self.owns(note), note, 0);
+        let note8 = std::hint::select_unpredictable((stored8 as u64 == qword) & self.owns(note8), note8, 0);
         (std::hint::select_unpredictable(is_result(note1), note1, note8) & !EXCLUDED_BITS, stored)
     }
 
