@@ -796,6 +796,37 @@ mod tests {
         assert!(!Rc::ptr_eq(&decoders.for_target(Target::from_name("gfx90a", "").unwrap()).memo, &gfx906));
     }
 
+    /// A decode by a 64-bit candidate whose checks read only the first dword is a function of
+    /// that dword, and the first-dword memo keeps it: a repeat followed by other bytes is a
+    /// hit. From GFX10 every VOP1, VOP2 and VOPC word first meets the 64-bit table's DPP8
+    /// form, whose `fi` marker check (the first dword's src0 field) fails.
+    #[test]
+    fn decodes_reading_only_the_first_dword_are_kept_under_it() {
+        for (cpu, word, record) in [
+            // v_add_nc_u32_e32 v1, v2, v3
+            ("gfx1030", [0x02, 0x07, 0x02, 0x4a], "V_ADD_NC_U32_e32_gfx10"),
+            // v_mov_b32_e32 v1, v2
+            ("gfx1030", [0x02, 0x03, 0x02, 0x7e], "V_MOV_B32_e32_gfx10"),
+            // v_cmp_eq_u32_e32 vcc_lo, v1, v2
+            ("gfx1030", [0x01, 0x05, 0x84, 0x7d], "V_CMP_EQ_U32_e32_gfx10"),
+            ("gfx1100", [0x02, 0x07, 0x02, 0x4a], "V_ADD_NC_U32_e32_gfx11"),
+            ("gfx1200", [0x02, 0x03, 0x02, 0x7e], "V_MOV_B32_e32_gfx12"),
+        ] {
+            let decoder = Decoder::new(Target::from_name(cpu, "").unwrap());
+            let stream = |after: u8| -> Vec<u8> { word.iter().copied().chain((0..28u8).map(|k| after.wrapping_add(k.wrapping_mul(37)))).collect() };
+            let first = stream(0x10);
+            let inst = decoder.decode(&first);
+            assert_eq!(inst.encoding().map(|e| e.record_name()).as_deref(), Some(record), "{cpu} {word:02x?}");
+            for after in [0x00, 0x5a, 0xff] {
+                let other = stream(after);
+                let qword = u64::from_le_bytes(*other.first_chunk::<8>().unwrap());
+                let (note, _) = decoder.probe(qword);
+                assert!(is_result(note), "{cpu} {record}: not kept under its first dword (probe {note:#x})");
+                assert_eq!(decoder.decode(&other), decoder.decode_uncached(&other), "{cpu} {record}");
+            }
+        }
+    }
+
     /// Words built from every candidate record's pattern (fixed bits over random ones), plus
     /// random words, decode the same through the merged tree as table by table.
     #[test]

@@ -251,6 +251,13 @@ pub(super) struct FastCheck {
     pub table: u32,
 }
 
+impl FastCheck {
+    /// Bytes from the start through the field's last bit.
+    pub fn read(&self) -> u8 {
+        (u32::from(self.shift) + u16::BITS - self.mask.leading_zeros()).div_ceil(8) as u8
+    }
+}
+
 /// The widest field given a verdict table (2^12 entries).
 const MAX_TABLE_BITS: u8 = 12;
 
