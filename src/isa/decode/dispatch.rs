@@ -39,8 +39,8 @@ pub struct Entry {
     /// The encoding's compiled validation: `checks[first..first + count]` of the dispatch, or
     /// `count == NOT_COMPILED` for the general `validate`.
     pub count: u8,
-    /// Bytes from the start through the last bit a compiled check reads (0 without checks;
-    /// set by [`Dispatch::build`], which has the checks).
+    /// Bytes from the start through the last bit its planned validation reads, compiled or
+    /// not (0 without checks; set by [`Dispatch::build`], which has the compiled checks).
     pub checks_read: u8,
     pub first: u32,
     /// The group's classes this candidate exists for ([`super::group`]); a decoder of another
@@ -55,15 +55,15 @@ impl Entry {
         usize::from(self.mask_bytes).next_multiple_of(4)
     }
 
-    /// The leading bytes (a multiple of 4) a decode by this candidate with a compiled
-    /// validation depends on: its pattern and the fields its checks read. Not the whole
+    /// The leading bytes (a multiple of 4) a decode by this candidate with a planned
+    /// validation (compiled or not) depends on: its pattern and the fields its checks read. Not the whole
     /// encoding: a field no check reads decodes whatever its value, and the literal counts
     /// by its presence only (the memo is used with every byte up to the limit at hand). So a
     /// 64-bit candidate whose checks sit in the first dword decides on the first dword
     /// alone: from GFX10, the DPP8 forms every VOP1, VOP2 and VOPC word meets in the 64-bit
     /// table (their `fi` marker check fails) before the 32-bit table decodes it.
     #[inline(always)]
-    pub fn compiled_read(&self) -> usize {
+    pub fn planned_read(&self) -> usize {
         usize::from(self.checks_read).max(self.pattern_read())
     }
 }
@@ -155,9 +155,15 @@ impl Dispatch {
     /// `items` in attempt order (each attempt's encodings in table order), for a group whose
     /// classes are `all` and whose processors' classes (by name) are `classes`.
     pub fn build(mut items: Vec<Entry>, checks: Vec<FastCheck>, verdicts: Vec<u8>, all: u8, classes: Vec<(&'static str, u8)>) -> Dispatch {
-        for item in items.iter_mut().filter(|e| e.count != NOT_COMPILED) {
-            let compiled = &checks[item.first as usize..item.first as usize + usize::from(item.count)];
-            item.checks_read = compiled.iter().map(FastCheck::read).max().unwrap_or(0);
+        for item in &mut items {
+            item.checks_read = if item.count != NOT_COMPILED {
+                let compiled = &checks[item.first as usize..item.first as usize + usize::from(item.count)];
+                compiled.iter().map(FastCheck::read).max().unwrap_or(0)
+            } else {
+                // Read only where `is_planned` (the scan reads every byte up to the limit for
+                // a full operand decode).
+                super::validate::plan_read(item.index).unwrap_or(0)
+            };
         }
         let mut b = Builder { items: &items, nodes: Vec::new(), entries: Vec::new(), slots: Vec::new() };
         let ids: Vec<u32> = (0..items.len() as u32).collect();

@@ -133,6 +133,17 @@ pub(super) fn is_planned(index: u16) -> bool {
     plans()[index as usize].is_some()
 }
 
+/// Bytes from the start through the last bit encoding `index`'s plan reads (0 for a plan
+/// with no checks), or `None` without a plan (the full operand decode may read the tail).
+pub(super) fn plan_read(index: u16) -> Option<u8> {
+    let checks = plans()[index as usize].as_ref()?;
+    let last_bit = |bits: Bits| match bits.multi {
+        None => u32::from(bits.lo) + u32::from(bits.width),
+        Some(segments) => segments.iter().map(|&(_, hi, _)| u32::from(hi) + 1).max().unwrap_or(0),
+    };
+    Some(checks.iter().map(|c| last_bit(c.bits())).max().unwrap_or(0).div_ceil(8) as u8)
+}
+
 /// Whether encoding `index`'s operands decode from `word` with `tail` (the bytes after the
 /// encoded bits, up to the instruction limit) after them, as [`decode_operands_into`] would
 /// say; `Ok` holds the bytes they consume after the encoded bits.
