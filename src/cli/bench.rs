@@ -40,6 +40,10 @@ pub struct BenchArgs {
     /// `print-uncached` or `llvm`.
     #[arg(long)]
     only: Option<String>,
+    /// With `--only`: measured passes after the warm-up (a sampling profiler such as `perf
+    /// record` wants seconds of them, not one pass of milliseconds).
+    #[arg(long, default_value_t = 1, requires = "only")]
+    repeat: u32,
 }
 
 /// One target's worth of code: the decoder inputs.
@@ -90,8 +94,8 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
         // A warm-up pass (one-time set-up: tables, print programs, caches), then the measured
         // one; `--toggle-collect='*bench::measured*'` counts only the latter.
         anyhow::ensure!(pass(&work).is_some(), "unknown --only {only:?} (known: decode, decode-uncached, print, print-uncached, llvm)");
-        let n = measured(|| pass(&work).unwrap_or(0));
-        println!("{only}: {n} instructions");
+        let n = (0..args.repeat).map(|_| measured(|| pass(&work).unwrap_or(0))).last().unwrap_or(0);
+        println!("{only}: {n} instructions per pass, {} measured pass(es)", args.repeat);
         return Ok(());
     }
     // With the decoder's memo (a repeat costs one probe) and without it (every instruction
