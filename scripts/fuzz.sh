@@ -17,7 +17,9 @@
 #
 # Environment: FUZZ_MAX_LEN (input size limit for decode, default 64 bytes: up to 15
 # instructions; longer inputs cost throughput, not coverage of single decodes), FUZZ_SANITIZER
-# (default none: the crate is safe Rust; `address` needs RUSTC_BOOTSTRAP=1 on stable),
+# (default none: the decode path's few unsafe blocks (zeroed memos, the sweep's note vector,
+# the printer's digit writes) are small and argued in SAFETY comments; `address` checks them
+# but needs RUSTC_BOOTSTRAP=1 on stable),
 # FUZZ_ARGS (more libFuzzer flags). A crash stops the run; its input is in fuzz/artifacts/<target>/.
 # Logs go to fuzz/artifacts/logs/, and a summary line per run is printed at the end.
 set -euo pipefail
