@@ -56,12 +56,12 @@ impl Entry {
     }
 
     /// The leading bytes (a multiple of 4) a decode by this candidate with a planned
-    /// validation (compiled or not) depends on: its pattern and the fields its checks read. Not the whole
-    /// encoding: a field no check reads decodes whatever its value, and the literal counts
-    /// by its presence only (the memo is used with every byte up to the limit at hand). So a
-    /// 64-bit candidate whose checks sit in the first dword decides on the first dword
-    /// alone: from GFX10, the DPP8 forms every VOP1, VOP2 and VOPC word meets in the 64-bit
-    /// table (their `fi` marker check fails) before the 32-bit table decodes it.
+    /// validation (compiled or not) depends on: its pattern and the fields its checks read.
+    /// Not the whole encoding: a field no check reads decodes whatever its value, and the
+    /// literal counts by its presence only (the memo is used with every byte up to the limit
+    /// at hand). So a 64-bit candidate whose checks sit in the first dword decides on the
+    /// first dword alone: from GFX10, the DPP8 forms every VOP1, VOP2 and VOPC word meets in
+    /// the 64-bit table (their `fi` marker check fails) before the 32-bit table decodes it.
     #[inline(always)]
     pub fn planned_read(&self) -> usize {
         usize::from(self.checks_read).max(self.pattern_read())

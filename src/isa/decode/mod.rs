@@ -518,7 +518,7 @@ impl Decoder {
             let index = entry.index;
             let tail_at = usize::from(entry.tail_at);
             let extra = if entry.count != dispatch::NOT_COMPILED {
-                // A compiled validation reads the encoded bits and the tail's length only.
+                // A compiled validation reads its checked fields and the tail's length only.
                 if TRACE {
                     trace.read = trace.read.max(entry.planned_read());
                 }
@@ -528,8 +528,8 @@ impl Decoder {
                     _ => continue,
                 }
             } else {
-                // A planned validation reads the encoded bits and the tail's length only; a
-                // full operand decode may read the tail's bytes.
+                // A planned validation reads its checked fields and the tail's length only;
+                // a full operand decode may read the tail's bytes.
                 if TRACE {
                     trace.read = trace.read.max(if validate::is_planned(index) { entry.planned_read() } else { self.max_bytes });
                 }
@@ -818,7 +818,11 @@ mod tests {
             ("gfx803", [0x02, 0x00, 0x06, 0xc0], "S_LOAD_DWORDX2_IMM_vi"),
         ] {
             let decoder = Decoder::new(Target::from_name(cpu, "").unwrap());
-            let stream = |after: u8| -> Vec<u8> { word.iter().copied().chain((0..28u8).map(|k| after.wrapping_add(k.wrapping_mul(37)))).collect() };
+            // The word, then 28 bytes that differ with `after`.
+            let stream = |after: u8| -> Vec<u8> {
+                let rest = (0..28u8).map(|k| after.wrapping_add(k.wrapping_mul(37)));
+                word.iter().copied().chain(rest).collect()
+            };
             let first = stream(0x10);
             let inst = decoder.decode(&first);
             assert_eq!(inst.encoding().map(|e| e.record_name()).as_deref(), Some(record), "{cpu} {word:02x?}");
