@@ -46,10 +46,12 @@ pub struct Entry {
     /// The group's classes this candidate exists for ([`super::group`]); a decoder of another
     /// class skips it, but a match with it makes the decode its class's own.
     pub present: u8,
-    /// Whether a decode this candidate decides reads the first dword only, whatever the
-    /// class: every class has it, its pattern and its compiled checks lie in the first dword,
-    /// and its literal (if any) follows the encoding (set by [`Dispatch::build`]).
-    pub decides_on_first_dword: bool,
+    /// If, once its pattern matches, this candidate alone decides the decode whatever the
+    /// class, the bytes that decode reads ([`Entry::planned_read`]); else 0. It decides alone
+    /// when every class has it, its checks are compiled (they read encoded bits and the
+    /// literal's presence only) and its literal (if any) follows the encoding. Set by
+    /// [`Dispatch::build`]; the fast paths past the scan take only such candidates.
+    pub alone_read: u8,
 }
 
 impl Entry {
@@ -168,10 +170,8 @@ impl Dispatch {
                 // a full operand decode).
                 super::validate::plan_read(item.index).unwrap_or(0)
             };
-            item.decides_on_first_dword = item.present == all
-                && item.count != NOT_COMPILED
-                && item.planned_read() <= 4
-                && item.tail_at == item.size;
+            let alone = item.present == all && item.count != NOT_COMPILED && item.tail_at == item.size;
+            item.alone_read = if alone { item.planned_read() as u8 } else { 0 };
         }
         let mut b = Builder { items: &items, nodes: Vec::new(), entries: Vec::new(), slots: Vec::new() };
         let ids: Vec<u32> = (0..items.len() as u32).collect();
@@ -497,7 +497,7 @@ pub fn entries_of<'a>(
             checks_read: 0,
             first,
             present,
-            decides_on_first_dword: false,
+            alone_read: 0,
         }
     })
 }

@@ -430,18 +430,13 @@ impl Decoder {
     #[inline]
     fn sure_candidate(&self, entry: &Entry, head: u128) -> Option<(u32, usize)> {
         let (size, tail_at) = (usize::from(entry.size), usize::from(entry.tail_at));
-        if head & entry.mask != entry.value
-            || entry.count == dispatch::NOT_COMPILED
-            || size > self.max_bytes
-            || tail_at != size
-            || entry.present != self.dispatch.all
-        {
+        if head & entry.mask != entry.value || entry.alone_read == 0 || size > self.max_bytes {
             return None;
         }
         if self.dispatch.fast_validate(entry, head) != validate::VERDICT_OK {
             return None;
         }
-        Some((pack_result(entry.index, size, tail_at), entry.planned_read()))
+        Some((pack_result(entry.index, size, tail_at), usize::from(entry.alone_read)))
     }
 
     /// The result note of the instruction whose leading 16 bytes within the limit are `head`
@@ -449,8 +444,8 @@ impl Decoder {
     /// of the group decodes it alike, found without the scan's bookkeeping; `None` where the
     /// scan must decide. The common first sight: the walk reads the first dword, the
     /// candidates before the decoding one differ from it there, and each candidate that
-    /// agrees there [`Entry::decides_on_first_dword`] (a failed validation fails its
-    /// attempt, as in the scan). What the scan would note is then the result itself.
+    /// agrees there decides alone on the first dword ([`Entry::alone_read`] is 4; a failed
+    /// validation fails its attempt, as in the scan). What the scan would note is then the result itself.
     #[inline(always)]
     fn first_sight(&self, head: u128) -> Option<u32> {
         let (start, end, walk_read) = self.dispatch.leaf(head);
@@ -465,7 +460,7 @@ impl Decoder {
                 continue;
             }
             let (size, tail_at) = (usize::from(entry.size), usize::from(entry.tail_at));
-            if differ != 0 || !entry.decides_on_first_dword || size > self.max_bytes {
+            if differ != 0 || entry.alone_read != 4 || size > self.max_bytes {
                 return None;
             }
             // As the scan: the literal follows the encoding (`tail_at == size`), if at hand.
