@@ -63,8 +63,8 @@ pub struct Decoder {
     head_mask: u128,
     /// The group's memos ([`Memory`]; each its own `Rc`, so a probe follows one pointer, as
     /// it would to a memo of the decoder's own).
-    memo: Rc<Sets<u64, MEMO_SETS>>,
-    memo8: Rc<Sets<u128, MEMO8_SETS>>,
+    memo: Rc<[Cell<u64>; 1 << MEMO_BITS]>,
+    memo8: Rc<[Cell<u128>; 1 << MEMO8_BITS]>,
     /// The lengths a sweep's cursors step by before the decode confirms them.
     guesses: Guesses,
 }
@@ -77,19 +77,19 @@ pub struct Decoder {
 /// class lacks, or lack one it has. A probe takes the notes that do not exclude its class.
 #[derive(Clone)]
 struct Memory {
-    /// Slots keyed by the first dword, in two-way sets ([`Sets`]): the dword in the low half,
-    /// the note ([`memo`]) in the high half (0 for an empty slot).
-    memo: Rc<Sets<u64, MEMO_SETS>>,
-    /// Slots keyed by the first 8 bytes, in two-way sets, for decodes that read past the first
+    /// Direct-mapped slots keyed by the first dword: the dword in the low half, the [`Memo`]
+    /// in the high half (0 for an empty slot).
+    memo: Rc<[Cell<u64>; 1 << MEMO_BITS]>,
+    /// Direct-mapped slots keyed by the first 8 bytes, for decodes that read past the first
     /// dword but not past the eighth byte (most 64-bit forms, whose second dword holds
     /// sources the validation checks): the 8 bytes in the low half, a result note (as in
     /// [`memo`]) in the high half (0 for an empty slot).
-    memo8: Rc<Sets<u128, MEMO8_SETS>>,
+    memo8: Rc<[Cell<u128>; 1 << MEMO8_BITS]>,
 }
 
 impl Memory {
     fn new() -> Memory {
-        Memory { memo: empty_sets(), memo8: empty_sets() }
+        Memory { memo: empty_slots(), memo8: empty_slots() }
     }
 }
 
@@ -153,75 +153,13 @@ struct Trace {
     shared: u8,
 }
 
-/// A memo: `N` sets of two slots, each slot a key in the low half and what the memo keeps
-/// for it in the high half (0 for an empty slot), a set within one cache line. Two ways
-/// rather than one: a group's kernels hold tens of thousands of distinct first dwords, and a
-/// direct-mapped memo of the same size decoded afresh, in a quarter of its misses, words it
-/// had held until a word of the same slot evicted them.
-///
-/// Any slot holding a key is true of it: what the memos keep for a key is what decoding it
-/// comes to (for the classes the note does not exclude), so whichever of two such slots a
-/// probe takes, it is right. (An empty slot reads as key 0 with note 0, which no probe takes
-/// as a result.)
-#[repr(C, align(64))]
-struct Sets<T, const N: usize>([[Cell<T>; 2]; N]);
-
-/// A memo slot: an integer whose low half is its key.
-trait Slot: Copy + Zeroable {
-    type Key: Copy + Eq;
-    fn key(self) -> Self::Key;
-}
-
-impl Slot for u64 {
-    type Key = u32;
-    #[inline(always)]
-    fn key(self) -> u32 {
-        self as u32
-    }
-}
-
-impl Slot for u128 {
-    type Key = u64;
-    #[inline(always)]
-    fn key(self) -> u64 {
-        self as u64
-    }
-}
-
-impl<T: Slot, const N: usize> Sets<T, N> {
-    /// The slot of set `set` (below `N`) that holds `key`: the second if it does, else the
-    /// first (which may hold another key or be empty); selected without a branch.
-    #[inline(always)]
-    fn get(&self, set: usize, key: T::Key) -> T {
-        let [first, second] = &self.0[set];
-        let (first, second) = (first.get(), second.get());
-        std::hint::select_unpredictable(second.key() == key, second, first)
-    }
-
-    /// Keeps `slot` in set `set`: in place of the slot holding its key, else in the first
-    /// slot, whose content moves to the second (evicting the one that came in first).
-    #[inline]
-    fn insert(&self, set: usize, slot: T) {
-        let [first, second] = &self.0[set];
-        if second.get().key() == slot.key() {
-            second.set(slot);
-        } else {
-            if first.get().key() != slot.key() {
-                second.set(first.get());
-            }
-            first.set(slot);
-        }
-    }
-}
-
-/// Empty memo sets, from zeroed memory (untouched pages cost nothing, so a decoder for a
-/// small code object is cheap to make). A fixed length lets a hashed set index go
+/// `N` empty slots, from zeroed memory (untouched pages cost nothing, so a decoder for a
+/// small code object is cheap to make). A fixed length lets a hashed slot index go
 /// unchecked.
-fn empty_sets<T: Zeroable, const N: usize>() -> Rc<Sets<T, N>> {
+fn empty_slots<T: Zeroable, const N: usize>() -> Rc<[Cell<T>; N]> {
     // SAFETY: all-zero bytes are a valid `T` (`Zeroable`), and `Cell<T>` has the same
-    // in-memory representation as `T` (documented), so they are a valid `Sets<T, N>` (arrays
-    // of them).
-    unsafe { Rc::<Sets<T, N>>::new_zeroed().assume_init() }
+    // in-memory representation as `T` (documented).
+    unsafe { Rc::<[Cell<T>; N]>::new_zeroed().assume_init() }
 }
 
 /// Integers: all-zero bytes are a value (0, an empty slot).
@@ -229,23 +167,20 @@ trait Zeroable {}
 impl Zeroable for u64 {}
 impl Zeroable for u128 {}
 
-/// Sets of the first-dword memo (256 KiB) and of the 8-byte memo (256 KiB).
-const MEMO_SETS_BITS: u32 = 14;
-const MEMO8_SETS_BITS: u32 = 13;
-const MEMO_SETS: usize = 1 << MEMO_SETS_BITS;
-const MEMO8_SETS: usize = 1 << MEMO8_SETS_BITS;
+const MEMO_BITS: u32 = 15;
+const MEMO8_BITS: u32 = 14;
 
-/// Memo set of a first dword: multiplicative hashing.
+/// Memo slot of a first dword: multiplicative hashing.
 #[inline]
-fn memo_set(dword: u32) -> usize {
-    (u64::from(dword).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - MEMO_SETS_BITS)) as usize
+fn memo_slot(dword: u32) -> usize {
+    (u64::from(dword).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - MEMO_BITS)) as usize
 }
 
-/// [`Decoder::memo8`] set of the first 8 bytes: multiplicative hashing (the product's top
+/// [`Decoder::memo8`] slot of the first 8 bytes: multiplicative hashing (the product's top
 /// bits depend on every bit of the key).
 #[inline]
-fn memo8_set(qword: u64) -> usize {
-    (qword.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - MEMO8_SETS_BITS)) as usize
+fn memo8_slot(qword: u64) -> usize {
+    (qword.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - MEMO8_BITS)) as usize
 }
 
 /// The note of a result: its encoding, length and tail position (see [`memo`]).
@@ -390,19 +325,18 @@ impl Decoder {
     }
 
     /// What the memos hold for an instruction whose first 8 bytes are `qword` (every limit
-    /// is at least 8 bytes): a result note, or a note that is not a result; and the slot of
-    /// the first-dword memo the probe read (the dword's, if the memo holds it), for
-    /// [`Decoder::decode_noted`].
+    /// is at least 8 bytes): a result note, or a note that is not a result; and the
+    /// first-dword memo's slot, for [`Decoder::decode_noted`].
     #[inline(always)]
     fn probe(&self, qword: u64) -> (u32, u64) {
         let dword = qword as u32;
-        let stored = self.memo.get(memo_set(dword), dword);
+        let stored = self.memo[memo_slot(dword)].get();
         let note = (stored >> 32) as u32;
         // The 8-byte memo is probed too, whatever the first-dword memo says, and the two
         // answers selected without a branch: a branch on which memo answers (half the
         // instructions repeat their first dword, a third of them only their first 8 bytes)
         // would be mispredicted often.
-        let stored8 = self.memo8.get(memo8_set(qword), qword);
+        let stored8 = self.memo8[memo8_slot(qword)].get();
         let note8 = (stored8 >> 64) as u32;
         // (Non-short-circuit `&`: a `&&` lets the compiler branch on the first test.)
         let note1 = std::hint::select_unpredictable((stored as u32 == dword) & self.owns(note), note, 0);
@@ -452,7 +386,7 @@ impl Decoder {
             (result, trace.read, trace.shared)
         } else {
             if !noted && let Some(result) = self.first_sight(head) {
-                self.remember(dword, result);
+                self.memo[memo_slot(dword)].set(u64::from(dword) | u64::from(result) << 32);
                 return result;
             }
             let (result, trace, (start, end, walk_read)) = self.decode_head::<true>(head, bytes);
@@ -470,7 +404,7 @@ impl Decoder {
                 } else {
                     memo::FULL
                 };
-                self.remember(dword, note);
+                self.memo[memo_slot(dword)].set(u64::from(dword) | u64::from(note) << 32);
             }
             (result, trace.read, trace.shared)
         };
@@ -486,13 +420,7 @@ impl Decoder {
     /// decode that read no further).
     #[inline]
     fn remember8(&self, qword: u64, note: u32) {
-        self.memo8.insert(memo8_set(qword), u128::from(qword) | u128::from(note) << 64);
-    }
-
-    /// Notes `note` (see [`memo`]) under the first dword `dword`.
-    #[inline]
-    fn remember(&self, dword: u32, note: u32) {
-        self.memo.insert(memo_set(dword), u64::from(dword) | u64::from(note) << 32);
+        self.memo8[memo8_slot(qword)].set(u128::from(qword) | u128::from(note) << 64);
     }
 
     /// The result note [`Decoder::scan`] comes to when `entry` is the first candidate it
@@ -910,50 +838,6 @@ mod tests {
     /// hit. From GFX10 every VOP1, VOP2 and VOPC word first meets the 64-bit table's DPP8
     /// form, whose `fi` marker check (the first dword's src0 field) fails; GFX8 and GFX9's
     /// SMEM loads check registers in the first dword only (their offset is the second).
-    /// A memo set keeps two keys; a third takes the place of the one that came in first,
-    /// and a key already held is kept in place.
-    #[test]
-    fn a_memo_set_keeps_two_keys_and_evicts_the_one_that_came_in_first() {
-        let sets: Rc<Sets<u64, 4>> = empty_sets();
-        let slot = |key: u32, note: u32| u64::from(key) | u64::from(note) << 32;
-        let holds = |key: u32| -> Option<u32> {
-            let found = sets.get(1, key);
-            (found as u32 == key && found != 0).then_some((found >> 32) as u32)
-        };
-        assert_eq!(holds(7), None);
-        sets.insert(1, slot(7, 70));
-        sets.insert(1, slot(9, 90));
-        assert_eq!((holds(7), holds(9)), (Some(70), Some(90)));
-        // A key held is replaced in place: the other stays.
-        sets.insert(1, slot(7, 71));
-        assert_eq!((holds(7), holds(9)), (Some(71), Some(90)));
-        // A third key evicts 7, which came in before 9.
-        sets.insert(1, slot(11, 110));
-        assert_eq!((holds(7), holds(9), holds(11)), (None, Some(90), Some(110)));
-        // The other sets are untouched.
-        assert!((0..4).filter(|&set| set != 1).all(|set| sets.0[set].iter().all(|slot| slot.get() == 0)));
-    }
-
-    /// Two first dwords of one memo set are both kept by the decoder (a direct-mapped memo
-    /// kept the later only), and a third evicts the first.
-    #[test]
-    fn first_dwords_of_one_memo_set_are_both_kept() {
-        let decoder = Decoder::new(Target::from_name("gfx900", "").unwrap());
-        // v_mov_b32_e32 vD, vS: decided on the first dword.
-        let words: Vec<u32> = (0..256u32).flat_map(|d| (0..256u32).map(move |s| 0x7e00_0300 | d << 17 | s)).collect();
-        let set = memo_set(words[0]);
-        let same: Vec<u32> = words.iter().copied().filter(|&w| memo_set(w) == set).take(3).collect();
-        assert_eq!(same.len(), 3, "three v_mov_b32 words of one memo set");
-        let bytes = |word: u32| -> Vec<u8> { word.to_le_bytes().into_iter().chain([0; 28]).collect() };
-        let kept = |word: u32| is_result(decoder.probe(u64::from(word)).0);
-        for &word in &same[..2] {
-            assert_eq!(decoder.decode(&bytes(word)).encoding().map(|e| e.record_name()).as_deref(), Some("V_MOV_B32_e32_vi"));
-        }
-        assert!(kept(same[0]) && kept(same[1]), "{same:08x?}: both kept");
-        decoder.decode(&bytes(same[2]));
-        assert_eq!((kept(same[0]), kept(same[1]), kept(same[2])), (false, true, true), "{same:08x?}");
-    }
-
     #[test]
     fn decodes_reading_only_the_first_dword_are_kept_under_it() {
         for (cpu, word, record) in [
@@ -1140,7 +1024,7 @@ mod tests {
                     }
                 }
             }
-            remembered8 += decoder.memo8.0.iter().flatten().filter(|slot| slot.get() != 0).count();
+            remembered8 += decoder.memo8.iter().filter(|slot| slot.get() != 0).count();
             for _ in 0..2000 {
                 let bytes: Vec<u8> = (0..24).map(|_| next() as u8).collect();
                 assert_eq!(decoder.decode_uncached(&bytes), decode_by_tables(&target, &trees, &bytes), "{cpu}{features} {bytes:02x?}");
