@@ -445,7 +445,8 @@ impl Decoder {
     /// scan must decide. The common first sight: the walk reads the first dword, the
     /// candidates before the decoding one differ from it there, and each candidate that
     /// agrees there decides alone on the first dword ([`Entry::alone_read`] is 4; a failed
-    /// validation fails its attempt, as in the scan). What the scan would note is then the result itself.
+    /// validation fails its attempt, as in the scan). What the scan would note is then the
+    /// result itself.
     #[inline(always)]
     fn first_sight(&self, head: u128) -> Option<u32> {
         let (start, end, walk_read) = self.dispatch.leaf(head);
