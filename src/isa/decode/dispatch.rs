@@ -11,6 +11,7 @@
 use std::collections::HashMap;
 
 use crate::isa::table::encodings;
+use crate::isa::target::Target;
 
 use super::plan::Attempt;
 use super::validate::{FastCheck, VERDICT_FAIL};
@@ -160,7 +161,15 @@ struct Builder<'a> {
 impl Dispatch {
     /// `items` in attempt order (each attempt's encodings in table order), for a group whose
     /// classes are `all` and whose processors' classes (by name) are `classes`.
-    pub fn build(mut items: Vec<Entry>, checks: Vec<FastCheck>, verdicts: Vec<u8>, all: u8, classes: Vec<(&'static str, u8)>) -> Dispatch {
+    /// `target` is the group's representative (what validation reads of it is the group's).
+    pub fn build(
+        mut items: Vec<Entry>,
+        checks: Vec<FastCheck>,
+        verdicts: Vec<u8>,
+        target: &Target,
+        all: u8,
+        classes: Vec<(&'static str, u8)>,
+    ) -> Dispatch {
         for item in &mut items {
             item.checks_read = if item.count != NOT_COMPILED {
                 let compiled = &checks[item.first as usize..item.first as usize + usize::from(item.count)];
@@ -168,7 +177,7 @@ impl Dispatch {
             } else {
                 // Read only where `is_planned` (the scan reads every byte up to the limit for
                 // a full operand decode).
-                super::validate::plan_read(item.index).unwrap_or(0)
+                super::validate::plan_read(item.index, target).unwrap_or(0)
             };
             let alone = item.present == all && item.count != NOT_COMPILED && item.tail_at == item.size;
             item.alone_read = if alone { item.planned_read() as u8 } else { 0 };

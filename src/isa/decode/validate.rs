@@ -9,9 +9,10 @@
 //! to check, precompiled once per encoding, so accepting a candidate costs a handful of field
 //! extractions instead of [`decode_operands_into`].
 //!
-//! Encodings whose decoding has more to it (K constants, image fix-ups, LLVM 22's records,
-//! more operands than an operand list holds) keep the full decode: their plan says so. The
-//! unit test at the end checks plans against the full decode on every record.
+//! Encodings whose decoding has more to it (K constants, image fix-ups, more operands than an
+//! operand list holds, and on GFX12 and later LLVM 22's records) keep the full decode: their
+//! plan says so. The unit test at the end checks plans against the full decode on every
+//! record.
 
 use std::sync::OnceLock;
 
@@ -88,10 +89,9 @@ fn plans() -> &'static [Plan] {
 }
 
 fn plan_of(e: &Encoding) -> Plan {
-    // Decoding with fix-ups beyond per-field checks: LLVM 22's records (64-bit literals,
-    // negative buffer offsets, shared K literals), images (NSA dwords, convertMIMGInst), lists
-    // longer than `Operands` holds.
-    if e.llvm == 22 || e.flags.has(flag::MIMG | flag::VIMAGE | flag::VSAMPLE) || e.operands.len() > MAX_OPERANDS {
+    // Decoding with fix-ups beyond per-field checks: images (NSA dwords, convertMIMGInst),
+    // lists longer than `Operands` holds; K constants below.
+    if e.flags.has(flag::MIMG | flag::VIMAGE | flag::VSAMPLE) || e.operands.len() > MAX_OPERANDS {
         return None;
     }
     let mut checks = Vec::new();
@@ -127,16 +127,31 @@ fn plan_of(e: &Encoding) -> Plan {
     Some(checks.into_boxed_slice())
 }
 
-/// Whether encoding `index` is validated by its plan (reading only the encoded bits and the
-/// tail's length), not by a full operand decode (which may read the tail's bytes).
-pub(super) fn is_planned(index: u16) -> bool {
-    plans()[index as usize].is_some()
+/// Encoding `index`'s plan on `target`, if it has one there.
+///
+/// LLVM 22's records decoded for a GFX12 or later target (gfx1250) have none: there, a
+/// source may select a 64-bit literal and a buffer offset may fail the instruction, which no
+/// check says. For gfx950 LLVM 22 decodes as LLVM 19 does but for operand values (`gds`,
+/// True16 halves, f8f6f4 tuple sizes), none of which decides a decode or its length.
+fn plan(index: u16, target: &Target) -> Option<&'static [Check]> {
+    if encodings()[index as usize].llvm == 22 && target.generation() >= Generation::Gfx12 {
+        return None;
+    }
+    plans()[index as usize].as_deref()
 }
 
-/// Bytes from the start through the last bit encoding `index`'s plan reads (0 for a plan
-/// with no checks), or `None` without a plan (the full operand decode may read the tail).
-pub(super) fn plan_read(index: u16) -> Option<u8> {
-    let checks = plans()[index as usize].as_ref()?;
+/// Whether encoding `index` is validated on `target` by its plan (reading only the encoded
+/// bits and the tail's length), not by a full operand decode (which may read the tail's
+/// bytes).
+pub(super) fn is_planned(index: u16, target: &Target) -> bool {
+    plan(index, target).is_some()
+}
+
+/// Bytes from the start through the last bit encoding `index`'s plan on `target` reads (0
+/// for a plan with no checks), or `None` without a plan (the full operand decode may read
+/// the tail).
+pub(super) fn plan_read(index: u16, target: &Target) -> Option<u8> {
+    let checks = plan(index, target)?;
     let last_bit = |bits: Bits| match bits.multi {
         None => u32::from(bits.lo) + u32::from(bits.width),
         Some(segments) => segments.iter().map(|&(_, hi, _)| u32::from(hi) + 1).max().unwrap_or(0),
@@ -148,7 +163,7 @@ pub(super) fn plan_read(index: u16) -> Option<u8> {
 /// encoded bits, up to the instruction limit) after them, as [`decode_operands_into`] would
 /// say; `Ok` holds the bytes they consume after the encoded bits.
 pub(super) fn validate(index: u16, word: u128, tail: &[u8], target: &Target) -> Result<u8, DecodeFail> {
-    let Some(checks) = &plans()[index as usize] else {
+    let Some(checks) = plan(index, target) else {
         let mut ops = Operands::new();
         decode_operands_into(&encodings()[index as usize], word, tail, target, &mut ops)?;
         return Ok(ops.extra_bytes);
@@ -286,7 +301,7 @@ impl Compiler {
     /// Encoding `index`'s plan compiled for `target`, as a range of [`Compiler::checks`], or
     /// `None` when it has no plan or a field no table covers (then [`validate`] decides).
     pub fn compile(&mut self, index: u16, target: &Target) -> Option<(u32, u8)> {
-        let checks = plans()[index as usize].as_ref()?;
+        let checks = plan(index, target)?;
         let unfit = |c: &Check| {
             let b = c.bits();
             b.multi.is_some() || b.width > MAX_TABLE_BITS || (b.lo < 64 && b.lo + b.width > 64)
@@ -341,8 +356,9 @@ fn src(code: u16, dwords: u8, literal_ok: bool, generation: Generation) -> Resul
 mod tests {
     use super::*;
 
-    /// Every record with a plan, on targets of every LLVM 19 generation: random words over the
-    /// record's fixed bits and tails of 0..8 bytes give the full decode's verdict and length.
+    /// Every record with a plan, on targets of every generation (LLVM 22's records on gfx950;
+    /// gfx1250 plans none of them): random words over the record's fixed bits and tails of
+    /// 0..8 bytes give the full decode's verdict and length.
     #[test]
     fn plans_agree_with_full_decoding() {
         let targets = [
@@ -353,14 +369,18 @@ mod tests {
             ("gfx1030", ""),
             ("gfx1100", "+real-true16"),
             ("gfx1200", ""),
+            ("gfx950", ""),
+            ("gfx950", "+wavefrontsize64"),
+            ("gfx1250", ""),
         ];
         let mut next = crate::isa::xorshift64(0x9e37_79b9_7f4a_7c15);
         let mut scratch = Operands::new();
         let mut checked = 0;
         for (cpu, features) in targets {
             let target = Target::from_name(cpu, features).unwrap();
+            let before = checked;
             for (i, e) in encodings().iter().enumerate() {
-                if e.llvm != target.llvm_version() || plans()[i].is_none() {
+                if e.llvm != target.llvm_version() || plan(i as u16, &target).is_none() {
                     continue;
                 }
                 for round in 0..6 {
@@ -375,6 +395,9 @@ mod tests {
                     checked += 1;
                 }
             }
+            // gfx950's LLVM 22 records are planned (most of them), gfx1250's are not.
+            let planned = (checked - before) / 6;
+            assert_eq!(planned > 1000, cpu != "gfx1250", "{cpu}{features}: {planned} records planned");
         }
         assert!(checked > 100_000, "{checked}");
     }
