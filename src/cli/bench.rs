@@ -78,6 +78,20 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
         work.push(Work { target, sections });
     }
     println!("{}: {} code object(s), {:.1} MiB of .text", path, work.len(), total as f64 / (1 << 20) as f64);
+    // Ratios compare the same bytes: where LLVM takes part, objects for targets the in-process
+    // LLVM 19 does not know (gfx950, gfx1250) are left out of every measurement.
+    let llvm_takes_part = match &args.only {
+        Some(only) => only == "llvm",
+        None => !(args.decode_only || args.no_llvm) || args.what == "encode",
+    };
+    if llvm_takes_part {
+        let unknown: Vec<String> = work.iter().filter(|w| w.target.llvm_version() != 19).map(|w| w.target.to_string()).collect();
+        if !unknown.is_empty() {
+            work.retain(|w| w.target.llvm_version() == 19);
+            println!("left out: {} code object(s) for {} (the in-process LLVM is 19; `--no-llvm` or `--decode-only` measures ours on them)", unknown.len(), unknown.join(", "));
+        }
+        anyhow::ensure!(!work.is_empty(), "{path}: no code object for a target the in-process LLVM 19 decodes, nothing to compare (`--no-llvm` or `--decode-only` measures ours alone)");
+    }
     if args.what == "encode" {
         return bench_encode(&work);
     }

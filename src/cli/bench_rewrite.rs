@@ -66,7 +66,8 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
         for o in &objects {
             let object = CodeObject::parse(o)?;
             let target = Target::from_target_id(&object.target, false)?;
-            let mut llvm = LlvmDisassembler::new(&target).context("LLVM refused the target")?;
+            let mut llvm = LlvmDisassembler::new(&target)
+                .with_context(|| format!("LLVM refused {target} (the in-process LLVM is 19)"))?;
             for s in object.text_sections() {
                 let bytes = &o[s.offset as usize..(s.offset + s.size) as usize];
                 let mut at = 0;

@@ -59,6 +59,10 @@ extern "C" fn collect_diagnostic(info: LLVMDiagnosticInfoRef, sink: *mut c_void)
 impl LlvmAssembler {
     /// An assembler for `target` (processor, wave size, true16 mode).
     pub fn new(target: &Target) -> Result<LlvmAssembler, LlvmAsmError> {
+        if target.llvm_version() != 19 {
+            let message = format!("{} needs LLVM {}, and the in-process LLVM is 19", target.processor, target.llvm_version());
+            return Err(LlvmAsmError { line: 0, message });
+        }
         LlvmAssembler::for_cpu(target.processor.name, &target.mattr())
     }
 
@@ -182,6 +186,16 @@ mod tests {
 
     fn assembler(cpu: &str, mattr: &str) -> LlvmAssembler {
         LlvmAssembler::new(&Target::from_name(cpu, mattr).unwrap()).unwrap()
+    }
+
+    /// LLVM 19 does not know gfx950 and gfx1250 (it would warn and assemble for a generic
+    /// processor): refused, with the reason.
+    #[test]
+    fn targets_llvm_19_does_not_know_are_refused() {
+        for cpu in ["gfx950", "gfx1250"] {
+            let Err(e) = LlvmAssembler::new(&Target::from_name(cpu, "").unwrap()) else { panic!("{cpu} accepted") };
+            assert!(e.message.contains("needs LLVM 22"), "{cpu}: {}", e.message);
+        }
     }
 
     #[test]

@@ -43,8 +43,13 @@ pub struct LlvmInst {
 }
 
 impl LlvmDisassembler {
-    /// A disassembler for `target` (processor and wave size), or `None` if LLVM refuses it.
+    /// A disassembler for `target` (processor and wave size), or `None` if LLVM refuses it,
+    /// or if it is a target LLVM 19 does not know (gfx950, gfx1250: it would warn, then abort
+    /// the process at the first instruction).
     pub fn new(target: &Target) -> Option<LlvmDisassembler> {
+        if target.llvm_version() != 19 {
+            return None;
+        }
         initialize();
         let triple = CString::new("amdgcn-amd-amdhsa").unwrap();
         let cpu = CString::new(target.processor.name).ok()?;
@@ -111,6 +116,17 @@ mod tests {
                 text: "v_lshl_or_b32 v5, v1, v2, s3".to_owned()
             }
         );
+    }
+
+    /// LLVM 19 does not know gfx950 and gfx1250: made for them, its disassembler would warn
+    /// and abort the process at the first instruction (`gfxpatch bench decode` on a gfx1250
+    /// object did). It is refused instead.
+    #[test]
+    fn targets_llvm_19_does_not_know_are_refused() {
+        for cpu in ["gfx950", "gfx1250"] {
+            assert!(LlvmDisassembler::new(&Target::from_name(cpu, "").unwrap()).is_none(), "{cpu}");
+        }
+        assert!(LlvmDisassembler::new(&Target::from_name("gfx942", "").unwrap()).is_some());
     }
 
     #[test]
