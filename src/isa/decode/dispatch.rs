@@ -271,8 +271,9 @@ impl Dispatch {
     }
 
     /// The compiled validation of `entry` on `word` (its leading bytes; only the encoded bits
-    /// are read): `VERDICT_FAIL` if an operand does not decode, else `VERDICT_LITERAL` if a
-    /// source selects the literal.
+    /// are read), the or of its checks' verdicts: with `VERDICT_FAIL` an operand does not
+    /// decode; else `VERDICT_LITERAL` and `VERDICT_LITERAL64` say which literals sources
+    /// select (both: [`super::validate::VERDICT_LITERALS`]).
     #[inline]
     pub fn fast_validate(&self, entry: &Entry, word: u128) -> u8 {
         let first = entry.first as usize;

@@ -468,6 +468,9 @@ impl Decoder {
             let len = match self.dispatch.fast_validate(entry, head) {
                 validate::VERDICT_OK => size,
                 validate::VERDICT_LITERAL if self.max_bytes - tail_at >= 4 => size + 4,
+                validate::VERDICT_LITERAL64 if self.max_bytes - tail_at >= 8 => size + 8,
+                // Both literals: the operands' order decides, as the scan does.
+                validate::VERDICT_LITERALS => return None,
                 _ => {
                     failed |= bit;
                     continue;
@@ -563,6 +566,13 @@ impl Decoder {
                 match dispatch.fast_validate(entry, head) {
                     validate::VERDICT_OK => 0,
                     validate::VERDICT_LITERAL if limit.len() - tail_at >= 4 => 4,
+                    validate::VERDICT_LITERAL64 if limit.len() - tail_at >= 8 => 8,
+                    // Sources select both literals: the first in operand order reads its
+                    // own, which the plan's checks, in that order, tell.
+                    validate::VERDICT_LITERALS => match validate(index, head & DWORD_MASKS[size / 4], &limit[tail_at..], &self.target) {
+                        Ok(extra) => usize::from(extra),
+                        Err(_) => continue,
+                    },
                     _ => continue,
                 }
             } else {
@@ -857,6 +867,7 @@ mod tests {
             // gfx950 decodes by LLVM 22's records, with compiled validations as LLVM 19's.
             ("gfx950", [0x02, 0x00, 0x06, 0xc0], "S_LOAD_DWORDX2_IMM_vi"),
             ("gfx950", [0x02, 0x03, 0x02, 0x7e], "V_MOV_B32_e32_vi"),
+            ("gfx1250", [0x02, 0x03, 0x02, 0x7e], "V_MOV_B32_e32_gfx12"),
         ] {
             let decoder = Decoder::new(Target::from_name(cpu, "").unwrap());
             // The word, then 28 bytes that differ with `after`.
@@ -935,11 +946,51 @@ mod tests {
                 answered += 1;
                 short_answered += usize::from(sampled_32);
             }
-            // gfx1250's records (LLVM 22's, on GFX12) have no compiled validations: the scan
-            // decides all of theirs.
-            let compiled = cpu != "gfx1250";
-            assert!(!compiled || short_answered * 2 > short, "{cpu}{features}: {short_answered} of {short} 32-bit words, {answered} in all");
+            assert!(short_answered * 2 > short, "{cpu}{features}: {short_answered} of {short} 32-bit words, {answered} in all");
         }
+    }
+
+    /// Sources selecting literals (GFX1250's 64-bit one alone, before and after a 32-bit
+    /// one; the 32-bit one elsewhere), in streams cut after every dword: the compiled
+    /// validations, `first_sight` and the memos decode as the tables in order, whose
+    /// validation follows the plan's operand order (`plans_agree_with_full_decoding` holds
+    /// that to the full operand decode).
+    #[test]
+    fn literal_sources_decode_as_the_tables_in_order() {
+        let mut next = crate::isa::xorshift64(0x3c6e_f372_fe94_f82b);
+        let (mut qwords, mut dwords) = (0, 0);
+        for (cpu, features) in [("gfx1250", ""), ("gfx950", ""), ("gfx1200", ""), ("gfx900", "")] {
+            let target = Target::from_name(cpu, features).unwrap();
+            let decoder = Decoder::new(target);
+            let ctx = PredContext::of(&target);
+            let trees: Vec<(Attempt, Tree)> = plan(&target)
+                .into_iter()
+                .map(|a| (a, Tree::build(&table_indices(target.llvm_version(), a.namespace, a.bits, &ctx))))
+                .collect();
+            for i in decoder.dispatch.entries_sample() {
+                let e = &encodings()[i as usize];
+                let fields = validate::source_fields(i, &target);
+                let random = u128::from(next()) << 64 | u128::from(next());
+                for word in validate::literal_words((random & !e.mask) | e.value, &fields) {
+                    let mut stream = word.to_le_bytes()[..usize::from(e.bits) / 8].to_vec();
+                    stream.extend((0..16).map(|_| next() as u8));
+                    for cut in (4..=stream.len()).step_by(4) {
+                        let bytes = &stream[..cut];
+                        let inst = decoder.decode_uncached(bytes);
+                        let name = e.record_name();
+                        assert_eq!(inst, decode_by_tables(&target, &trees, bytes), "{cpu} {name} {bytes:02x?}");
+                        for _ in 0..2 {
+                            assert_eq!(decoder.decode(bytes), inst, "{cpu} {name} {bytes:02x?} memo");
+                        }
+                        if inst.encoding().is_some() {
+                            qwords += usize::from(inst.len() == inst.tail_at() + 8);
+                            dwords += usize::from(inst.len() == inst.tail_at() + 4);
+                        }
+                    }
+                }
+            }
+        }
+        assert!(qwords > 1000 && dwords > 1000, "{qwords} {dwords}");
     }
 
     /// Words built from every candidate record's pattern (fixed bits over random ones), plus

@@ -10,8 +10,8 @@
 //! extractions instead of [`decode_operands_into`].
 //!
 //! Encodings whose decoding has more to it (K constants, image fix-ups, more operands than an
-//! operand list holds, and on GFX12 and later LLVM 22's records) keep the full decode: their
-//! plan says so. The unit test at the end checks plans against the full decode on every
+//! operand list holds, and on GFX12 and later LLVM 22's buffer records) keep the full decode:
+//! their plan says so. The unit test at the end checks plans against the full decode on every
 //! record.
 
 use std::sync::OnceLock;
@@ -129,15 +129,28 @@ fn plan_of(e: &Encoding) -> Plan {
 
 /// Encoding `index`'s plan on `target`, if it has one there.
 ///
-/// LLVM 22's records decoded for a GFX12 or later target (gfx1250) have none: there, a
-/// source may select a 64-bit literal and a buffer offset may fail the instruction, which no
-/// check says. For gfx950 LLVM 22 decodes as LLVM 19 does but for operand values (`gds`,
-/// True16 halves, f8f6f4 tuple sizes), none of which decides a decode or its length.
+/// LLVM 22 decodes as LLVM 19 does but for operand values (`gds`, True16 halves, f8f6f4
+/// tuple sizes), none of which decides a decode or its length, and for two rules of GFX12
+/// and later: a source may select a 64-bit literal (gfx1250; [`Literal::Qword`], which the
+/// checks say), and a negative buffer offset fails the instruction, which no check says, so
+/// LLVM 22's buffer records have no plan there.
 fn plan(index: u16, target: &Target) -> Option<&'static [Check]> {
-    if encodings()[index as usize].llvm == 22 && target.generation() >= Generation::Gfx12 {
+    let e = &encodings()[index as usize];
+    let buffer = e.flags.has(flag::MUBUF | flag::MTBUF) || (e.flags.has(flag::SMRD) && e.opcode.name().starts_with("S_BUFFER_"));
+    if e.llvm == 22 && target.generation() >= Generation::Gfx12 && buffer {
         return None;
     }
     plans()[index as usize].as_deref()
+}
+
+/// What a source field selects after the encoded bits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Literal {
+    None,
+    /// The literal dword (source 255).
+    Dword,
+    /// GFX1250's 64-bit literal (source 254, LLVM 22's `LITERAL64_CONST`), 8 bytes.
+    Qword,
 }
 
 /// Whether encoding `index` is validated on `target` by its plan (reading only the encoded
@@ -170,17 +183,24 @@ pub(super) fn validate(index: u16, word: u128, tail: &[u8], target: &Target) -> 
     };
     let generation = target.generation();
     let mask_dwords = if target.wave64 { 2 } else { 1 };
-    let mut literal = false;
+    let mut first = Literal::None;
     for &check in checks.iter() {
-        literal |= check_field(check, check.bits().get(word), generation, mask_dwords)?;
+        let literal = check_field(check, check.bits().get(word), generation, mask_dwords)?;
+        if first == Literal::None {
+            first = literal;
+        }
     }
-    if !literal {
-        return Ok(0);
-    }
-    if tail.len() < 4 {
+    // The first source (in operand order, which the checks keep) to select a literal reads
+    // it, a dword or a qword; the later ones take what it read.
+    let extra = match first {
+        Literal::None => return Ok(0),
+        Literal::Dword => 4,
+        Literal::Qword => 8,
+    };
+    if tail.len() < extra {
         return Err(DecodeFail::LiteralPastEnd);
     }
-    Ok(4)
+    Ok(extra as u8)
 }
 
 impl Check {
@@ -209,9 +229,9 @@ impl Check {
     }
 }
 
-/// One check on the field value `value` (the field's bits, extracted): `Ok(true)` when it
-/// selects the literal.
-fn check_field(check: Check, value: u16, generation: Generation, mask_dwords: u8) -> Result<bool, DecodeFail> {
+/// One check on the field value `value` (the field's bits, extracted): `Ok` says which
+/// literal it selects, if any.
+fn check_field(check: Check, value: u16, generation: Generation, mask_dwords: u8) -> Result<Literal, DecodeFail> {
     match check {
         Check::Src { or, dwords, literal: literal_ok, deferred, .. } => {
             let code = (value | or) & 0x1ff;
@@ -256,7 +276,7 @@ fn check_field(check: Check, value: u16, generation: Generation, mask_dwords: u8
             }
         }
     }
-    Ok(false)
+    Ok(Literal::None)
 }
 
 /// Verdict of a compiled check on one field value: the field is fine.
@@ -265,6 +285,11 @@ pub(super) const VERDICT_OK: u8 = 0;
 pub(super) const VERDICT_LITERAL: u8 = 1;
 /// The operand does not decode: the candidate fails.
 pub(super) const VERDICT_FAIL: u8 = 2;
+/// The field selects GFX1250's 64-bit literal (8 more bytes, which must be there).
+pub(super) const VERDICT_LITERAL64: u8 = 4;
+/// Fields select both literals (their verdicts or'ed): which one is read depends on the
+/// operands' order, which [`validate`] follows.
+pub(super) const VERDICT_LITERALS: u8 = VERDICT_LITERAL | VERDICT_LITERAL64;
 
 /// A plan's check compiled for one target: the field's bits (from `shift`, `mask` their width's
 /// low-bit mask) index a verdict table at `table` in [`Compiler::verdicts`], computed once from
@@ -319,8 +344,9 @@ impl Compiler {
             let (table, always_ok) = *self.tables.entry(key).or_insert_with(|| {
                 let at = verdicts.len() as u32;
                 verdicts.extend((0..1u32 << bits.width).map(|v| match check_field(check, v as u16, generation, mask_dwords) {
-                    Ok(false) => VERDICT_OK,
-                    Ok(true) => VERDICT_LITERAL,
+                    Ok(Literal::None) => VERDICT_OK,
+                    Ok(Literal::Dword) => VERDICT_LITERAL,
+                    Ok(Literal::Qword) => VERDICT_LITERAL64,
                     Err(_) => VERDICT_FAIL,
                 }));
                 (at, verdicts[at as usize..].iter().all(|&v| v == VERDICT_OK))
@@ -334,31 +360,71 @@ impl Compiler {
     }
 }
 
-/// `decodeSrcOp` for a 9-bit source code (LLVM 19 targets: no 64-bit literals): `Ok(true)`
-/// when it selects the literal.
-fn src(code: u16, dwords: u8, literal_ok: bool, generation: Generation) -> Result<bool, DecodeFail> {
+/// `decodeSrcOp` for a 9-bit source code: the literal it selects, if any.
+fn src(code: u16, dwords: u8, literal_ok: bool, generation: Generation) -> Result<Literal, DecodeFail> {
     if code >= 256 {
         if code - 256 + u16::from(dwords) > 256 {
             return Err(DecodeFail::BadRegister(code));
         }
-        return Ok(false);
+        return Ok(Literal::None);
     }
     if inline_integer(code).is_some() || (240..=248).contains(&code) {
-        return Ok(false);
+        return Ok(Literal::None);
     }
-    if code == 255 {
-        return if literal_ok { Ok(true) } else { Err(DecodeFail::BadRegister(code)) };
+    let literal = match code {
+        255 => Literal::Dword,
+        // Elsewhere `lds_direct`, a scalar source (`has_64bit_literals`).
+        254 if generation == Generation::Gfx1250 => Literal::Qword,
+        _ => return scalar(code, dwords, generation).map(|_| Literal::None),
+    };
+    if literal_ok { Ok(literal) } else { Err(DecodeFail::BadRegister(code)) }
+}
+
+/// The fields of encoding `index`'s plan on `target` that are sources (which may select a
+/// literal), as `(lo, width)`, for tests that put literal codes there.
+#[cfg(test)]
+pub(super) fn source_fields(index: u16, target: &Target) -> Vec<(u8, u8)> {
+    plan(index, target)
+        .unwrap_or_default()
+        .iter()
+        .filter(|c| matches!(c, Check::Src { .. } | Check::Bool { .. } | Check::T16Src { .. }))
+        .map(|c| c.bits())
+        .filter(|b| b.multi.is_none())
+        .map(|b| (b.lo, b.width))
+        .collect()
+}
+
+/// `word` with the field at `lo` (`width` bits) set to `value`.
+#[cfg(test)]
+pub(super) fn with_field(word: u128, (lo, width): (u8, u8), value: u16) -> u128 {
+    let mask = ((1u128 << width) - 1) << lo;
+    (word & !mask) | ((u128::from(value) << lo) & mask)
+}
+
+/// Words over `word` with literal codes in its source fields: 255 (the dword) and 254 (the
+/// qword on GFX1250, `lds_direct` elsewhere) in each, and in each ordered pair of fields one of
+/// each, so a qword selected before a dword and after one are both met.
+#[cfg(test)]
+pub(super) fn literal_words(word: u128, fields: &[(u8, u8)]) -> Vec<u128> {
+    let mut out = Vec::new();
+    for (k, &f) in fields.iter().enumerate() {
+        out.extend([254, 255].map(|code| with_field(word, f, code)));
+        for &g in &fields[k + 1..] {
+            out.push(with_field(with_field(word, f, 254), g, 255));
+            out.push(with_field(with_field(word, f, 255), g, 254));
+        }
     }
-    scalar(code, dwords, generation).map(|_| false)
+    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// Every record with a plan, on targets of every generation (LLVM 22's records on gfx950;
-    /// gfx1250 plans none of them): random words over the record's fixed bits and tails of
-    /// 0..8 bytes give the full decode's verdict and length.
+    /// Every record with a plan, on targets of every generation (LLVM 22's records on gfx950
+    /// and gfx1250): random words over the record's fixed bits, and the same with literal
+    /// codes in the source fields (GFX1250's 64-bit literal before and after a 32-bit one),
+    /// with tails of 0..8 bytes, give the full decode's verdict and length.
     #[test]
     fn plans_agree_with_full_decoding() {
         let targets = [
@@ -375,30 +441,36 @@ mod tests {
         ];
         let mut next = crate::isa::xorshift64(0x9e37_79b9_7f4a_7c15);
         let mut scratch = Operands::new();
-        let mut checked = 0;
+        let (mut checked, mut qwords) = (0, 0);
         for (cpu, features) in targets {
             let target = Target::from_name(cpu, features).unwrap();
-            let before = checked;
+            let mut records = 0;
             for (i, e) in encodings().iter().enumerate() {
                 if e.llvm != target.llvm_version() || plan(i as u16, &target).is_none() {
                     continue;
                 }
+                let fields = source_fields(i as u16, &target);
                 for round in 0..6 {
                     let random = (u128::from(next()) << 64 | u128::from(next())) & (u128::MAX >> (128 - u32::from(e.bits)));
                     let word = (random & !e.mask) | e.value;
                     let tail = [0xabu8; 8];
                     let tail = &tail[..round % 3 * 4];
-                    let planned = validate(i as u16, word, tail, &target).map_err(|_| ());
-                    let full =
-                        decode_operands_into(e, word, tail, &target, &mut scratch).map(|()| scratch.extra_bytes).map_err(|_| ());
-                    assert_eq!(planned, full, "{} on {cpu}{features}, word {word:#x}, tail {}", e.record_name(), tail.len());
-                    checked += 1;
+                    let words = if round < 3 { literal_words(word, &fields) } else { Vec::new() };
+                    for word in std::iter::once(word).chain(words) {
+                        let planned = validate(i as u16, word, tail, &target).map_err(|_| ());
+                        let full =
+                            decode_operands_into(e, word, tail, &target, &mut scratch).map(|()| scratch.extra_bytes).map_err(|_| ());
+                        assert_eq!(planned, full, "{} on {cpu}{features}, word {word:#x}, tail {}", e.record_name(), tail.len());
+                        qwords += usize::from(full == Ok(8));
+                        checked += 1;
+                    }
                 }
+                records += 1;
             }
-            // gfx950's LLVM 22 records are planned (most of them), gfx1250's are not.
-            let planned = (checked - before) / 6;
-            assert_eq!(planned > 1000, cpu != "gfx1250", "{cpu}{features}: {planned} records planned");
+            assert!(records > 1000, "{cpu}{features}: {records} records planned");
         }
         assert!(checked > 100_000, "{checked}");
+        // GFX1250's 64-bit literals were met, as the first literal of an instruction.
+        assert!(qwords > 1000, "{qwords}");
     }
 }
