@@ -128,7 +128,20 @@ pub fn max_inst_bytes(target: &Target) -> usize {
 
 /// Feature64BitLiterals (GFX1250): source encoding 254 selects a 64-bit literal.
 pub fn has_64bit_literals(target: &Target) -> bool {
-    target.generation() == Generation::Gfx1250
+    generation_has_64bit_literals(target.generation())
+}
+
+/// [`has_64bit_literals`] by generation: source 254 selects a 64-bit literal.
+pub(crate) fn generation_has_64bit_literals(generation: Generation) -> bool {
+    generation == Generation::Gfx1250
+}
+
+/// Whether decoding `e` on `generation` fails on a negative buffer offset (LLVM 22's buffer
+/// records on GFX12 and later), which no per-field check of the offset says.
+pub(crate) fn rejects_negative_buffer_offsets(e: &Encoding, generation: Generation) -> bool {
+    let is_buffer = e.flags.has(flag::MUBUF | flag::MTBUF)
+        || (e.flags.has(flag::SMRD) && e.opcode.name().starts_with("S_BUFFER_"));
+    e.llvm == 22 && generation >= Generation::Gfx12 && is_buffer
 }
 
 /// How an operand class decodes, parsed from LLVM's decoder-method names.
@@ -1046,9 +1059,7 @@ fn decode_operands_general(
             }
         }
     }
-    let is_buffer = e.flags.has(flag::MUBUF | flag::MTBUF)
-        || (e.flags.has(flag::SMRD) && e.opcode.name().starts_with("S_BUFFER_"));
-    if e.llvm == 22 && generation >= Generation::Gfx12 && is_buffer {
+    if rejects_negative_buffer_offsets(e, generation) {
         if let Some(Value::Imm(offset)) = out.value(OperandName::offset)
             && (offset << 40) >> 40 < 0
         {

@@ -756,6 +756,15 @@ mod tests {
         assert!(is_result(RAW_NOTE));
     }
 
+    /// One tree per attempt of `target`'s plan, over the table the attempt tries.
+    fn trees_of(target: &Target) -> Vec<(Attempt, Tree)> {
+        let ctx = PredContext::of(target);
+        plan(target)
+            .into_iter()
+            .map(|a| (a, Tree::build(&table_indices(target.llvm_version(), a.namespace, a.bits, &ctx))))
+            .collect()
+    }
+
     /// The decode the merged tree replaces: one tree per attempt, tried in order.
     fn decode_by_tables(target: &Target, trees: &[(Attempt, Tree)], bytes: &[u8]) -> Inst {
         let limit = &bytes[..bytes.len().min(max_inst_bytes(target))];
@@ -962,11 +971,7 @@ mod tests {
         for (cpu, features) in [("gfx1250", ""), ("gfx950", ""), ("gfx1200", ""), ("gfx900", "")] {
             let target = Target::from_name(cpu, features).unwrap();
             let decoder = Decoder::new(target);
-            let ctx = PredContext::of(&target);
-            let trees: Vec<(Attempt, Tree)> = plan(&target)
-                .into_iter()
-                .map(|a| (a, Tree::build(&table_indices(target.llvm_version(), a.namespace, a.bits, &ctx))))
-                .collect();
+            let trees = trees_of(&target);
             for i in decoder.dispatch.entries_sample() {
                 let e = &encodings()[i as usize];
                 let fields = validate::source_fields(i, &target);
@@ -1017,11 +1022,7 @@ mod tests {
         for (cpu, features) in targets {
             let target = Target::from_name(cpu, features).unwrap();
             let decoder = Decoder::new(target);
-            let ctx = PredContext::of(&target);
-            let trees: Vec<(Attempt, Tree)> = plan(&target)
-                .into_iter()
-                .map(|a| (a, Tree::build(&table_indices(target.llvm_version(), a.namespace, a.bits, &ctx))))
-                .collect();
+            let trees = trees_of(&target);
             let (longest, entries) = decoder.dispatch.stats();
             assert!(longest < 64 && entries < 200_000, "{cpu}: leaf {longest}, {entries} entries");
             // Sample each record of the target's tables a few times.

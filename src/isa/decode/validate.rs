@@ -16,7 +16,10 @@
 
 use std::sync::OnceLock;
 
-use crate::isa::operand::{DecodeFail, MAX_OPERANDS, Method, Operands, decode_operands_into, method_of, scalar};
+use crate::isa::operand::{
+    DecodeFail, MAX_OPERANDS, Method, Operands, decode_operands_into, generation_has_64bit_literals, method_of,
+    rejects_negative_buffer_offsets, scalar,
+};
 use crate::isa::processor::Generation;
 use crate::isa::reg::inline_integer;
 use crate::isa::table::{Encoding, FieldBits, encodings, extract, flag};
@@ -135,9 +138,7 @@ fn plan_of(e: &Encoding) -> Plan {
 /// checks say), and a negative buffer offset fails the instruction, which no check says, so
 /// LLVM 22's buffer records have no plan there.
 fn plan(index: u16, target: &Target) -> Option<&'static [Check]> {
-    let e = &encodings()[index as usize];
-    let buffer = e.flags.has(flag::MUBUF | flag::MTBUF) || (e.flags.has(flag::SMRD) && e.opcode.name().starts_with("S_BUFFER_"));
-    if e.llvm == 22 && target.generation() >= Generation::Gfx12 && buffer {
+    if rejects_negative_buffer_offsets(&encodings()[index as usize], target.generation()) {
         return None;
     }
     plans()[index as usize].as_deref()
@@ -373,8 +374,8 @@ fn src(code: u16, dwords: u8, literal_ok: bool, generation: Generation) -> Resul
     }
     let literal = match code {
         255 => Literal::Dword,
-        // Elsewhere `lds_direct`, a scalar source (`has_64bit_literals`).
-        254 if generation == Generation::Gfx1250 => Literal::Qword,
+        // Elsewhere `lds_direct`, a scalar source.
+        254 if generation_has_64bit_literals(generation) => Literal::Qword,
         _ => return scalar(code, dwords, generation).map(|_| Literal::None),
     };
     if literal_ok { Ok(literal) } else { Err(DecodeFail::BadRegister(code)) }
