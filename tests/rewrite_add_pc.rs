@@ -353,3 +353,24 @@ fn bench_leaves_out_objects_llvm_19_cannot_decode() {
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     assert!(stdout.contains("gfxpatch decode only:") && !stdout.contains("left out"), "{stdout}");
 }
+
+/// Every command that makes LLVM's disassembler refuses a target LLVM 19 does not know in the
+/// same words, naming the input where there is one, without LLVM's abort (`bench rewrite`
+/// and `decode --llvm` used to say it in words of their own, the former without the file).
+#[test]
+fn commands_refuse_targets_llvm_19_cannot_decode_in_one_wording() {
+    let file = fixture();
+    let file = file.to_str().unwrap();
+    let refusal = "gfx1250 needs LLVM 22, and the in-process LLVM is 19";
+    for args in [vec!["disasm", file, "--backend", "llvm"], vec!["bench", "rewrite", file]] {
+        let output = gfxpatch(&args);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(!output.status.success(), "{args:?}: {stdout}");
+        assert!(!stderr.contains("LLVM ERROR") && !stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert!(stderr.contains(file) && stderr.contains(refusal), "{args:?}: {stderr}");
+    }
+    let output = gfxpatch(&["decode", "--target", "gfx950", "--llvm", "00", "00", "80", "bf"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success() && stderr.contains("gfx950 needs LLVM 22, and the in-process LLVM is 19"), "{stderr}");
+}

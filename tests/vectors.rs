@@ -122,7 +122,7 @@ fn disassembler_vectors_print_like_llvm() {
                     let target = *decoder.target();
                     let oracle = oracles
                         .entry((cpu.clone(), mattr.clone()))
-                        .or_insert_with(|| LlvmDisassembler::new(&target));
+                        .or_insert_with(|| LlvmDisassembler::new(&target).ok());
                     if let Some(oracle) = oracle {
                         let theirs = oracle.decode(&bytes, 0);
                         let (size, their_text) = if theirs.size == 0 {

@@ -220,7 +220,7 @@ fn pass_print(work: &[Work], memo: bool) -> u64 {
 fn pass_llvm(work: &[Work]) -> u64 {
     let mut n = 0u64;
     for w in work {
-        let mut llvm = LlvmDisassembler::new(&w.target).expect("LLVM refused the target");
+        let mut llvm = LlvmDisassembler::new(&w.target).expect("`run` keeps only targets LLVM 19 takes");
         for s in &w.sections {
             let mut at = 0;
             while at + 4 <= s.len() {

@@ -29,7 +29,13 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
         if text >= args.max_mib.unwrap_or(64) << 20 {
             break;
         }
-        text += CodeObject::parse(&o.bytes)?.text_size();
+        let object = CodeObject::parse(&o.bytes).with_context(|| path.clone())?;
+        // LLVM's side is timed last: a target it refuses is refused before any timing.
+        let target = Target::from_target_id(&object.target, false).with_context(|| path.clone())?;
+        if let Some(refusal) = crate::llvm::Refusal::before_asking(&target) {
+            return Err(anyhow::Error::new(refusal).context(path));
+        }
+        text += object.text_size();
         objects.push(o.bytes.to_vec());
     }
     println!("{path}: {} code object(s), {:.1} MiB of .text (one thread)", objects.len(), text as f64 / (1 << 20) as f64);
@@ -66,8 +72,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
         for o in &objects {
             let object = CodeObject::parse(o)?;
             let target = Target::from_target_id(&object.target, false)?;
-            let mut llvm = LlvmDisassembler::new(&target)
-                .with_context(|| format!("LLVM refused {target} (the in-process LLVM is 19)"))?;
+            let mut llvm = LlvmDisassembler::new(&target).with_context(|| path.clone())?;
             for s in object.text_sections() {
                 let bytes = &o[s.offset as usize..(s.offset + s.size) as usize];
                 let mut at = 0;

@@ -42,8 +42,7 @@ pub fn run(args: &DecodeArgs) -> anyhow::Result<()> {
         .context("hex")?;
     let decoder = Decoder::new(target);
     let mut llvm = if args.llvm {
-        let refused = || format!("LLVM refuses {target} (the in-process LLVM is 19)");
-        Some(LlvmDisassembler::new(&target).with_context(refused)?)
+        Some(LlvmDisassembler::new(&target)?)
     } else {
         None
     };

@@ -5,7 +5,7 @@
 use std::io::Write as _;
 use std::path::PathBuf;
 
-use anyhow::{Context as _, bail};
+use anyhow::Context as _;
 
 use crate::container::CodeObject;
 use crate::container::bundle::DecompressLimits;
@@ -74,15 +74,7 @@ pub fn run(args: &DisasmArgs) -> anyhow::Result<()> {
                 }
             }
             Backend::Llvm => {
-                if target.llvm_version() != 19 {
-                    bail!(
-                        "{name}: {} needs LLVM {}, and the in-process LLVM is 19",
-                        target.processor,
-                        target.llvm_version()
-                    );
-                }
-                let mut llvm = LlvmDisassembler::new(&target)
-                    .with_context(|| format!("{name}: LLVM refuses {target}"))?;
+                let mut llvm = LlvmDisassembler::new(&target).with_context(|| name.clone())?;
                 let mut blocks = crate::llvm::listing::blocks(&object, &mut llvm);
                 blocks.retain(|b| wanted(b.name));
                 if args.json {

@@ -59,9 +59,8 @@ extern "C" fn collect_diagnostic(info: LLVMDiagnosticInfoRef, sink: *mut c_void)
 impl LlvmAssembler {
     /// An assembler for `target` (processor, wave size, true16 mode).
     pub fn new(target: &Target) -> Result<LlvmAssembler, LlvmAsmError> {
-        if target.llvm_version() != 19 {
-            let message = format!("{} needs LLVM {}, and the in-process LLVM is 19", target.processor, target.llvm_version());
-            return Err(LlvmAsmError { line: 0, message });
+        if let Some(refusal) = super::Refusal::before_asking(target) {
+            return Err(LlvmAsmError { line: 0, message: refusal.to_string() });
         }
         LlvmAssembler::for_cpu(target.processor.name, &target.mattr())
     }

@@ -8,6 +8,7 @@ use llvm_sys::disassembler::{
     LLVMCreateDisasmCPUFeatures, LLVMDisasmContextRef, LLVMDisasmDispose, LLVMDisasmInstruction,
 };
 
+use super::Refusal;
 use crate::isa::Target;
 
 unsafe extern "C" {
@@ -43,17 +44,18 @@ pub struct LlvmInst {
 }
 
 impl LlvmDisassembler {
-    /// A disassembler for `target` (processor and wave size), or `None` if LLVM refuses it,
-    /// or if it is a target LLVM 19 does not know (gfx950, gfx1250: it would warn, then abort
-    /// the process at the first instruction).
-    pub fn new(target: &Target) -> Option<LlvmDisassembler> {
-        if target.llvm_version() != 19 {
-            return None;
+    /// A disassembler for `target` (processor and wave size), refused for a target LLVM 19
+    /// does not know (gfx950, gfx1250: it would warn, then abort the process at the first
+    /// instruction) or that LLVM declines.
+    pub fn new(target: &Target) -> Result<LlvmDisassembler, Refusal> {
+        if let Some(refusal) = Refusal::before_asking(target) {
+            return Err(refusal);
         }
         initialize();
+        let declined = || Refusal::Declined { cpu: target.processor.name.to_owned(), features: target.mattr() };
         let triple = CString::new("amdgcn-amd-amdhsa").unwrap();
-        let cpu = CString::new(target.processor.name).ok()?;
-        let features = CString::new(target.mattr()).ok()?;
+        let cpu = CString::new(target.processor.name).map_err(|_| declined())?;
+        let features = CString::new(target.mattr()).map_err(|_| declined())?;
         // SAFETY: valid NUL-terminated strings; no callbacks; LLVM copies what it keeps.
         let context = unsafe {
             LLVMCreateDisasmCPUFeatures(
@@ -66,7 +68,7 @@ impl LlvmDisassembler {
                 None,
             )
         };
-        (!context.is_null()).then_some(LlvmDisassembler { context })
+        if context.is_null() { Err(declined()) } else { Ok(LlvmDisassembler { context }) }
     }
 
     /// Decodes the instruction at the start of `bytes`, at address `pc`.
@@ -123,10 +125,11 @@ mod tests {
     /// object did). It is refused instead.
     #[test]
     fn targets_llvm_19_does_not_know_are_refused() {
-        for cpu in ["gfx950", "gfx1250"] {
-            assert!(LlvmDisassembler::new(&Target::from_name(cpu, "").unwrap()).is_none(), "{cpu}");
+        for (cpu, needs) in [("gfx950", "gfx950 needs LLVM 22"), ("gfx1250", "gfx1250 needs LLVM 22")] {
+            let refusal = LlvmDisassembler::new(&Target::from_name(cpu, "").unwrap()).err();
+            assert_eq!(refusal.map(|r| r.to_string()), Some(format!("{needs}, and the in-process LLVM is 19")), "{cpu}");
         }
-        assert!(LlvmDisassembler::new(&Target::from_name("gfx942", "").unwrap()).is_some());
+        assert!(LlvmDisassembler::new(&Target::from_name("gfx942", "").unwrap()).is_ok());
     }
 
     #[test]

@@ -21,6 +21,29 @@ pub fn amdgpu_target() -> Option<Target> {
     Target::from_name("amdgcn")
 }
 
+/// Why the in-process LLVM does not take a target, in one wording for every caller (the
+/// disassembler and the assembler bridges, and the commands that make them).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Refusal {
+    /// A processor only a later LLVM knows (gfx950, gfx1250: LLVM 22's tables). LLVM 19
+    /// would warn, then abort the process at its first instruction, so it is never asked.
+    #[error("{processor} needs LLVM {needs}, and the in-process LLVM is 19")]
+    NeedsLaterLlvm { processor: &'static str, needs: u8 },
+    /// LLVM 19 itself declined the processor and features.
+    #[error("LLVM 19 refused {cpu} with features {features:?}")]
+    Declined { cpu: String, features: String },
+}
+
+impl Refusal {
+    /// The refusal of `target` before LLVM is asked: one that LLVM 19 does not know.
+    pub fn before_asking(target: &crate::isa::Target) -> Option<Refusal> {
+        (target.llvm_version() != 19).then(|| Refusal::NeedsLaterLlvm {
+            processor: target.processor.name,
+            needs: target.llvm_version(),
+        })
+    }
+}
+
 /// The version of the LLVM library gfxpatch is linked against, e.g. `(19, 1, 7)`.
 pub fn llvm_version() -> (u32, u32, u32) {
     let (mut major, mut minor, mut patch) = (0, 0, 0);
