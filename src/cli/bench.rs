@@ -15,6 +15,7 @@ use crate::isa::encode::{encode, encode_like};
 use crate::isa::operand::{decode_operands, Operands};
 use crate::isa::decode::Swept;
 use crate::isa::{print, Decoders, Inst, Target};
+use crate::llvm::Refusal;
 use crate::llvm::asm::LlvmAssembler;
 use crate::llvm::disasm::LlvmDisassembler;
 
@@ -85,9 +86,10 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
         None => !(args.decode_only || args.no_llvm) || args.what == "encode",
     };
     if llvm_takes_part {
-        let unknown: Vec<String> = work.iter().filter(|w| w.target.llvm_version() != 19).map(|w| w.target.to_string()).collect();
+        let refused = |w: &Work| Refusal::before_asking(&w.target).is_some();
+        let unknown: Vec<String> = work.iter().filter(|w| refused(w)).map(|w| w.target.to_string()).collect();
         if !unknown.is_empty() {
-            work.retain(|w| w.target.llvm_version() == 19);
+            work.retain(|w| !refused(w));
             println!("left out: {} code object(s) for {} (the in-process LLVM is 19; `--no-llvm` or `--decode-only` measures ours on them)", unknown.len(), unknown.join(", "));
         }
         anyhow::ensure!(!work.is_empty(), "{path}: no code object for a target the in-process LLVM 19 decodes, nothing to compare (`--no-llvm` or `--decode-only` measures ours alone)");
