@@ -24,6 +24,10 @@ const DENSE_BITS: u32 = 10;
 /// The flattened first steps of the walk switch on the first dword's bits `32 - FIRST_BITS`
 /// up: 2^16 children of 4 bytes per target.
 const FIRST_BITS: u32 = 16;
+/// The memos' key masks ([`Dispatch::prefix_masks`]) go by the first dword's top
+/// `PREFIX_BITS` bits (the encoding family and most of its opcode): 2^10 of them, 16 KiB per
+/// group.
+pub const PREFIX_BITS: u32 = 10;
 
 /// One candidate: encoding `index` as tried by attempt `attempt`, with its fixed bits.
 #[derive(Clone, Copy, Debug)]
@@ -75,6 +79,34 @@ impl Entry {
     }
 }
 
+/// The bits of the first 8 bytes (low dword first) that a decode meeting an entry reads.
+/// Two words equal in the bits a decode of one of them read, and alike past them, decode
+/// alike: every step of the decode (a switch of the walk, a pattern test, a check of a field)
+/// is a function of the bits it reads.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Reads {
+    /// Of any decode that scans the entry's leaf: the switches of the walk to the leaf and
+    /// the patterns of every candidate in it (a decode may test any of them).
+    pub leaf: u64,
+    /// Of its validation, once its pattern matched: the fields some value of which fails
+    /// or selects a literal (every bit if the full operand decode validates it).
+    pub checks: u64,
+}
+
+/// The memos' key masks for the words whose first dword has given top [`PREFIX_BITS`] bits.
+#[derive(Clone, Copy, Debug)]
+pub struct PrefixMasks {
+    /// The bits of the first 8 bytes that any decode of such a word may read, and the
+    /// prefix: two words equal in them (and alike after the eighth byte) decode alike, so
+    /// the 8-byte memo keeps a decode of 8 bytes or fewer under them.
+    pub any: u64,
+    /// The bits of the first dword that most decodes of such words read, which the
+    /// first-dword memo hashes (its slots hold the bits each decode read). Which bits these
+    /// are decides only how often words alike in what their decodes read meet in one slot,
+    /// never a decode.
+    pub every: u32,
+}
+
 /// [`Entry::count`] of an encoding validated by the general `validate`.
 pub const NOT_COMPILED: u8 = u8::MAX;
 
@@ -97,6 +129,10 @@ pub struct Dispatch {
     /// child the walk reaches from the root through the switches on those bits alone (the
     /// encoding family and opcode fields mostly sit there), so a walk starts with one load.
     first: Box<[u32]>,
+    /// Per entry, what of the first 8 bytes a decode that meets it reads ([`Reads`]).
+    reads: Vec<Reads>,
+    /// By the first dword's top [`PREFIX_BITS`] bits, the memos' key masks.
+    prefix_masks: Box<[PrefixMasks; 1 << PREFIX_BITS]>,
     /// Compiled validations of the entries' encodings, and their verdict tables.
     pub checks: Vec<FastCheck>,
     pub verdicts: Vec<u8>,
@@ -196,6 +232,8 @@ impl Dispatch {
             keys: Vec::new(),
             root: NONE,
             first: Box::new([]),
+            reads: Vec::new(),
+            prefix_masks: Box::new([PrefixMasks { any: u64::MAX, every: 0 }; 1 << PREFIX_BITS]),
             checks,
             verdicts,
             all,
@@ -203,7 +241,106 @@ impl Dispatch {
         };
         d.root = d.pack(0);
         d.first = (0..1u32 << FIRST_BITS).map(|top| d.first_steps(top)).collect();
+        d.reads = vec![Reads::default(); d.entries.len()];
+        d.note_leaf_reads(d.root, 0);
+        for (reads, entry) in d.reads.iter_mut().zip(&d.entries) {
+            reads.checks = if entry.count != NOT_COMPILED {
+                let compiled = &d.checks[entry.first as usize..entry.first as usize + usize::from(entry.count)];
+                compiled.iter().fold(0, |m, c| m | (u128::from(c.mask) << c.shift) as u64)
+            } else {
+                super::validate::plan_decisive_bits(entry.index, target).map_or(u64::MAX, |bits| bits as u64)
+            };
+        }
+        for prefix in 0..1 << PREFIX_BITS {
+            d.prefix_masks[prefix] = d.masks_of_prefix(prefix);
+        }
         d
+    }
+
+    /// Sets [`Reads::leaf`] of the entries below `child`, reached by switches on `path`.
+    fn note_leaf_reads(&mut self, child: u32, path: u64) {
+        if child == NONE {
+            return;
+        }
+        if child & LEAF != 0 {
+            let (start, end) = leaf_range(child);
+            let range = start as usize..end as usize;
+            let leaf = self.entries[range.clone()].iter().fold(path, |m, e| m | e.mask as u64);
+            // (A leaf has one path; were it reached by two, either's words read both.)
+            self.reads[range].iter_mut().for_each(|r| r.leaf |= leaf);
+            return;
+        }
+        let p = self.packed[child as usize];
+        let path = path | (((1u128 << p.width) - 1) << p.lo) as u64;
+        let n = if p.sparse == 0 { 1u32 << p.width } else { p.sparse };
+        for k in 0..n {
+            self.note_leaf_reads(self.children[(p.first + k) as usize], path);
+        }
+    }
+
+    /// The masks of the words whose first dword's top [`PREFIX_BITS`] bits are `prefix`:
+    /// `any`, the prefix and what decodes of them may read (every leaf they may reach: its
+    /// [`Reads::leaf`] and every candidate's [`Reads::checks`]); `every`, the bits of the
+    /// first dword that most of those leaves read, with their last (least specific)
+    /// candidate's checks. (Their intersection would leave out the source fields of a whole
+    /// family for one leaf that has none, such as `v_nop`'s, and thrash one slot per opcode.)
+    fn masks_of_prefix(&self, prefix: usize) -> PrefixMasks {
+        let per = 1usize << (FIRST_BITS - PREFIX_BITS);
+        let mut children: Vec<u32> = self.first[prefix * per..(prefix + 1) * per].to_vec();
+        children.sort_unstable();
+        children.dedup();
+        let mut leaves = Vec::new();
+        for child in children {
+            self.leaves_below(child, &mut leaves);
+        }
+        leaves.sort_unstable();
+        leaves.dedup();
+        // `any` keeps the prefix: 8-byte keys of words with other prefixes (other masks)
+        // never meet.
+        let mut masks = PrefixMasks { any: u64::from(u32::MAX << (32 - PREFIX_BITS)), every: 0 };
+        let mut votes = [0usize; 32];
+        for &(start, end) in &leaves {
+            let reads = &self.reads[start as usize..end as usize];
+            if let Some(last) = reads.last() {
+                let typical = last.leaf | if last.checks == u64::MAX { 0 } else { last.checks };
+                (0..32).filter(|bit| typical >> bit & 1 != 0).for_each(|bit| votes[bit] += 1);
+            }
+            masks.any |= reads.iter().fold(0, |m, r| m | r.leaf | r.checks);
+        }
+        for (bit, &n) in votes.iter().enumerate() {
+            if n * 2 > leaves.len() {
+                masks.every |= 1 << bit;
+            }
+        }
+        masks
+    }
+
+    /// The leaves (ranges of entries) below `child`.
+    fn leaves_below(&self, child: u32, out: &mut Vec<(u32, u32)>) {
+        if child == NONE {
+            return;
+        }
+        if child & LEAF != 0 {
+            out.push(leaf_range(child));
+            return;
+        }
+        let p = self.packed[child as usize];
+        let n = if p.sparse == 0 { 1u32 << p.width } else { p.sparse };
+        for k in 0..n {
+            self.leaves_below(self.children[(p.first + k) as usize], out);
+        }
+    }
+
+    /// The [`Reads`] of the entry at `at` (into [`Dispatch::entries`]).
+    #[inline(always)]
+    pub fn reads(&self, at: usize) -> Reads {
+        self.reads[at]
+    }
+
+    /// [`Dispatch::masks_of_prefix`] of the first dword of `qword`.
+    #[inline(always)]
+    pub fn prefix_masks(&self, qword: u64) -> PrefixMasks {
+        self.prefix_masks[(qword as u32 >> (32 - PREFIX_BITS)) as usize]
     }
 
     /// The child the walk reaches from the root on a word whose first dword's top bits are

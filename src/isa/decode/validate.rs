@@ -204,6 +204,40 @@ pub(super) fn validate(index: u16, word: u128, tail: &[u8], target: &Target) -> 
     Ok(extra as u8)
 }
 
+/// The encoded bits whose values may decide encoding `index`'s planned validation on
+/// `target` (the fields of its checks that some value fails or makes select a literal), or
+/// `None` without a plan (a full operand decode may read any bit, and the tail).
+pub(super) fn plan_decisive_bits(index: u16, target: &Target) -> Option<u128> {
+    let checks = plan(index, target)?;
+    let generation = target.generation();
+    let mask_dwords = if target.wave64 { 2 } else { 1 };
+    let decisive = |&c: &&Check| {
+        let values = 1u32 << c.bits().value_bits();
+        (0..values).any(|v| check_field(*c, v as u16, generation, mask_dwords) != Ok(Literal::None))
+    };
+    Some(checks.iter().filter(decisive).fold(0, |m, c| m | c.bits().mask()))
+}
+
+impl Bits {
+    /// How many bits the field's value has.
+    fn value_bits(self) -> u32 {
+        match self.multi {
+            None => u32::from(self.width),
+            Some(segments) => segments.iter().map(|&(lo, hi, at)| u32::from(at) + u32::from(hi - lo) + 1).max().unwrap_or(0),
+        }
+    }
+
+    /// The field's bits in the word.
+    fn mask(self) -> u128 {
+        let run = |lo: u8, width: u32| (u128::MAX >> (128 - width)) << lo;
+        match self.multi {
+            None if self.width == 0 => 0,
+            None => run(self.lo, u32::from(self.width)),
+            Some(segments) => segments.iter().fold(0, |m, &(lo, hi, _)| m | run(lo, u32::from(hi - lo) + 1)),
+        }
+    }
+}
+
 impl Check {
     /// The field this check reads (every variant has one).
     fn bits_mut(&mut self) -> &mut Bits {
