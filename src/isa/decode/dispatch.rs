@@ -272,9 +272,8 @@ impl Dispatch {
         }
         let p = self.packed[child as usize];
         let path = path | (((1u128 << p.width) - 1) << p.lo) as u64;
-        let n = if p.sparse == 0 { 1u32 << p.width } else { p.sparse };
-        for k in 0..n {
-            self.note_leaf_reads(self.children[(p.first + k) as usize], path);
+        for k in self.child_range(p) {
+            self.note_leaf_reads(self.children[k], path);
         }
     }
 
@@ -324,11 +323,16 @@ impl Dispatch {
             out.push(leaf_range(child));
             return;
         }
-        let p = self.packed[child as usize];
-        let n = if p.sparse == 0 { 1u32 << p.width } else { p.sparse };
-        for k in 0..n {
-            self.leaves_below(self.children[(p.first + k) as usize], out);
+        for &child in &self.children[self.child_range(self.packed[child as usize])] {
+            self.leaves_below(child, out);
         }
+    }
+
+    /// Where switch `p`'s children are in [`Dispatch::children`]: one per key of a dense
+    /// switch, one per listed key of a sparse one.
+    fn child_range(&self, p: Packed) -> std::ops::Range<usize> {
+        let n = if p.sparse == 0 { 1usize << p.width } else { p.sparse as usize };
+        p.first as usize..p.first as usize + n
     }
 
     /// The [`Reads`] of the entry at `at` (into [`Dispatch::entries`]).

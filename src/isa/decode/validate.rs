@@ -183,7 +183,7 @@ pub(super) fn validate(index: u16, word: u128, tail: &[u8], target: &Target) -> 
         return Ok(ops.extra_bytes);
     };
     let generation = target.generation();
-    let mask_dwords = if target.wave64 { 2 } else { 1 };
+    let mask_dwords = mask_dwords(target);
     let mut first = Literal::None;
     for &check in checks.iter() {
         let literal = check_field(check, check.bits().get(word), generation, mask_dwords)?;
@@ -204,13 +204,18 @@ pub(super) fn validate(index: u16, word: u128, tail: &[u8], target: &Target) -> 
     Ok(extra as u8)
 }
 
+/// Dwords of a lane mask on `target` (what `decodeBoolReg` and SDWA's VOPC destination read).
+fn mask_dwords(target: &Target) -> u8 {
+    if target.wave64 { 2 } else { 1 }
+}
+
 /// The encoded bits whose values may decide encoding `index`'s planned validation on
 /// `target` (the fields of its checks that some value fails or makes select a literal), or
 /// `None` without a plan (a full operand decode may read any bit, and the tail).
 pub(super) fn plan_decisive_bits(index: u16, target: &Target) -> Option<u128> {
     let checks = plan(index, target)?;
     let generation = target.generation();
-    let mask_dwords = if target.wave64 { 2 } else { 1 };
+    let mask_dwords = mask_dwords(target);
     let decisive = |&c: &&Check| {
         let values = 1u32 << c.bits().value_bits();
         (0..values).any(|v| check_field(*c, v as u16, generation, mask_dwords) != Ok(Literal::None))
@@ -370,7 +375,7 @@ impl Compiler {
             return None;
         }
         let generation = target.generation();
-        let mask_dwords = if target.wave64 { 2 } else { 1 };
+        let mask_dwords = mask_dwords(target);
         let start = self.checks.len() as u32;
         for &check in checks.iter() {
             let bits = check.bits();
