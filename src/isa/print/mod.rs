@@ -58,70 +58,83 @@ pub fn print(inst: &Inst, target: &Target, address: u64) -> String {
 /// Code repeats itself, so the text of recent instructions is remembered per thread in a
 /// direct-mapped memo keyed by target, encoding and every word of the instruction (all a
 /// print reads, except the address, which only branch targets print: those are never
-/// memoized). The texts live in one ring of bytes; a slot whose text the ring has since
-/// overwritten is a miss. A repeat costs one probe and a copy.
+/// memoized). A slot is one cache line: the key and, for texts of up to [`INLINE_TEXT`]
+/// bytes (most), the text itself, so a repeat costs one line's load and a copy. Longer texts
+/// live in a ring of bytes the slot points into; a slot whose text the ring has since
+/// overwritten is a miss.
 pub fn write_inst(out: &mut String, inst: &Inst, target: &Target, address: u64) {
     let Some(index) = inst.encoding_index() else {
         write_inst_uncached(out, inst, target, address);
         return;
     };
-    if program(index).uses_address {
-        write_inst_uncached(out, inst, target, address);
-        return;
-    }
     let words = inst.words();
-    let mut key = TextKey {
-        target: target_key(target),
-        words: [0; MAX_INST_BYTES / 4],
-        encoding: index,
-        len: inst.len() as u8,
-    };
-    key.words[..words.len()].copy_from_slice(words);
+    let mut w = [0u32; MAX_INST_BYTES / 4];
+    w[..words.len()].copy_from_slice(words);
     TEXT_MEMO.with(|memo| {
         let mut memo = memo.borrow_mut();
         let memo = &mut *memo;
-        if memo.slots.is_empty() {
-            memo.slots = vec![TextSlot::default(); TEXT_SLOTS];
-            memo.ring = vec![0; TEXT_RING];
+        let tag = memo.tag(target);
+        let key = [
+            u64::from(w[0]) | u64::from(w[1]) << 32,
+            u64::from(w[2]) | u64::from(w[3]) << 32,
+            u64::from(w[4]) | u64::from(index) << 32 | (inst.len() as u64) << 48 | u64::from(tag) << 56,
+        ];
+        let TextMemo { slots, ring, head, .. } = memo;
+        let slot = &mut slots[text_slot(&key)];
+        if slot.key == key {
+            let len = usize::from(slot.len);
+            if len <= INLINE_TEXT {
+                // SAFETY: the slot holds `len` bytes of a text this function wrote into a
+                // String (valid UTF-8); the whole inline array is copied into reserved
+                // capacity and only `len` bytes are counted.
+                unsafe {
+                    let v = out.as_mut_vec();
+                    v.reserve(INLINE_TEXT);
+                    std::ptr::copy_nonoverlapping(slot.text.as_ptr(), v.as_mut_ptr().add(v.len()), INLINE_TEXT);
+                    v.set_len(v.len() + len);
+                }
+                return;
+            }
+            let (at, len) = slot.ring_place();
+            if *head <= at + TEXT_RING as u64 {
+                let at = (at % TEXT_RING as u64) as usize;
+                // SAFETY: the ring holds, at the slot's position, a copy of a text this
+                // function wrote into a String (valid UTF-8), not overwritten since (checked).
+                out.push_str(unsafe { std::str::from_utf8_unchecked(&ring[at..at + len]) });
+                return;
+            }
         }
-        let slot = &mut memo.slots[text_slot(&key)];
-        if slot.key == key && slot.len != 0 && memo.head <= slot.at + TEXT_RING as u64 {
-            let at = (slot.at % TEXT_RING as u64) as usize;
-            let text = &memo.ring[at..at + usize::from(slot.len)];
-            // SAFETY: the ring holds, at a slot's position, a copy of a text this function
-            // wrote into a String (valid UTF-8), not overwritten since (checked above).
-            num::push_str(out, unsafe { std::str::from_utf8_unchecked(text) });
+        // A miss. Branch targets print the address: never memoized.
+        if program(index).uses_address {
+            write_inst_uncached(out, inst, target, address);
             return;
         }
         let start = out.len();
         write_inst_uncached(out, inst, target, address);
         let text = &out.as_bytes()[start..];
-        if text.is_empty() || text.len() > usize::from(u16::MAX) || text.len() > TEXT_RING {
-            slot.len = 0;
+        slot.key = key;
+        if text.len() <= INLINE_TEXT {
+            slot.text[..text.len()].copy_from_slice(text);
+            slot.len = text.len() as u8;
             return;
         }
+        if text.len() > usize::from(u16::MAX) || text.len() > TEXT_RING {
+            slot.key = [0; 3];
+            return;
+        }
+        if ring.is_empty() {
+            *ring = vec![0; TEXT_RING];
+        }
         // Texts never wrap: one that does not fit before the end starts the next lap.
-        let mut at = (memo.head % TEXT_RING as u64) as usize;
+        let mut at = (*head % TEXT_RING as u64) as usize;
         if at + text.len() > TEXT_RING {
-            memo.head += (TEXT_RING - at) as u64;
+            *head += (TEXT_RING - at) as u64;
             at = 0;
         }
-        memo.ring[at..at + text.len()].copy_from_slice(text);
-        slot.key = key;
-        slot.at = memo.head;
-        slot.len = text.len() as u16;
-        memo.head += text.len() as u64;
+        ring[at..at + text.len()].copy_from_slice(text);
+        slot.set_ring_place(*head, text.len());
+        *head += text.len() as u64;
     });
-}
-
-/// What a memoized text depends on besides the address: the target (processor and modes),
-/// the encoding and the instruction's words.
-#[derive(Clone, Copy, PartialEq, Eq, Default)]
-struct TextKey {
-    target: u64,
-    words: [u32; MAX_INST_BYTES / 4],
-    encoding: u16,
-    len: u8,
 }
 
 /// The target as one number: the processor (a static record, 8-aligned: its address) and the
@@ -140,28 +153,91 @@ fn target_key(target: &Target) -> u64 {
         | u64::from(target.real_true16) << 5
 }
 
-#[derive(Clone, Copy, Default)]
+/// Texts of up to this many bytes are kept in their slot (the rest of its cache line).
+const INLINE_TEXT: usize = 39;
+
+/// A memo slot, one cache line: the key (the words, encoding, length and target tag; all
+/// zero: empty, as no instruction has length 0) and the text's length with the text, or
+/// (length [`IN_RING`]) its place in the ring.
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
 struct TextSlot {
-    key: TextKey,
-    /// Position of the text in the ring's byte stream (counted from the memo's start).
-    at: u64,
-    /// Its length; 0: an empty slot.
-    len: u16,
+    key: [u64; 3],
+    len: u8,
+    text: [u8; INLINE_TEXT],
 }
 
-/// The memo: slots, and the ring of their texts (`head`: bytes written so far, laps included).
+const IN_RING: u8 = u8::MAX;
+
+impl TextSlot {
+    /// Where in the ring's byte stream a long text is, and its length.
+    fn ring_place(&self) -> (u64, usize) {
+        let at = u64::from_le_bytes(self.text[..8].try_into().expect("8 bytes"));
+        let len = u16::from_le_bytes(self.text[8..10].try_into().expect("2 bytes"));
+        (at, usize::from(len))
+    }
+
+    fn set_ring_place(&mut self, at: u64, len: usize) {
+        self.len = IN_RING;
+        self.text[..8].copy_from_slice(&at.to_le_bytes());
+        self.text[8..10].copy_from_slice(&(len as u16).to_le_bytes());
+    }
+}
+
+/// The memo: slots, the ring of long texts (`head`: bytes written so far, laps included),
+/// and the targets seen, whose position is the tag in a key.
 struct TextMemo {
     slots: Vec<TextSlot>,
     ring: Vec<u8>,
     head: u64,
+    targets: Vec<u64>,
+    /// The last target's key and tag (a print's targets mostly come in long runs).
+    last: (u64, u8),
 }
 
+impl TextMemo {
+    /// The tag of `target` in keys, from 1 (the memo is emptied when 255 targets were seen).
+    #[inline]
+    fn tag(&mut self, target: &Target) -> u8 {
+        let key = target_key(target);
+        if self.last.0 == key && self.last.1 != 0 {
+            return self.last.1;
+        }
+        self.tag_slow(key)
+    }
+
+    #[cold]
+    fn tag_slow(&mut self, key: u64) -> u8 {
+        if self.slots.is_empty() {
+            // SAFETY: all-zero bytes are a valid `TextSlot` (integers and byte arrays): an
+            // empty slot. Untouched pages cost nothing.
+            self.slots = unsafe { Box::<[TextSlot]>::new_zeroed_slice(TEXT_SLOTS).assume_init() }.into_vec();
+        }
+        let position = match self.targets.iter().position(|&t| t == key) {
+            Some(p) => p,
+            None => {
+                if self.targets.len() == usize::from(u8::MAX) {
+                    // Tags run out: start afresh.
+                    self.slots.fill(TextSlot { key: [0; 3], len: 0, text: [0; INLINE_TEXT] });
+                    self.targets.clear();
+                }
+                self.targets.push(key);
+                self.targets.len() - 1
+            }
+        };
+        self.last = (key, position as u8 + 1);
+        self.last.1
+    }
+}
+
+/// 1 MiB of slots: 2^13 and 2^15 measured slower on librocrand (2026-12-06).
 const TEXT_SLOTS: usize = 1 << 14;
-const TEXT_RING: usize = 1 << 19;
+/// (Small in tests, so that they wrap it many times.)
+const TEXT_RING: usize = if cfg!(test) { 1 << 13 } else { 1 << 19 };
 
 thread_local! {
     static TEXT_MEMO: RefCell<TextMemo> = const {
-        RefCell::new(TextMemo { slots: Vec::new(), ring: Vec::new(), head: 0 })
+        RefCell::new(TextMemo { slots: Vec::new(), ring: Vec::new(), head: 0, targets: Vec::new(), last: (0, 0) })
     };
 }
 
@@ -172,16 +248,18 @@ pub fn clear_text_memo() {
         memo.slots = Vec::new();
         memo.ring = Vec::new();
         memo.head = 0;
+        memo.targets.clear();
+        memo.last = (0, 0);
     });
 }
 
-fn text_slot(key: &TextKey) -> usize {
-    let mut h = u64::from(key.encoding) << 8 | u64::from(key.len);
-    for &w in &key.words {
-        h = (h ^ u64::from(w)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    }
-    h ^= key.target;
-    h = h.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+/// The slot of a key: multiplicative hashing of each part, mixed.
+#[inline]
+fn text_slot(key: &[u64; 3]) -> usize {
+    let h = key[0].wrapping_mul(0x9e37_79b9_7f4a_7c15)
+        ^ key[1].wrapping_mul(0xc2b2_ae3d_27d4_eb4f)
+        ^ key[2].wrapping_mul(0x1656_67b1_9e37_79f9);
+    let h = (h ^ h >> 29).wrapping_mul(0x9e37_79b9_7f4a_7c15);
     (h >> (64 - TEXT_SLOTS.trailing_zeros())) as usize
 }
 
@@ -549,5 +627,87 @@ mod tests {
             }
         }
         assert!(written > 3 * TEXT_RING, "{written}");
+        // Both kinds of slot were used, and the ring of long texts wrapped several times.
+        TEXT_MEMO.with(|memo| {
+            let memo = memo.borrow();
+            let inline = memo.slots.iter().filter(|s| s.key != [0; 3] && usize::from(s.len) <= INLINE_TEXT).count();
+            let in_ring = memo.slots.iter().filter(|s| s.key != [0; 3] && s.len == IN_RING).count();
+            assert!(inline > 1000 && in_ring > 100, "{inline} inline, {in_ring} in the ring");
+            assert!(memo.head > 3 * TEXT_RING as u64, "{}", memo.head);
+        });
+    }
+
+    /// Texts of every length around the inline limit come back whole, and a text that no
+    /// longer fits inline after a slot is reused for a longer one is not cut short.
+    #[test]
+    fn text_memo_keeps_texts_of_every_length() {
+        let target = Target::from_name("gfx1100", "").unwrap();
+        let decoder = crate::isa::Decoder::new(target);
+        // `s_mov_b32 s0, <literal>`, `v_add_f32 v0, v1, v2`, `global_load_b128` with an offset
+        // and `v_fma_f64` with 64-bit registers: 21 to 50-odd characters.
+        let streams: [&[u8]; 4] = [
+            &[0xff, 0x00, 0x80, 0xbe, 0x78, 0x56, 0x34, 0x12],
+            &[0x01, 0x05, 0x00, 0x06],
+            &[0x10, 0x00, 0x5e, 0xdc, 0x02, 0x00, 0x7c, 0x00],
+            &[0x00, 0x00, 0x13, 0xd6, 0x02, 0x09, 0x1a, 0x04],
+        ];
+        clear_text_memo();
+        let mut lengths = Vec::new();
+        for round in 0..3 {
+            for bytes in streams {
+                let mut padded = bytes.to_vec();
+                padded.resize(32, 0);
+                let inst = decoder.decode(&padded);
+                let (mut memo, mut fresh) = (String::new(), String::new());
+                write_inst(&mut memo, &inst, &target, 0);
+                write_inst_uncached(&mut fresh, &inst, &target, 0);
+                assert_eq!(memo, fresh, "round {round}");
+                lengths.push(fresh.len());
+            }
+        }
+        assert!(lengths.iter().any(|&n| n <= INLINE_TEXT) && lengths.iter().any(|&n| n > INLINE_TEXT), "{lengths:?}");
+    }
+
+    /// Keys hold a one-byte tag per target: when 255 targets were seen, the memo starts afresh
+    /// and texts stay right for targets tagged before and after.
+    #[test]
+    fn text_memo_starts_afresh_when_tags_run_out() {
+        use crate::container::target_id::FeatureSetting::*;
+        let bytes: [u8; 32] = {
+            let mut b = [0u8; 32];
+            // `v_cndmask_b32 v0, v1, v2, vcc`: its text differs with the wave size.
+            b[..4].copy_from_slice(&[0x01, 0x05, 0x00, 0x02]);
+            b
+        };
+        clear_text_memo();
+        let mut targets = Vec::new();
+        for name in ["gfx900", "gfx90a", "gfx1030", "gfx1100", "gfx1200"] {
+            let base = Target::from_name(name, "").unwrap();
+            for wave64 in [false, true] {
+                for xnack in [Unsupported, Any, Off, On] {
+                    for sramecc in [Unsupported, Any, Off, On] {
+                        for real_true16 in [false, true] {
+                            targets.push(Target { wave64, xnack, sramecc, real_true16, ..base });
+                        }
+                    }
+                }
+            }
+        }
+        assert!(targets.len() > 255);
+        let mut decoders = crate::isa::Decoders::default();
+        let mut check = |target: &Target| {
+            let inst = decoders.for_target(*target).decode(&bytes);
+            for _ in 0..2 {
+                let (mut memo, mut fresh) = (String::new(), String::new());
+                write_inst(&mut memo, &inst, target, 0);
+                write_inst_uncached(&mut fresh, &inst, target, 0);
+                assert_eq!(memo, fresh, "{target:?}");
+            }
+        };
+        targets.iter().for_each(&mut check);
+        // The tags ran out once: fewer targets are known than were seen.
+        let known = TEXT_MEMO.with(|memo| memo.borrow().targets.len());
+        assert!(known < targets.len(), "{known}");
+        targets.iter().take(40).for_each(&mut check);
     }
 }
