@@ -9,12 +9,13 @@
 //! - `decode_operands` on the instruction's own encoded bits and trailing bytes never fails for
 //!   an instruction the decoder returned, and consumes exactly its trailing bytes;
 //! - the decoder's memo changes nothing: `decode` equals `decode_uncached`;
+//! - the printer's text memo changes nothing: `print` equals `write_inst_uncached`;
 //! - `Decoder::sweep` (two cursors on 2 KiB and more) gives the same instructions.
 #![allow(dead_code)]
 
 use gfxpatch::isa::inst::MAX_INST_BYTES;
 use gfxpatch::isa::operand::decode_operands;
-use gfxpatch::isa::print::print;
+use gfxpatch::isa::print::{print, write_inst_uncached};
 use gfxpatch::isa::{Decoder, Target};
 
 /// Every decoding mode the property is checked for: (name, processor, `-mattr`).
@@ -133,6 +134,12 @@ pub fn check_stream(decoder: &Decoder, bytes: &[u8]) -> Counts {
         );
         // Always exercised, raw words included.
         let text = print(&inst, &target, offset as u64);
+        let mut fresh_text = String::new();
+        write_inst_uncached(&mut fresh_text, &inst, &target, offset as u64);
+        assert_eq!(
+            text, fresh_text,
+            "{target} at {offset:#x}: {inst:?}: the text memo's text differs from a fresh print"
+        );
         if let Some(encoding) = inst.encoding() {
             counts.decoded += 1;
             assert!(
