@@ -30,7 +30,7 @@ pub fn run(args: &DecodeArgs) -> anyhow::Result<()> {
         .chars()
         .filter(|c| c.is_ascii_hexdigit())
         .collect();
-    if hex.len() % 2 != 0 || hex.is_empty() {
+    if !hex.len().is_multiple_of(2) || hex.is_empty() {
         bail!(
             "expected whole bytes in hex, got {:?}",
             args.bytes.join(" ")
