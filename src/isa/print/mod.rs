@@ -170,6 +170,8 @@ struct TextSlot {
 const IN_RING: u8 = u8::MAX;
 
 impl TextSlot {
+    const EMPTY: TextSlot = TextSlot { key: [0; 3], len: 0, text: [0; INLINE_TEXT] };
+
     /// Where in the ring's byte stream a long text is, and its length.
     fn ring_place(&self) -> (u64, usize) {
         let at = u64::from_le_bytes(self.text[..8].try_into().expect("8 bytes"));
@@ -196,6 +198,11 @@ struct TextMemo {
 }
 
 impl TextMemo {
+    /// An empty memo (its slots are allocated at the first print).
+    const fn new() -> TextMemo {
+        TextMemo { slots: Vec::new(), ring: Vec::new(), head: 0, targets: Vec::new(), last: (0, 0) }
+    }
+
     /// The tag of `target` in keys, from 1 (the memo is emptied when 255 targets were seen).
     #[inline]
     fn tag(&mut self, target: &Target) -> u8 {
@@ -218,7 +225,7 @@ impl TextMemo {
             None => {
                 if self.targets.len() == usize::from(u8::MAX) {
                     // Tags run out: start afresh.
-                    self.slots.fill(TextSlot { key: [0; 3], len: 0, text: [0; INLINE_TEXT] });
+                    self.slots.fill(TextSlot::EMPTY);
                     self.targets.clear();
                 }
                 self.targets.push(key);
@@ -237,20 +244,13 @@ const TEXT_RING: usize = if cfg!(test) { 1 << 13 } else { 1 << 19 };
 
 thread_local! {
     static TEXT_MEMO: RefCell<TextMemo> = const {
-        RefCell::new(TextMemo { slots: Vec::new(), ring: Vec::new(), head: 0, targets: Vec::new(), last: (0, 0) })
+        RefCell::new(TextMemo::new())
     };
 }
 
 /// Empties this thread's text memo (so a benchmark run starts as cold as a first pass).
 pub fn clear_text_memo() {
-    TEXT_MEMO.with(|memo| {
-        let mut memo = memo.borrow_mut();
-        memo.slots = Vec::new();
-        memo.ring = Vec::new();
-        memo.head = 0;
-        memo.targets.clear();
-        memo.last = (0, 0);
-    });
+    TEXT_MEMO.with(|memo| *memo.borrow_mut() = TextMemo::new());
 }
 
 /// The slot of a key: multiplicative hashing of each part, mixed.
@@ -637,8 +637,8 @@ mod tests {
         });
     }
 
-    /// Texts of every length around the inline limit come back whole, and a text that no
-    /// longer fits inline after a slot is reused for a longer one is not cut short.
+    /// Texts shorter and longer than the inline limit (kept in the slot, and in the ring)
+    /// come back whole when printed again.
     #[test]
     fn text_memo_keeps_texts_of_every_length() {
         let target = Target::from_name("gfx1100", "").unwrap();
