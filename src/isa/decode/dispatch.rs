@@ -88,6 +88,9 @@ pub struct Reads {
     /// Of any decode that scans the entry's leaf: the switches of the walk to the leaf and
     /// the patterns of every candidate in it (a decode may test any of them).
     pub leaf: u64,
+    /// Of the walk alone: the switches on the way to the leaf. Words that agree in them
+    /// reach the leaf.
+    pub walk: u64,
     /// Of its validation, once its pattern matched: the fields some value of which fails
     /// or selects a literal (every bit if the full operand decode validates it).
     pub checks: u64,
@@ -105,6 +108,19 @@ pub struct PrefixMasks {
     /// are decides only how often words alike in what their decodes read meet in one slot,
     /// never a decode.
     pub every: u32,
+    /// The top bits of the 9-bit source fields in the first dword that compiled checks of
+    /// such words read: where one is set (a VGPR), the second-chance memo hashes the field
+    /// without its bits 1..6 ([`fold`]), as most checks do not tell those VGPRs apart
+    /// ([`Dispatch::checks_care`]). Hashing only, like `every`.
+    pub fold: u32,
+}
+
+/// `dword` without bits 1..6 of each field whose top bit `fold` names, where that bit is set:
+/// `v1` and `v3` in a 9-bit source fold alike, `s1` and `s3` do not. (Fields at least 9 bits
+/// apart fold without carries; closer ones fold to some other word, which only a hash sees.)
+#[inline(always)]
+pub fn fold(dword: u32, fold: u32) -> u32 {
+    dword & !(((dword & fold) >> 8).wrapping_mul(0x7e))
 }
 
 /// [`Entry::count`] of an encoding validated by the general `validate`.
@@ -136,6 +152,8 @@ pub struct Dispatch {
     /// Compiled validations of the entries' encodings, and their verdict tables.
     pub checks: Vec<FastCheck>,
     pub verdicts: Vec<u8>,
+    /// Beside each verdict, the bits of the checked field that decide it ([`care_ladder`]).
+    cares: Vec<u16>,
     /// The [`Entry::present`] of a candidate every class of the group has.
     pub all: u8,
     /// Each member processor's class bit, by name.
@@ -233,7 +251,8 @@ impl Dispatch {
             root: NONE,
             first: Box::new([]),
             reads: Vec::new(),
-            prefix_masks: Box::new([PrefixMasks { any: u64::MAX, every: 0 }; 1 << PREFIX_BITS]),
+            prefix_masks: Box::new([PrefixMasks { any: u64::MAX, every: 0, fold: 0 }; 1 << PREFIX_BITS]),
+            cares: care_ladder(&checks, &verdicts),
             checks,
             verdicts,
             all,
@@ -267,7 +286,10 @@ impl Dispatch {
             let range = start as usize..end as usize;
             let leaf = self.entries[range.clone()].iter().fold(path, |m, e| m | e.mask as u64);
             // (A leaf has one path; were it reached by two, either's words read both.)
-            self.reads[range].iter_mut().for_each(|r| r.leaf |= leaf);
+            self.reads[range].iter_mut().for_each(|r| {
+                r.leaf |= leaf;
+                r.walk |= path;
+            });
             return;
         }
         let p = self.packed[child as usize];
@@ -296,7 +318,7 @@ impl Dispatch {
         leaves.dedup();
         // `any` keeps the prefix: 8-byte keys of words with other prefixes (other masks)
         // never meet.
-        let mut masks = PrefixMasks { any: u64::from(u32::MAX << (32 - PREFIX_BITS)), every: 0 };
+        let mut masks = PrefixMasks { any: u64::from(u32::MAX << (32 - PREFIX_BITS)), every: 0, fold: 0 };
         let mut votes = [0usize; 32];
         for &(start, end) in &leaves {
             let reads = &self.reads[start as usize..end as usize];
@@ -305,6 +327,12 @@ impl Dispatch {
                 (0..32).filter(|bit| typical >> bit & 1 != 0).for_each(|bit| votes[bit] += 1);
             }
             masks.any |= reads.iter().fold(0, |m, r| m | r.leaf | r.checks);
+            for entry in self.entries[start as usize..end as usize].iter().filter(|e| e.count != NOT_COMPILED) {
+                let checks = &self.checks[entry.first as usize..entry.first as usize + usize::from(entry.count)];
+                for c in checks.iter().filter(|c| c.mask == 0x1ff && c.shift + 9 <= 32) {
+                    masks.fold |= 1 << (c.shift + 8);
+                }
+            }
         }
         for (bit, &n) in votes.iter().enumerate() {
             if n * 2 > leaves.len() {
@@ -428,6 +456,31 @@ impl Dispatch {
             verdict |= self.verdicts.get(c.table as usize + value as usize).copied().unwrap_or(VERDICT_FAIL);
         }
         verdict
+    }
+
+    /// The bits of the first 8 bytes that decide the verdict of `entry`'s validation on
+    /// `word` (the entry at `at` of [`Dispatch::entries`]): of each compiled check, the bits
+    /// of its field that its verdict on this value depends on ([`care_ladder`]), so a word
+    /// that agrees with `word` there gets the same verdict; of a validation not compiled, its
+    /// [`Reads::checks`]. Checks past the eighth byte are left out (they read no bit of the
+    /// first 8 bytes; callers take entries that decide on the first dword).
+    #[inline]
+    pub fn checks_care(&self, entry: &Entry, at: usize, word: u128) -> u64 {
+        if entry.count == NOT_COMPILED {
+            return self.reads[at].checks;
+        }
+        let first = entry.first as usize;
+        let low = word as u64;
+        let mut care = 0u64;
+        for c in &self.checks[first..first + usize::from(entry.count)] {
+            if c.shift >= 64 {
+                continue;
+            }
+            let value = (low >> c.shift) as usize & usize::from(c.mask);
+            let bits = self.cares.get(c.table as usize + value).copied().unwrap_or(c.mask);
+            care |= u64::from(bits) << c.shift;
+        }
+        care
     }
 
     /// The leaf of candidates that could match `word` (the zero-padded leading 16 bytes), in
@@ -592,6 +645,48 @@ impl Builder<'_> {
     }
 }
 
+/// Beside each verdict of `verdicts`, the bits of its field that decide it: of the classes
+/// of field values {same top bit; same top two bits; those and bit 0; same value}, the
+/// coarsest over which the check's verdict table is constant around that value. A 9-bit
+/// source reads registers from 256 up as VGPRs: as a 32-bit source each is fine (its top
+/// bit decides), as a 64-bit one `v255` is not (the top two bits decide for `v0..v127`),
+/// and gfx90a's even-aligned tuples fail odd VGPRs (bit 0 too); SGPRs, constants and
+/// special registers mostly differ from their neighbours, and keep the whole value.
+fn care_ladder(checks: &[FastCheck], verdicts: &[u8]) -> Vec<u16> {
+    let mut cares = vec![0u16; verdicts.len()];
+    let mut done = vec![false; verdicts.len()];
+    for c in checks {
+        let (at, n) = (c.table as usize, usize::from(c.mask) + 1);
+        if done[at] {
+            continue;
+        }
+        done[at] = true;
+        let (table, out) = (&verdicts[at..at + n], &mut cares[at..at + n]);
+        out.fill(c.mask);
+        let top = c.mask ^ (c.mask >> 1);
+        // Finest first: a coarser class whose verdicts agree overwrites a finer one.
+        for class in [top | top >> 1 | 1, top | top >> 1, top].map(|class| class & c.mask) {
+            // Per key (a value's bits in the class), its verdict if all values agree on it.
+            let mut agreed: Vec<Option<u8>> = vec![None; n];
+            let mut split = vec![false; n];
+            for (value, &verdict) in table.iter().enumerate() {
+                let key = value & usize::from(class);
+                match agreed[key] {
+                    None => agreed[key] = Some(verdict),
+                    Some(v) if v != verdict => split[key] = true,
+                    _ => {}
+                }
+            }
+            for (value, care) in out.iter_mut().enumerate() {
+                if !split[value & usize::from(class)] {
+                    *care = class;
+                }
+            }
+        }
+    }
+    cares
+}
+
 /// The longest run of set bits in `mask` that lies within bits 0..64 or 64..128 (so a walk
 /// extracts it from one 64-bit half): (lowest bit, length).
 fn widest_run_in_a_half(mask: u128) -> (u32, u32) {
@@ -656,6 +751,54 @@ pub fn entries_of<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The care ladder keeps, per field value, the coarsest class of values around it with
+    /// one verdict: a 64-bit source (`v255` fails, 255 selects the literal) and an
+    /// even-aligned VGPR tuple (odd VGPRs fail).
+    #[test]
+    fn the_care_ladder_keeps_the_bits_that_decide_a_verdict() {
+        let wide: Vec<u8> = (0..512).map(|v| match v {
+            0x1ff => VERDICT_FAIL,
+            255 => super::super::validate::VERDICT_LITERAL,
+            _ => super::super::validate::VERDICT_OK,
+        }).collect();
+        let aligned: Vec<u8> = (0..512).map(|v| if v >= 256 && v % 2 == 1 { VERDICT_FAIL } else { 0 }).collect();
+        let verdicts: Vec<u8> = wide.iter().chain(&aligned).chain(&[0, VERDICT_FAIL]).copied().collect();
+        let checks = [
+            FastCheck { shift: 0, mask: 0x1ff, table: 0 },
+            FastCheck { shift: 9, mask: 0x1ff, table: 512 },
+            // A second check of the first table: computed once.
+            FastCheck { shift: 18, mask: 0x1ff, table: 0 },
+            FastCheck { shift: 27, mask: 1, table: 1024 },
+        ];
+        let cares = care_ladder(&checks, &verdicts);
+        let expected = [
+            // v1 and v254 (even): v0..v127 alike, then even ones of v128..v254; v255,
+            // the literal and s1 (all 0..127 fine here) keep what sets them apart.
+            (0x101, 0x180),
+            (0x1fe, 0x181),
+            (0x1ff, 0x1ff),
+            (255, 0x1ff),
+            (1, 0x180),
+            (512 + 0x102, 0x181),
+            (512 + 0x103, 0x181),
+            (512 + 0x0ff, 0x100),
+            (1024, 1),
+            (1025, 1),
+        ];
+        for (at, care) in expected {
+            assert_eq!(cares[at], care, "verdict {at:#x}");
+        }
+        // Sound: every value in a value's class has its verdict.
+        for c in &checks {
+            for value in 0..=usize::from(c.mask) {
+                let (at, care) = (c.table as usize + value, usize::from(cares[c.table as usize + value]));
+                for other in (0..=usize::from(c.mask)).filter(|o| o & care == value & care) {
+                    assert_eq!(verdicts[c.table as usize + other], verdicts[at], "{value:#x} and {other:#x}");
+                }
+            }
+        }
+    }
 
     /// A leaf child gives back its range, is told from a switch by its top bit, and is never
     /// `NONE`, up to the largest leaf that fits.

@@ -71,6 +71,7 @@ pub struct Decoder {
     /// it would to a memo of the decoder's own).
     memo: Rc<[Cell<u128>; 1 << MEMO_BITS]>,
     memo8: Rc<[Cell<u128>; 1 << MEMO8_BITS]>,
+    alike: Rc<[Cell<u128>; 1 << ALIKE_BITS]>,
     /// The lengths a sweep's cursors step by before the decode confirms them.
     guesses: Guesses,
 }
@@ -97,11 +98,19 @@ struct Memory {
     /// [`memo`]) in the high half (0 for an empty slot). Only the bits that some decode of a
     /// word with the same top bits may read are kept in the key ([`PrefixMasks::any`]).
     memo8: Rc<[Cell<u128>; 1 << MEMO8_BITS]>,
+    /// A second chance for a first dword the first-dword memo misses, before a first sight
+    /// ([`Decoder::first_sight`]): slots as the first-dword memo's, holding first sights'
+    /// results, hashed so that words whose VGPR sources differ meet ([`dispatch::fold`]).
+    /// A kernel names many VGPRs in one source field, and the first-dword memo hashes every
+    /// one apart (its hash must tell SGPRs apart, whose checks read them); here `v_add_f32
+    /// v5, v1, v2` finds `v_add_f32 v5, v3, v2` decoded, as its checks read src0's top bit
+    /// only. Consulted on misses only, so it costs the hits nothing.
+    alike: Rc<[Cell<u128>; 1 << ALIKE_BITS]>,
 }
 
 impl Memory {
     fn new() -> Memory {
-        Memory { memo: empty_slots(), memo8: empty_slots() }
+        Memory { memo: empty_slots(), memo8: empty_slots(), alike: empty_slots() }
     }
 }
 
@@ -184,11 +193,18 @@ impl Zeroable for u128 {}
 
 const MEMO_BITS: u32 = 14;
 const MEMO8_BITS: u32 = 14;
+const ALIKE_BITS: u32 = 12;
 
 /// Memo slot of a first dword: multiplicative hashing.
 #[inline]
 fn memo_slot(dword: u32) -> usize {
     (u64::from(dword).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - MEMO_BITS)) as usize
+}
+
+/// [`Memory::alike`] slot of a folded first dword: multiplicative hashing.
+#[inline]
+fn alike_slot(folded: u32) -> usize {
+    (u64::from(folded).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - ALIKE_BITS)) as usize
 }
 
 /// [`Decoder::memo8`] slot of the first 8 bytes: multiplicative hashing (the product's top
@@ -283,6 +299,7 @@ impl Decoder {
             head_mask: DWORD_MASKS[(max_bytes / 4).min(4)],
             memo: memory.memo,
             memo8: memory.memo8,
+            alike: memory.alike,
             guesses: Guesses::new(),
         }
     }
@@ -416,9 +433,19 @@ impl Decoder {
             let (result, trace) = self.scan::<true>(at..at + count, head, &bytes[..self.max_bytes]);
             (result, trace.read, trace.shared)
         } else {
-            if !noted && let Some((result, care)) = self.first_sight(head) {
-                slot.set(pack_slot(dword, care, result));
-                return result;
+            if !noted {
+                let alike = &self.alike[alike_slot(dispatch::fold(dword, masks.fold) & masks.every)];
+                let (key, care, note) = unpack_slot(alike.get());
+                if dword & care == key && is_result(note) && self.owns(note) {
+                    slot.set(pack_slot(dword, care, note));
+                    return note & !EXCLUDED_BITS;
+                }
+                if let Some((result, care)) = self.first_sight(head) {
+                    let kept = pack_slot(dword, care, result);
+                    slot.set(kept);
+                    alike.set(kept);
+                    return result;
+                }
             }
             let (result, trace, (start, end, walk_read)) = self.decode_head::<true>(head, bytes);
             if !noted {
@@ -481,6 +508,15 @@ impl Decoder {
     /// agrees there decides alone on the first dword ([`Entry::alone_read`] is 4; a failed
     /// validation fails its attempt, as in the scan). What the scan would note is then the
     /// result itself.
+    ///
+    /// With it, the bits of the first dword it depends on: a word that agrees there decodes
+    /// alike. They are fewer than a traced decode's ([`Trace::care`], the whole leaf's
+    /// patterns and the whole checked fields): the walk's switches, which lead to the leaf;
+    /// of each candidate passed over for a mismatch, one bit where the word differs from its
+    /// pattern (the highest: a VGPR's top bit against the SDWA and DPP codes), so it
+    /// mismatches again; of each candidate tried, its pattern and the bits that decide its
+    /// checks' verdicts ([`Dispatch::checks_care`]), so it matches and validates (or fails)
+    /// again.
     #[inline(always)]
     fn first_sight(&self, head: u128) -> Option<(u32, u32)> {
         let (start, end, walk_read) = self.dispatch.leaf(head);
@@ -488,11 +524,15 @@ impl Decoder {
             return None;
         }
         let mut failed = 0u64;
-        let mut care = self.dispatch.reads(start as usize).leaf;
+        let mut care = self.dispatch.reads(start as usize).walk;
         for (at, entry) in (start as usize..).zip(&self.dispatch.entries()[start as usize..end as usize]) {
             let bit = 1u64 << entry.attempt;
+            if failed & bit != 0 {
+                continue;
+            }
             let differ = (head & entry.mask) ^ entry.value;
-            if failed & bit != 0 || differ as u32 != 0 {
+            if differ as u32 != 0 {
+                care |= 1 << (31 - (differ as u32).leading_zeros());
                 continue;
             }
             let (size, tail_at) = (usize::from(entry.size), usize::from(entry.tail_at));
@@ -500,7 +540,7 @@ impl Decoder {
                 return None;
             }
             // As the scan: the literal follows the encoding (`tail_at == size`), if at hand.
-            care |= self.dispatch.reads(at).checks;
+            care |= entry.mask as u64 | self.dispatch.checks_care(entry, at, head);
             let len = match self.dispatch.fast_validate(entry, head) {
                 validate::VERDICT_OK => size,
                 validate::VERDICT_LITERAL if self.max_bytes - tail_at >= 4 => size + 4,
@@ -1040,10 +1080,42 @@ mod tests {
         }
     }
 
+    /// The second-chance memo: after `v_add_f32_e32 v5, v1, v2`, words naming other odd
+    /// VGPRs below v128 in src0 (which the first-dword memo hashes apart) find its result
+    /// there, and decoding one fills its own first-dword slot; an SGPR in src0 (whose check
+    /// reads the whole field) is not answered.
+    #[test]
+    fn the_second_chance_memo_answers_other_vgprs_in_a_source() {
+        let decoder = Decoder::new(Target::from_name("gfx900", "").unwrap());
+        let stream = |word: u32| -> Vec<u8> { word.to_le_bytes().into_iter().chain([0x11; 28]).collect() };
+        let answered = |word: u32| {
+            let masks = decoder.dispatch.prefix_masks(u64::from(word));
+            let (key, care, note) = unpack_slot(decoder.alike[alike_slot(dispatch::fold(word, masks.fold) & masks.every)].get());
+            word & care == key && is_result(note)
+        };
+        let first = 0x020a_0501;
+        assert!(!answered(first));
+        decoder.decode(&stream(first));
+        // src0 v3, v9, v127.
+        for word in [0x020a_0503, 0x020a_0509, 0x020a_057f] {
+            let (note, _) = decoder.probe(u64::from(word) | 0x1111_1111 << 32);
+            assert!(!is_result(note), "{word:08x}: the first-dword memo answers (the test shows nothing)");
+            assert!(answered(word), "{word:08x} after {first:08x}: not answered");
+            assert_eq!(decoder.decode(&stream(word)), decoder.decode_uncached(&stream(word)));
+            let (note, _) = decoder.probe(u64::from(word) | 0x1111_1111 << 32);
+            assert!(is_result(note), "{word:08x}: its own first-dword slot not filled");
+        }
+        // src0 s1.
+        assert!(!answered(0x020a_0401));
+    }
+
     /// Where `first_sight` answers, the traced decode gives the same result, read the first
-    /// dword only and is its whole group's, so the result is what the memo would keep; and
-    /// it answers for most 32-bit words (the common first sight) on every generation LLVM 19
-    /// decodes. Words from every record of each target's tree, and random words.
+    /// dword only and is its whole group's, so the result is what the memo would keep; the
+    /// bits it says the result depends on are among the traced decode's, fewer for many
+    /// words, and words that differ from it elsewhere in the first dword (bits flipped at
+    /// random, and all of them) decode alike; and it answers for most 32-bit words (the
+    /// common first sight) on every generation LLVM 19 decodes. Words from every record of
+    /// each target's tree, and random words.
     #[test]
     fn first_sights_are_the_traced_decodes() {
         let mut next = crate::isa::xorshift64(0x6a09_e667_f3bc_c909);
@@ -1059,7 +1131,7 @@ mod tests {
             ("gfx1250", ""),
         ] {
             let decoder = Decoder::new(Target::from_name(cpu, features).unwrap());
-            let (mut answered, mut short_answered, mut short) = (0, 0, 0);
+            let (mut answered, mut short_answered, mut short, mut narrower) = (0, 0, 0, 0);
             let records = decoder.dispatch.entries_sample();
             // Also words that two candidates of one attempt in a leaf both match: where the
             // first one's validation fails, its attempt fails, and the second must not decode
@@ -1092,13 +1164,23 @@ mod tests {
                 let (result, trace, _) = decoder.decode_head::<true>(head, &bytes);
                 let sampled_32 = e.bits == 32 && k % 4 != 3 && k < samples;
                 short += usize::from(sampled_32);
-                let Some(sight) = decoder.first_sight(head) else { continue };
-                assert_eq!(sight, (result, trace.care as u32), "{cpu}{features} {} {bytes:02x?}", e.record_name());
-                assert_eq!((trace.read, trace.shared), (4, decoder.dispatch.all), "{cpu}{features} {}", e.record_name());
+                let Some((sight, care)) = decoder.first_sight(head) else { continue };
+                let name = e.record_name();
+                assert_eq!(sight, result, "{cpu}{features} {name} {bytes:02x?}");
+                assert_eq!((trace.read, trace.shared), (4, decoder.dispatch.all), "{cpu}{features} {name}");
+                let traced = trace.care as u32;
+                assert_eq!(care & !traced, 0, "{cpu}{features} {name} {bytes:02x?}: {care:08x} not within {traced:08x}");
+                narrower += usize::from(care != traced);
+                for flip in (0..8).map(|_| next() as u32).chain([u32::MAX]) {
+                    let mut other = bytes.clone();
+                    other[..4].copy_from_slice(&(word as u32 ^ (flip & !care)).to_le_bytes());
+                    assert_eq!(decoder.note_uncached(&other), result, "{cpu}{features} {name} {bytes:02x?} as {other:02x?} (care {care:08x})");
+                }
                 answered += 1;
                 short_answered += usize::from(sampled_32);
             }
             assert!(short_answered * 2 > short, "{cpu}{features}: {short_answered} of {short} 32-bit words, {answered} in all");
+            assert!(narrower * 4 > answered, "{cpu}{features}: {narrower} of {answered} narrower than traced");
         }
     }
 
