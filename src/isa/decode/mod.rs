@@ -1080,6 +1080,34 @@ mod tests {
         }
     }
 
+    /// Words that agree in a leaf's walk bits ([`dispatch::Reads::walk`]) reach that leaf,
+    /// whatever their other bits: words from every record's pattern, and random ones.
+    #[test]
+    fn words_alike_in_the_walk_bits_reach_the_same_leaf() {
+        let mut next = crate::isa::xorshift64(0xbb67_ae85_84ca_a73b);
+        let mut flipped = 0;
+        for (cpu, features) in [("gfx803", ""), ("gfx90a", ""), ("gfx1030", ""), ("gfx1100", "+real-true16"), ("gfx1250", "")] {
+            let decoder = Decoder::new(Target::from_name(cpu, features).unwrap());
+            for i in decoder.dispatch.entries_sample() {
+                let e = &encodings()[i as usize];
+                for round in 0..2 {
+                    let random = u128::from(next()) << 64 | u128::from(next());
+                    let word = if round == 0 { (random & !e.mask) | e.value } else { random };
+                    let (start, end, _) = decoder.dispatch.leaf(word);
+                    if start == end {
+                        continue;
+                    }
+                    let walk = u128::from(decoder.dispatch.reads(start as usize).walk);
+                    let flip = (u128::from(next()) << 64 | u128::from(next())) & !walk;
+                    let (other_start, other_end, _) = decoder.dispatch.leaf(word ^ flip);
+                    assert_eq!((other_start, other_end), (start, end), "{cpu} {} {word:032x} ^ {flip:032x}", e.record_name());
+                    flipped += usize::from(flip != 0);
+                }
+            }
+        }
+        assert!(flipped > 10_000, "{flipped}");
+    }
+
     /// The second-chance memo: after `v_add_f32_e32 v5, v1, v2`, words naming other odd
     /// VGPRs below v128 in src0 (which the first-dword memo hashes apart) find its result
     /// there, and decoding one fills its own first-dword slot; an SGPR in src0 (whose check
