@@ -360,6 +360,17 @@ pub(super) struct Compiler {
     pub verdicts: Vec<u8>,
     /// Each distinct check's verdict table, and whether every verdict in it is OK.
     tables: std::collections::HashMap<Check, (u32, bool)>,
+    /// Each distinct check of a field in pieces: the run it compiles to ([`deciding_piece`]).
+    pieces: std::collections::HashMap<Check, Option<Option<Run>>>,
+}
+
+/// The bits a compiled check reads: `width` bits from bit `lo` of the word, which are the
+/// field value's bits from bit `at` (0 but for a piece of a field in pieces).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Run {
+    lo: u8,
+    width: u8,
+    at: u8,
 }
 
 impl Compiler {
@@ -367,37 +378,75 @@ impl Compiler {
     /// `None` when it has no plan or a field no table covers (then [`validate`] decides).
     pub fn compile(&mut self, index: u16, target: &Target) -> Option<(u32, u8)> {
         let checks = plan(index, target)?;
-        let unfit = |c: &Check| {
-            let b = c.bits();
-            b.multi.is_some() || b.width > MAX_TABLE_BITS || (b.lo < 64 && b.lo + b.width > 64)
-        };
-        if checks.len() > 32 || checks.iter().any(unfit) {
+        if checks.len() > 32 {
             return None;
         }
         let generation = target.generation();
         let mask_dwords = mask_dwords(target);
-        let start = self.checks.len() as u32;
+        let mut runs = Vec::with_capacity(checks.len());
         for &check in checks.iter() {
             let bits = check.bits();
+            let run = match bits.multi {
+                None => Some(Run { lo: bits.lo, width: bits.width, at: 0 }),
+                Some(pieces) => *self.pieces.entry(check.at_zero()).or_insert_with(|| deciding_piece(check, pieces, generation, mask_dwords)).as_ref()?,
+            };
+            let unfit = |r: &Run| r.width > MAX_TABLE_BITS || (r.lo < 64 && r.lo + r.width > 64);
+            if run.as_ref().is_some_and(unfit) {
+                return None;
+            }
+            runs.push((check, run));
+        }
+        let start = self.checks.len() as u32;
+        // (A field in pieces none of which decides anything has no run: no check.)
+        for (check, run) in runs.into_iter().filter_map(|(check, run)| Some((check, run?))) {
             let key = check.at_zero();
             let verdicts = &mut self.verdicts;
             let (table, always_ok) = *self.tables.entry(key).or_insert_with(|| {
-                let at = verdicts.len() as u32;
-                verdicts.extend((0..1u32 << bits.width).map(|v| match check_field(check, v as u16, generation, mask_dwords) {
-                    Ok(Literal::None) => VERDICT_OK,
-                    Ok(Literal::Dword) => VERDICT_LITERAL,
-                    Ok(Literal::Qword) => VERDICT_LITERAL64,
-                    Err(_) => VERDICT_FAIL,
-                }));
-                (at, verdicts[at as usize..].iter().all(|&v| v == VERDICT_OK))
+                let first = verdicts.len() as u32;
+                verdicts.extend((0..1u16 << run.width).map(|x| verdict_of(check, x << run.at, generation, mask_dwords)));
+                (first, verdicts[first as usize..].iter().all(|&v| v == VERDICT_OK))
             });
             // A field every value of which is fine decides nothing: no check.
             if !always_ok {
-                self.checks.push(FastCheck { shift: bits.lo, mask: ((1u32 << bits.width) - 1) as u16, table });
+                self.checks.push(FastCheck { shift: run.lo, mask: ((1u32 << run.width) - 1) as u16, table });
             }
         }
         Some((start, (self.checks.len() as u32 - start) as u8))
     }
+}
+
+/// The verdict of `check` on the field value `value`.
+fn verdict_of(check: Check, value: u16, generation: Generation, mask_dwords: u8) -> u8 {
+    match check_field(check, value, generation, mask_dwords) {
+        Ok(Literal::None) => VERDICT_OK,
+        Ok(Literal::Dword) => VERDICT_LITERAL,
+        Ok(Literal::Qword) => VERDICT_LITERAL64,
+        Err(_) => VERDICT_FAIL,
+    }
+}
+
+/// Of a field in `pieces` (an AGPR bit beside a register's eight, a base register's bits
+/// shifted into place), the one piece whose bits alone decide `check`'s verdict, as the run
+/// it compiles to: a check on one run of bits is one extraction. `Some(None)` when every
+/// value is fine (no check); `None` when no one piece decides, or the value is too wide to
+/// tell (then [`validate`] decides). A source's AGPR bit is one such piece that decides
+/// nothing (the 9-bit code it joins keeps its low bits), so a DS or FLAT data register
+/// compiles to a check of its eight bits, or to none where every register is fine.
+fn deciding_piece(check: Check, pieces: FieldBits, generation: Generation, mask_dwords: u8) -> Option<Option<Run>> {
+    let value_bits = check.bits().value_bits();
+    if value_bits > u32::from(MAX_TABLE_BITS) {
+        return None;
+    }
+    let mask_of = |&(lo, hi, at): &(u8, u8, u8)| ((1usize << (hi - lo + 1)) - 1) << at;
+    // The values the pieces can make (a base shifted into place leaves its low bits clear).
+    let made = pieces.iter().fold(0, |m, piece| m | mask_of(piece));
+    let values = || (0..1usize << value_bits).filter(move |v| v & !made == 0);
+    let verdicts: Vec<u8> = (0..1u16 << value_bits).map(|v| verdict_of(check, v, generation, mask_dwords)).collect();
+    if values().all(|v| verdicts[v] == VERDICT_OK) {
+        return Some(None);
+    }
+    let decides = |piece: &&(u8, u8, u8)| values().all(|v| verdicts[v] == verdicts[v & mask_of(piece)]);
+    pieces.iter().find(decides).map(|&(lo, hi, at)| Some(Run { lo, width: hi - lo + 1, at }))
 }
 
 /// `decodeSrcOp` for a 9-bit source code: the literal it selects, if any.
@@ -460,6 +509,67 @@ pub(super) fn literal_words(word: u128, fields: &[(u8, u8)]) -> Vec<u128> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Compiled checks give the plan's verdict on every record they compile, on random words
+    /// over its fixed bits and with each piece of a field in pieces set and clear; fields in
+    /// pieces compile where one piece decides (a DS or global data register beside its AGPR
+    /// bit, GFX8/9's shifted SMEM base) and not where two do (an SDWA source's register and
+    /// its SGPR bit).
+    #[test]
+    fn compiled_checks_agree_with_their_plans() {
+        let mut next = crate::isa::xorshift64(0x510e_527f_ade6_82d1);
+        let mut in_pieces = 0;
+        for (cpu, features) in [("gfx803", ""), ("gfx900", ""), ("gfx90a", ""), ("gfx1030", ""), ("gfx1100", "+real-true16"), ("gfx1250", "")] {
+            let target = Target::from_name(cpu, features).unwrap();
+            let mut compiler = Compiler::default();
+            for (i, e) in encodings().iter().enumerate() {
+                if e.llvm != target.llvm_version() {
+                    continue;
+                }
+                let Some((first, count)) = compiler.compile(i as u16, &target) else { continue };
+                let checks = plan(i as u16, &target).expect("compiled from a plan");
+                let pieces: Vec<(u8, u8, u8)> = checks.iter().filter_map(|c| c.bits().multi).flatten().copied().collect();
+                in_pieces += usize::from(!pieces.is_empty());
+                for round in 0..8 {
+                    let random = (u128::from(next()) << 64 | u128::from(next())) & (u128::MAX >> (128 - u32::from(e.bits)));
+                    let mut word = (random & !e.mask) | e.value;
+                    if let Some(&(lo, hi, _)) = pieces.get(round % pieces.len().max(1)) {
+                        let piece = ((1u128 << (hi - lo + 1)) - 1) << lo & !e.mask;
+                        word = if round % 2 == 0 { word | piece } else { word & !piece };
+                    }
+                    let fast = compiler.checks[first as usize..first as usize + usize::from(count)].iter().fold(0, |verdict, c| {
+                        let value = (word >> c.shift) as u32 & u32::from(c.mask);
+                        verdict | compiler.verdicts[c.table as usize + value as usize]
+                    });
+                    let tail = [0u8; 8];
+                    let planned = match validate(i as u16, word, &tail, &target) {
+                        Ok(0) => VERDICT_OK,
+                        Ok(4) => VERDICT_LITERAL,
+                        Ok(_) => VERDICT_LITERAL64,
+                        Err(_) => VERDICT_FAIL,
+                    };
+                    // Both literals: the plan's order picks one, which the compiled checks leave to it.
+                    if fast != VERDICT_LITERALS {
+                        assert_eq!(fast & VERDICT_FAIL != 0, planned == VERDICT_FAIL, "{} on {cpu}, word {word:#x}", e.record_name());
+                        if fast & VERDICT_FAIL == 0 {
+                            assert_eq!(fast, planned, "{} on {cpu}, word {word:#x}", e.record_name());
+                        }
+                    }
+                }
+            }
+            let mut compiles = |name: &str| {
+                let i = encodings().iter().position(|e| e.record_name() == name && e.llvm == target.llvm_version()).unwrap();
+                compiler.compile(i as u16, &target).is_some()
+            };
+            if cpu == "gfx900" {
+                for name in ["DS_WRITE_B32_vi", "DS_READ2_B32_vi", "GLOBAL_STORE_DWORD_vi", "S_LOAD_DWORDX4_IMM_vi"] {
+                    assert!(compiles(name), "{name} on {cpu}");
+                }
+                assert!(!compiles("V_XOR_B32_sdwa_gfx9"), "V_XOR_B32_sdwa_gfx9 on {cpu}");
+            }
+        }
+        assert!(in_pieces > 500, "{in_pieces}");
+    }
 
     /// Every record with a plan, on targets of every generation (LLVM 22's records on gfx950
     /// and gfx1250): random words over the record's fixed bits, and the same with literal
