@@ -14,7 +14,7 @@ use crate::isa::table::encodings;
 use crate::isa::target::Target;
 
 use super::plan::Attempt;
-use super::validate::{FastCheck, VERDICT_FAIL};
+use super::validate::{FastCheck, fast_verdict};
 
 /// Candidates at a leaf are tested in order; a leaf is made once this few remain or no bit can
 /// split them.
@@ -328,8 +328,7 @@ impl Dispatch {
             }
             masks.any |= reads.iter().fold(0, |m, r| m | r.leaf | r.checks);
             for entry in self.entries[start as usize..end as usize].iter().filter(|e| e.count != NOT_COMPILED) {
-                let checks = &self.checks[entry.first as usize..entry.first as usize + usize::from(entry.count)];
-                for c in checks.iter().filter(|c| c.mask == 0x1ff && c.shift + 9 <= 32) {
+                for c in self.compiled(entry).iter().filter(|c| c.mask == 0x1ff && c.shift + 9 <= 32) {
                     masks.fold |= 1 << (c.shift + 8);
                 }
             }
@@ -445,17 +444,14 @@ impl Dispatch {
     /// select (both: [`super::validate::VERDICT_LITERALS`]).
     #[inline]
     pub fn fast_validate(&self, entry: &Entry, word: u128) -> u8 {
+        fast_verdict(self.compiled(entry), &self.verdicts, word)
+    }
+
+    /// The compiled checks of `entry` (of an entry whose validation is compiled).
+    #[inline(always)]
+    fn compiled(&self, entry: &Entry) -> &[FastCheck] {
         let first = entry.first as usize;
-        let checks = &self.checks[first..first + entry.count as usize];
-        let (low, high) = (word as u64, (word >> 64) as u64);
-        let mut verdict = 0u8;
-        for c in checks {
-            // Compiled fields never straddle bit 64.
-            let half = if c.shift < 64 { low } else { high };
-            let value = (half >> (c.shift & 63)) as u32 & u32::from(c.mask);
-            verdict |= self.verdicts.get(c.table as usize + value as usize).copied().unwrap_or(VERDICT_FAIL);
-        }
-        verdict
+        &self.checks[first..first + usize::from(entry.count)]
     }
 
     /// The bits of the first 8 bytes that decide the verdict of `entry`'s validation on
@@ -469,10 +465,9 @@ impl Dispatch {
         if entry.count == NOT_COMPILED {
             return self.reads[at].checks;
         }
-        let first = entry.first as usize;
         let low = word as u64;
         let mut care = 0u64;
-        for c in &self.checks[first..first + usize::from(entry.count)] {
+        for c in self.compiled(entry) {
             if c.shift >= 64 {
                 continue;
             }
@@ -751,6 +746,7 @@ pub fn entries_of<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::isa::decode::validate::{VERDICT_FAIL, VERDICT_LITERAL, VERDICT_OK};
 
     /// The care ladder keeps, per field value, the coarsest class of values around it with
     /// one verdict: a 64-bit source (`v255` fails, 255 selects the literal) and an
@@ -759,8 +755,8 @@ mod tests {
     fn the_care_ladder_keeps_the_bits_that_decide_a_verdict() {
         let wide: Vec<u8> = (0..512).map(|v| match v {
             0x1ff => VERDICT_FAIL,
-            255 => super::super::validate::VERDICT_LITERAL,
-            _ => super::super::validate::VERDICT_OK,
+            255 => VERDICT_LITERAL,
+            _ => VERDICT_OK,
         }).collect();
         let aligned: Vec<u8> = (0..512).map(|v| if v >= 256 && v % 2 == 1 { VERDICT_FAIL } else { 0 }).collect();
         let verdicts: Vec<u8> = wide.iter().chain(&aligned).chain(&[0, VERDICT_FAIL]).copied().collect();

@@ -195,23 +195,29 @@ const MEMO_BITS: u32 = 14;
 const MEMO8_BITS: u32 = 14;
 const ALIKE_BITS: u32 = 12;
 
-/// Memo slot of a first dword: multiplicative hashing.
+/// Slot of `key` in a table of 2^`BITS` slots: multiplicative hashing (the product's top
+/// bits depend on every bit of the key).
+#[inline(always)]
+fn hashed_slot<const BITS: u32>(key: u64) -> usize {
+    (key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - BITS)) as usize
+}
+
+/// Memo slot of a first dword.
 #[inline]
 fn memo_slot(dword: u32) -> usize {
-    (u64::from(dword).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - MEMO_BITS)) as usize
+    hashed_slot::<MEMO_BITS>(u64::from(dword))
 }
 
-/// [`Memory::alike`] slot of a folded first dword: multiplicative hashing.
+/// [`Memory::alike`] slot of a folded first dword.
 #[inline]
 fn alike_slot(folded: u32) -> usize {
-    (u64::from(folded).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - ALIKE_BITS)) as usize
+    hashed_slot::<ALIKE_BITS>(u64::from(folded))
 }
 
-/// [`Decoder::memo8`] slot of the first 8 bytes: multiplicative hashing (the product's top
-/// bits depend on every bit of the key).
+/// [`Decoder::memo8`] slot of the first 8 bytes.
 #[inline]
 fn memo8_slot(qword: u64) -> usize {
-    (qword.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - MEMO8_BITS)) as usize
+    hashed_slot::<MEMO8_BITS>(qword)
 }
 
 /// A first-dword memo slot noting `note` for the words whose first dword agrees with

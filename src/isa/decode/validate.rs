@@ -349,6 +349,21 @@ impl FastCheck {
     }
 }
 
+/// The verdict of the compiled `checks` (with their tables in `verdicts`) on `word` (its
+/// leading bytes; only the encoded bits are read): the or of the checks' verdicts.
+#[inline(always)]
+pub(super) fn fast_verdict(checks: &[FastCheck], verdicts: &[u8], word: u128) -> u8 {
+    let (low, high) = (word as u64, (word >> 64) as u64);
+    let mut verdict = 0u8;
+    for c in checks {
+        // Compiled fields never straddle bit 64.
+        let half = if c.shift < 64 { low } else { high };
+        let value = (half >> (c.shift & 63)) as u32 & u32::from(c.mask);
+        verdict |= verdicts.get(c.table as usize + value as usize).copied().unwrap_or(VERDICT_FAIL);
+    }
+    verdict
+}
+
 /// The widest field given a verdict table (2^12 entries).
 const MAX_TABLE_BITS: u8 = 12;
 
@@ -367,7 +382,7 @@ pub(super) struct Compiler {
 /// The bits a compiled check reads: `width` bits from bit `lo` of the word, which are the
 /// field value's bits from bit `at` (0 but for a piece of a field in pieces).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct Run {
+struct Run {
     lo: u8,
     width: u8,
     at: u8,
@@ -537,10 +552,8 @@ mod tests {
                         let piece = ((1u128 << (hi - lo + 1)) - 1) << lo & !e.mask;
                         word = if round % 2 == 0 { word | piece } else { word & !piece };
                     }
-                    let fast = compiler.checks[first as usize..first as usize + usize::from(count)].iter().fold(0, |verdict, c| {
-                        let value = (word >> c.shift) as u32 & u32::from(c.mask);
-                        verdict | compiler.verdicts[c.table as usize + value as usize]
-                    });
+                    let checks = &compiler.checks[first as usize..first as usize + usize::from(count)];
+                    let fast = fast_verdict(checks, &compiler.verdicts, word);
                     let tail = [0u8; 8];
                     let planned = match validate(i as u16, word, &tail, &target) {
                         Ok(0) => VERDICT_OK,
