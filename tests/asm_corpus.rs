@@ -89,7 +89,9 @@ fn check_file(path: &std::path::Path, limit: usize, by_target: &mut BTreeMap<Str
         // The text is re-assembled as the code object's producer encoded: the conventions
         // its own instructions show for the bits the text does not determine.
         let mut observer = Observer::new(target);
-        observer.see_code_object(&object, &decoder);
+        for section in object.text_sections() {
+            observer.see_code(object.section_data(section), &decoder);
+        }
         let conventions = observer.conventions();
         let parser = Parser::with_conventions(target, conventions);
         let llvm_parser = (conventions != Conventions::LLVM).then(|| Parser::new(target));

@@ -27,7 +27,7 @@ use super::inst::{Inst, MAX_INST_BYTES};
 use super::operand::{Operands, decode_operands_into};
 use super::table::{Encoding, OperandClass, encodings};
 use super::target::Target;
-use crate::container::target_id::FeatureSetting;
+use super::target_id::FeatureSetting;
 
 /// Everything a print method may look at.
 pub struct Ctx<'a> {
@@ -672,7 +672,7 @@ mod tests {
     /// and texts stay right for targets tagged before and after.
     #[test]
     fn text_memo_starts_afresh_when_tags_run_out() {
-        use crate::container::target_id::FeatureSetting::*;
+        use crate::isa::target_id::FeatureSetting::*;
         let bytes: [u8; 32] = {
             let mut b = [0u8; 32];
             // `v_cndmask_b32 v0, v1, v2, vcc`: its text differs with the wave size.
