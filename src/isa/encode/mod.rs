@@ -18,9 +18,11 @@
 //! `v_cmpx_*_e64` on gfx1030 where LLVM writes 0x7e (EXEC_LO); SGPR tuples' low index bits;
 //! reserved bits. `encode_like` keeps those.
 
+pub mod build;
 pub mod constant;
 mod conventions;
 
+pub use build::Builder;
 pub use conventions::{Conventions, Observer};
 
 use std::fmt;
