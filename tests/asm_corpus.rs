@@ -49,20 +49,10 @@ fn differing_field(original: &gfxpatch::isa::Inst, parsed: &gfxpatch::isa::Inst)
     if original.len() != parsed.len() {
         return "length (literal vs inline constant)".to_owned();
     }
-    let diff = original.encoded_bits() ^ parsed.encoded_bits();
-    if diff == 0 {
+    if original.encoded_bits() == parsed.encoded_bits() {
         return "trailing literal".to_owned();
     }
-    let names: Vec<&str> = e
-        .operands
-        .iter()
-        .zip(e.fields)
-        .filter(|(_, bits)| {
-            bits.iter()
-                .any(|&(lo, hi, _)| diff >> lo & ((1u128 << (hi - lo + 1)) - 1) != 0)
-        })
-        .map(|(o, _)| o.name.name())
-        .collect();
+    let names = common::differing_fields(e, original.encoded_bits(), parsed.encoded_bits());
     if names.is_empty() {
         "bits outside operand fields".to_owned()
     } else {
