@@ -49,20 +49,10 @@ fn differing_field(original: &gfxpatch::isa::Inst, parsed: &gfxpatch::isa::Inst)
     if original.len() != parsed.len() {
         return "length (literal vs inline constant)".to_owned();
     }
-    let diff = original.encoded_bits() ^ parsed.encoded_bits();
-    if diff == 0 {
+    if original.encoded_bits() == parsed.encoded_bits() {
         return "trailing literal".to_owned();
     }
-    let names: Vec<&str> = e
-        .operands
-        .iter()
-        .zip(e.fields)
-        .filter(|(_, bits)| {
-            bits.iter()
-                .any(|&(lo, hi, _)| diff >> lo & ((1u128 << (hi - lo + 1)) - 1) != 0)
-        })
-        .map(|(o, _)| o.name.name())
-        .collect();
+    let names = common::differing_fields(e, original.encoded_bits(), parsed.encoded_bits());
     if names.is_empty() {
         "bits outside operand fields".to_owned()
     } else {
@@ -89,7 +79,9 @@ fn check_file(path: &std::path::Path, limit: usize, by_target: &mut BTreeMap<Str
         // The text is re-assembled as the code object's producer encoded: the conventions
         // its own instructions show for the bits the text does not determine.
         let mut observer = Observer::new(target);
-        observer.see_code_object(&object, &decoder);
+        for section in object.text_sections() {
+            observer.see_code(object.section_data(section), &decoder);
+        }
         let conventions = observer.conventions();
         let parser = Parser::with_conventions(target, conventions);
         let llvm_parser = (conventions != Conventions::LLVM).then(|| Parser::new(target));

@@ -11,14 +11,15 @@
 //! - fixture `.text` of the processor (or a close one) with random bit flips;
 //! and two long ones (4 and up to 9 KiB, of the last two kinds) for `Decoder::sweep`.
 
+mod common;
 mod robustness;
 
 use std::path::PathBuf;
 
+use common::Rng;
+
 use gfxpatch::container::CodeObject;
-use gfxpatch::isa::decode::plan;
-use gfxpatch::isa::predicates::{self, PredContext};
-use gfxpatch::isa::table::{Encoding, encodings, flag};
+use gfxpatch::isa::table::Encoding;
 use gfxpatch::isa::{Decoder, Target};
 use robustness::{Counts, TARGETS, check_stream, target};
 
@@ -26,30 +27,6 @@ use robustness::{Counts, TARGETS, check_stream, target};
 const PER_KIND: usize = 2_200;
 /// Bytes per stream: long enough for sequences, short enough to start often from a fresh offset.
 const STREAM_BYTES: usize = 256;
-
-/// xorshift64*: small, fixed, and good enough to spread bits.
-struct Rng(u64);
-
-impl Rng {
-    fn new(seed: u64) -> Rng {
-        Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1)
-    }
-
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    fn fill(&mut self, out: &mut Vec<u8>, n: usize) {
-        out.extend((0..n).map(|_| self.next() as u8));
-    }
-}
 
 /// Runs streams from `make` through [`check_stream`] until `PER_KIND` instructions are done.
 fn run(decoder: &Decoder, mut make: impl FnMut() -> Vec<u8>) -> Counts {
@@ -95,31 +72,6 @@ fn mutated_text(rng: &mut Rng, text: &[u8]) -> Vec<u8> {
     out
 }
 
-/// The records the target's decoder tries: its LLVM version, the tables of its plan, predicates
-/// the decoder checks holding (as the decoder's own candidate filter).
-fn candidate_records(target: &Target) -> Vec<&'static Encoding> {
-    let ctx = PredContext {
-        processor: target.processor,
-        wave64: target.wave64,
-        real_true16: target.real_true16,
-    };
-    let attempts = plan(target);
-    encodings()
-        .iter()
-        .filter(|e| e.llvm == target.llvm_version() && !e.flags.has(flag::ISASMPARSERONLY))
-        .filter(|e| {
-            attempts
-                .iter()
-                .any(|a| a.namespace == e.ns && a.bits == e.bits)
-        })
-        .filter(|e| {
-            e.preds
-                .iter()
-                .all(|&p| !predicates::checked_by_decoder(p) || predicates::holds(p, &ctx))
-        })
-        .collect()
-}
-
 /// `.text` of every fixture code object of `processor`'s directory (or a close processor's where
 /// the fixtures have none), concatenated.
 fn fixture_text(processor: &str) -> Vec<u8> {
@@ -156,7 +108,7 @@ fn pseudo_random_streams_decode_and_print_for_every_target() {
         let target: Target = target(index);
         let decoder = Decoder::new(target);
         let mut rng = Rng::new(0x6766_7870_6174_6368 ^ index as u64);
-        let records = candidate_records(&target);
+        let records = common::decoder_candidates(&target);
         let text = fixture_text(cpu);
 
         let random = run(&decoder, || random_bytes(&mut rng));

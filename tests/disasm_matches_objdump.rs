@@ -38,7 +38,7 @@ fn compare_fixture(path: &std::path::Path) -> Comparison {
     let object = CodeObject::parse(&bytes).unwrap();
     let target = Target::from_target_id(&object.target, false).unwrap();
     let decoder = Decoder::new(target);
-    let ours = listing::render(&listing::blocks(&object, &decoder), &decoder);
+    let ours = listing::render(&listing::blocks(&object.listing_texts(), &decoder), &decoder);
     let theirs = instruction_lines(&theirs);
     let ours = instruction_lines(&ours);
     let name = path

@@ -25,12 +25,11 @@ mod common;
 
 use std::collections::BTreeMap;
 
-use gfxpatch::isa::decode::plan;
+use common::Rng;
+
 use gfxpatch::isa::encode::encode;
 use gfxpatch::isa::operand::decode_operands;
 use gfxpatch::isa::parse::Parser;
-use gfxpatch::isa::predicates::{self, PredContext};
-use gfxpatch::isa::table::{encodings, flag, Encoding};
 use gfxpatch::isa::{print, Decoder, Inst, Target};
 use gfxpatch::llvm::asm::LlvmAssembler;
 
@@ -47,35 +46,9 @@ const TARGETS: [(&str, &str); 9] = [
     ("gfx1200", ""),
 ];
 
-/// SplitMix64: a small deterministic generator (the sample is the same every run).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-}
-
-/// The encodings `target`'s decoder can produce: its LLVM records in the tables its plan tries,
-/// whose decoder-checked predicates hold.
-fn candidates(target: &Target) -> Vec<&'static Encoding> {
-    let attempts = plan(target);
-    let ctx = PredContext { processor: target.processor, wave64: target.wave64, real_true16: target.real_true16 };
-    encodings()
-        .iter()
-        .filter(|e| e.llvm == target.llvm_version() && !e.flags.has(flag::ISASMPARSERONLY))
-        .filter(|e| attempts.iter().any(|a| a.namespace == e.ns && a.bits == e.bits))
-        .filter(|e| e.preds.iter().all(|&p| !predicates::checked_by_decoder(p) || predicates::holds(p, &ctx)))
-        .collect()
-}
-
 /// Random instructions of `target` that decode to the encoding they were drawn from.
 fn sample(target: &Target, count: usize, rng: &mut Rng) -> Vec<Inst> {
-    let pool = candidates(target);
+    let pool = common::decoder_candidates(target);
     let decoder = Decoder::new(*target);
     let mut out = Vec::with_capacity(count);
     let mut tries = 0usize;
@@ -135,14 +108,7 @@ fn reason(decoder: &Decoder, inst: &Inst, ours: &Inst, llvm: &[u8]) -> String {
         None => "LLVM's bytes do not decode".to_owned(),
         Some(_) if theirs.len() != ours.len() => "same encoding, another length".to_owned(),
         Some(_) => {
-            let diff = ours.encoded_bits() ^ theirs.encoded_bits();
-            let names: Vec<&str> = e
-                .operands
-                .iter()
-                .zip(e.fields)
-                .filter(|(_, bits)| bits.iter().any(|&(lo, hi, _)| diff >> lo & ((1u128 << (hi - lo + 1)) - 1) != 0))
-                .map(|(o, _)| o.name.name())
-                .collect();
+            let names = common::differing_fields(e, ours.encoded_bits(), theirs.encoded_bits());
             if names.is_empty() {
                 "same encoding, bits outside operand fields differ".to_owned()
             } else {
@@ -221,7 +187,7 @@ fn random_instructions_encode_like_llvm() {
         _ => 1,
     };
     let mut tallies: BTreeMap<String, Tally> = BTreeMap::new();
-    let mut rng = Rng(0x6766_7870_6174_6368);
+    let mut rng = Rng::new(0x6766_7870_6174_6368);
     for (cpu, mattr) in TARGETS {
         let target = Target::from_name(cpu, mattr).unwrap();
         let decoder = Decoder::new(target);

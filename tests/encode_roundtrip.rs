@@ -64,9 +64,7 @@ fn canonical_reason(inst: &Inst, ours: &Inst, target: &Target) -> String {
     if diff == 0 {
         return "bytes after the encoded bits (NSA padding or unused literal bytes)".to_owned();
     }
-    let covered = e.fields.iter().fold(0u128, |m, bits| {
-        bits.iter().fold(m, |m, &(lo, hi, _)| m | (((1u128 << (hi - lo + 1)) - 1) << lo))
-    });
+    let covered = common::field_bits(e);
     if diff & canonical_extras(e, target, &Conventions::LLVM) == diff {
         let what = if diff & 0xff != 0 { "v_cmpx_e64 dst = EXEC_LO" } else { "implicit op_sel_hi" };
         return format!("ignored bits LLVM's emitter fills in ({what}); the original has them clear");

@@ -5,7 +5,8 @@ mod common;
 
 use gfxpatch::ir::{Function, InstRef};
 use gfxpatch::isa::table::{Opcode, OperandName};
-use gfxpatch::layout::encode::Field;
+use gfxpatch::isa::operand::Value;
+use gfxpatch::isa::reg::Reg;
 use gfxpatch::pass::{Ctx, Pass, PassStats};
 use gfxpatch::rewrite::{rewrite_object, Options};
 
@@ -23,8 +24,8 @@ impl Pass for TouchV40 {
         if f.kind != gfxpatch::ir::FunctionKind::Kernel {
             return;
         }
-        // VOP1 fields: vdst is the VGPR number, src0 the 9-bit source encoding (128 = 0).
-        let inst = ctx.assembler.borrow_mut().build(Opcode::V_MOV_B32_e32, &[(OperandName::vdst, Field::Imm(40)), (OperandName::src0, Field::Imm(128))]).unwrap();
+        let v40 = Value::Reg(Reg::Vgpr { index: 40, count: 1 });
+        let inst = ctx.builder.borrow_mut().build(Opcode::V_MOV_B32_e32, &[(OperandName::vdst, v40), (OperandName::src0, Value::InlineInt(0))]).unwrap();
         f.insert_before(InstRef { block: 0, index: 0 }, inst, "touch-v40").unwrap();
         stats.applied += 1;
     }

@@ -105,7 +105,9 @@ fn observed_conventions(path: &std::path::Path, target: &Target) -> anyhow::Resu
             others.push(object.target.to_string());
             continue;
         }
-        observer.see_code_object(&object, &decoder);
+        for section in object.text_sections() {
+            observer.see_code(object.section_data(section), &decoder);
+        }
         seen += 1;
     }
     if seen == 0 {

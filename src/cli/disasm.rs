@@ -65,7 +65,7 @@ pub fn run(args: &DisasmArgs) -> anyhow::Result<()> {
         let (text, blocks) = match args.backend {
             Backend::Gfxpatch => {
                 let decoder = decoders.for_target(target);
-                let mut blocks = listing::blocks(&object, decoder);
+                let mut blocks = listing::blocks(&object.listing_texts(), decoder);
                 blocks.retain(|b| wanted(b.name));
                 if args.json {
                     (None, disasm_json::ours(&blocks, decoder))
@@ -75,7 +75,7 @@ pub fn run(args: &DisasmArgs) -> anyhow::Result<()> {
             }
             Backend::Llvm => {
                 let mut llvm = LlvmDisassembler::new(&target).with_context(|| name.clone())?;
-                let mut blocks = crate::llvm::listing::blocks(&object, &mut llvm);
+                let mut blocks = crate::llvm::listing::blocks(&object.listing_texts(), &mut llvm);
                 blocks.retain(|b| wanted(b.name));
                 if args.json {
                     (None, disasm_json::llvm(&blocks))

@@ -6,6 +6,7 @@
 //! generations that have it, so a dump lists every field the hardware of that generation reads.
 
 use super::amdgpu::KERNEL_DESCRIPTOR_SIZE;
+use super::metadata::KernelMetadata;
 use crate::isa::processor::Generation;
 
 /// A kernel descriptor as laid out in memory.
@@ -247,6 +248,73 @@ impl BitField {
 
 fn field_value(value: u32, field: BitField) -> bool {
     field.extract(value) != 0
+}
+
+/// Checks that a kernel's descriptor and its metadata note entry describe the same kernel
+/// (`gfxpatch info` shows the result, `gfxpatch verify` and the rewriter check it).
+///
+/// Register counts are compared the way LLVM derives the descriptor from them: the metadata
+/// holds exact counts, the descriptor the number of allocation blocks.
+pub fn disagreements(d: &KernelDescriptor, meta: &KernelMetadata, registers: &DescriptorRegisters) -> Vec<String> {
+    let mut out = Vec::new();
+    if meta.name.is_empty() {
+        out.push("no metadata entry for this kernel".to_owned());
+        return out;
+    }
+    let blocks = |count: u64, granule: u64| count.max(1).div_ceil(granule) - 1;
+    // LLVM's `.vgpr_count` is the count the descriptor was granulated from: on GFX90A and later
+    // CDNA it already covers the AGPRs (arch VGPRs aligned to 4, plus AGPRs); on GFX908 it is
+    // the larger of the two files.
+    if let Some(vgprs) = meta.vgpr_count {
+        let expected = blocks(vgprs, registers.vgpr_granule as u64);
+        if expected != registers.vgpr_blocks as u64 {
+            out.push(format!(
+                "metadata has {vgprs} VGPRs ({expected} blocks of {}), descriptor has {} blocks ({} registers)",
+                registers.vgpr_granule, registers.vgpr_blocks, registers.vgprs
+            ));
+        }
+    }
+    if let (Some(sgprs), Some(allocated)) = (meta.sgpr_count, registers.sgprs) {
+        let expected = blocks(sgprs, 8);
+        if expected != registers.sgpr_blocks as u64 {
+            out.push(format!(
+                "metadata has {sgprs} SGPRs ({expected} blocks of 8), descriptor has {} blocks ({allocated} registers)",
+                registers.sgpr_blocks
+            ));
+        }
+    }
+    let pairs = [
+        (
+            "kernarg size",
+            meta.kernarg_segment_size,
+            d.kernarg_size() as u64,
+        ),
+        (
+            "LDS size",
+            meta.group_segment_fixed_size,
+            d.group_segment_fixed_size() as u64,
+        ),
+        (
+            "scratch size",
+            meta.private_segment_fixed_size,
+            d.private_segment_fixed_size() as u64,
+        ),
+        (
+            "wavefront size",
+            meta.wavefront_size,
+            registers.wave_size as u64,
+        ),
+    ];
+    for (what, in_meta, in_descriptor) in pairs {
+        if let Some(m) = in_meta
+            && m != in_descriptor
+        {
+            out.push(format!(
+                "{what}: metadata says {m}, descriptor says {in_descriptor}"
+            ));
+        }
+    }
+    out
 }
 
 #[cfg(test)]

@@ -461,6 +461,25 @@ impl<'data> CodeObject<'data> {
     pub fn text_size(&self) -> u64 {
         self.text_sections().map(|s| s.size).sum()
     }
+
+    /// Each executable section with the named symbols in it, as a listing walks it
+    /// ([`crate::isa::listing::blocks`]); section and file symbols are left out, as objdump
+    /// leaves them out.
+    pub fn listing_texts(&self) -> Vec<crate::isa::listing::Text<'data>> {
+        self.text_sections()
+            .map(|section| crate::isa::listing::Text {
+                name: section.name,
+                address: section.address,
+                bytes: self.section_data(section),
+                symbols: self
+                    .symbols
+                    .iter()
+                    .filter(|s| s.section_index as usize == section.index && !matches!(s.kind, SymbolKind::Section | SymbolKind::File))
+                    .map(|s| (s.value, s.name))
+                    .collect(),
+            })
+            .collect()
+    }
 }
 
 /// Reads `.symtab`, or `.dynsym` if the object was stripped, and classifies every symbol.

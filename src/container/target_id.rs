@@ -1,33 +1,12 @@
-//! Target ids (`gfx90a:sramecc+:xnack-`) and code object versions, from the ELF header.
+//! Code object versions, and target ids (`gfx90a:sramecc+:xnack-`) read from the ELF header.
+//! The target id itself is an ISA fact ([`crate::isa::target_id`]); this is where `e_flags` say it.
 
 use std::fmt;
 
 use super::amdgpu::*;
 use super::error::{ReadError, Result};
 use crate::isa::processor::Processor;
-
-/// The setting of a target feature such as `xnack` or `sramecc` in a code object.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum FeatureSetting {
-    /// The processor has no such feature.
-    Unsupported,
-    /// Compiled to run with the feature either on or off.
-    Any,
-    Off,
-    On,
-}
-
-impl FeatureSetting {
-    /// The target-id suffix: `+`, `-`, or nothing.
-    fn suffix(self) -> Option<char> {
-        match self {
-            FeatureSetting::On => Some('+'),
-            FeatureSetting::Off => Some('-'),
-            FeatureSetting::Any | FeatureSetting::Unsupported => None,
-        }
-    }
-}
+pub use crate::isa::target_id::{FeatureSetting, TargetId};
 
 /// HSA code object version, from `e_ident[EI_ABIVERSION]`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -55,16 +34,7 @@ impl fmt::Display for CodeObjectVersion {
     }
 }
 
-/// What a code object was compiled for: processor plus feature settings, as LLVM names it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct TargetId {
-    pub processor: &'static Processor,
-    pub xnack: FeatureSetting,
-    pub sramecc: FeatureSetting,
-    /// Version of a generic processor's code object (`EF_AMDGPU_GENERIC_VERSION`, v6+); 0 otherwise.
-    pub generic_version: u8,
-}
-
+// An inherent impl beside the bits it reads: `e_flags` are the container's, the id is the ISA's.
 impl TargetId {
     /// Decodes `e_flags` of an HSA code object of the given version.
     pub fn from_e_flags(e_flags: u32, version: CodeObjectVersion) -> Result<TargetId> {
@@ -118,20 +88,6 @@ impl TargetId {
             sramecc,
             generic_version,
         })
-    }
-}
-
-/// LLVM's canonical spelling: processor, then features in alphabetical order
-/// (`gfx90a:sramecc+:xnack-`); a feature set to `any` is omitted.
-impl fmt::Display for TargetId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.processor.name)?;
-        for (name, setting) in [("sramecc", self.sramecc), ("xnack", self.xnack)] {
-            if let Some(sign) = setting.suffix() {
-                write!(f, ":{name}{sign}")?;
-            }
-        }
-        Ok(())
     }
 }
 

@@ -12,7 +12,6 @@ use std::fmt::Write as _;
 use super::decode::Decoder;
 use super::inst::Inst;
 use super::print;
-use crate::container::elf::{CodeObject, Section, SymbolKind};
 
 /// One decoded instruction of a listing.
 #[derive(Clone, Copy, Debug)]
@@ -42,22 +41,22 @@ pub struct Block<'data, L = Line> {
     pub skipped: Vec<(u64, u64)>,
 }
 
-/// The symbols objdump prints for `section`: sorted by (address, name), and of several at one
-/// address only the last.
-fn block_symbols<'data>(
-    object: &CodeObject<'data>,
-    section: &Section<'data>,
-) -> Vec<(u64, &'data str)> {
-    let mut symbols: Vec<(u64, &str)> = object
-        .symbols
-        .iter()
-        .filter(|s| {
-            s.section_index as usize == section.index
-                && !matches!(s.kind, SymbolKind::Section | SymbolKind::File)
-        })
-        .filter(|s| !s.name.is_empty())
-        .map(|s| (s.value, s.name))
-        .collect();
+/// One executable section as a listing walks it: its bytes where they load, and the named
+/// symbols that lie in it (the caller reads them from its container; section and file symbols
+/// left out, as objdump leaves them out).
+#[derive(Clone, Debug)]
+pub struct Text<'data> {
+    pub name: &'data str,
+    pub address: u64,
+    pub bytes: &'data [u8],
+    /// (address, name) in any order.
+    pub symbols: Vec<(u64, &'data str)>,
+}
+
+/// The symbols objdump prints for `text`: sorted by (address, name), and of several at one
+/// address only the last; the section's own name where no symbol starts it.
+fn block_symbols<'data>(text: &Text<'data>) -> Vec<(u64, &'data str)> {
+    let mut symbols: Vec<(u64, &str)> = text.symbols.iter().copied().filter(|s| !s.1.is_empty()).collect();
     symbols.sort_by(|a, b| {
         a.0.cmp(&b.0)
             .then_with(|| a.1.as_bytes().cmp(b.1.as_bytes()))
@@ -69,15 +68,15 @@ fn block_symbols<'data>(
             _ => out.push(s),
         }
     }
-    if out.first().is_none_or(|s| s.0 != section.address) {
-        out.insert(0, (section.address, section.name));
+    if out.first().is_none_or(|s| s.0 != text.address) {
+        out.insert(0, (text.address, text.name));
     }
     out
 }
 
-/// Decodes every executable section of `object` the way objdump walks it.
-pub fn blocks<'data>(object: &CodeObject<'data>, decoder: &Decoder) -> Vec<Block<'data>> {
-    blocks_with(object, |bytes, address| {
+/// Decodes every executable section in `texts` the way objdump walks it.
+pub fn blocks<'data>(texts: &[Text<'data>], decoder: &Decoder) -> Vec<Block<'data>> {
+    blocks_with(texts, |bytes, address| {
         let inst = decoder.decode(bytes);
         (Line { address, inst }, inst.len())
     })
@@ -86,17 +85,17 @@ pub fn blocks<'data>(object: &CodeObject<'data>, decoder: &Decoder) -> Vec<Block
 /// [`blocks`] with another disassembler: `decode(bytes, address)` gives a line and its length
 /// in bytes (at least 4 for progress, as objdump skips 4 bytes it cannot decode).
 pub fn blocks_with<'data, L>(
-    object: &CodeObject<'data>,
+    texts: &[Text<'data>],
     mut decode: impl FnMut(&[u8], u64) -> (L, usize),
 ) -> Vec<Block<'data, L>> {
     let mut out = Vec::new();
-    for section in object.text_sections() {
-        let bytes = object.section_data(section);
-        let symbols = block_symbols(object, section);
+    for text in texts {
+        let (bytes, start, size) = (text.bytes, text.address, text.bytes.len() as u64);
+        let symbols = block_symbols(text);
         for (i, &(address, name)) in symbols.iter().enumerate() {
             let end = symbols
                 .get(i + 1)
-                .map_or(section.address + section.size, |s| s.0);
+                .map_or(start + size, |s| s.0);
             let mut block = Block {
                 name,
                 address,
@@ -105,8 +104,8 @@ pub fn blocks_with<'data, L>(
             };
             let mut at = address;
             while at < end {
-                let offset = (at - section.address) as usize;
-                let zeros = bytes[offset..(end - section.address) as usize]
+                let offset = (at - start) as usize;
+                let zeros = bytes[offset..(end - start) as usize]
                     .iter()
                     .take_while(|&&b| b == 0)
                     .count();

@@ -18,6 +18,7 @@ pub mod tablegen;
 #[rustfmt::skip]
 mod tables;
 pub mod target;
+pub mod target_id;
 
 pub use decode::{Decoder, Decoders};
 pub use inst::Inst;

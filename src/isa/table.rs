@@ -187,6 +187,19 @@ pub fn encodings() -> &'static [Encoding] {
     &super::tables::ENCODINGS
 }
 
+/// The index of `encoding` in [`encodings`], for a record reached by reference (a MIMG
+/// record's converted sibling, a parser's candidate); `None` if it is not one of them. An
+/// instruction knows its own: [`crate::isa::Inst::encoding_index`].
+pub fn index_of(encoding: &'static Encoding) -> Option<u16> {
+    let all = encodings();
+    let offset = (encoding as *const Encoding as usize).wrapping_sub(all.as_ptr() as usize);
+    let index = offset / std::mem::size_of::<Encoding>();
+    match all.get(index) {
+        Some(e) if std::ptr::eq(e, encoding) => u16::try_from(index).ok(),
+        _ => None,
+    }
+}
+
 /// The record of LLVM version `llvm` called `name` (e.g. `V_LSHL_OR_B32_e64_gfx11`).
 pub fn find_record(llvm: u8, name: &str) -> Option<&'static Encoding> {
     use std::collections::HashMap;

@@ -4,7 +4,7 @@
 use std::fmt;
 
 use super::processor::{Generation, Processor};
-use crate::container::target_id::{FeatureSetting, TargetId};
+use super::target_id::{FeatureSetting, TargetId};
 
 /// What the decoder, printer and encoder need to know about where code runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

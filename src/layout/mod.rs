@@ -11,18 +11,17 @@
 //! with `s[N:N+1]` an SGPR pair proven dead at `T` (and SCC dead there too, as the adds write
 //! it); `s_cbranch_X T` becomes the inverse branch over that sequence. No dead pair: refused.
 
-pub mod encode;
-
 use std::collections::{HashMap, HashSet};
 
 use crate::ir::liveness::{self, unit, Liveness};
 use crate::ir::flow::{add_pc_operand, AddPcForm, AddPcOperand};
 use crate::ir::pcrel::{AddPcPair, PcRel};
 use crate::ir::{BranchTarget, EditKind, Flow, Function, FunctionKind, Origin, Program};
+use crate::isa::encode::Builder;
+use crate::isa::operand::Value;
+use crate::isa::reg::Reg;
 use crate::isa::table::{Opcode, OperandName};
 use crate::isa::Inst;
-
-use encode::{Assembler, Field};
 
 /// Bytes of the long-branch sequence: `s_getpc_b64` (4), two adds with literals (8 + 8),
 /// `s_setpc_b64` (4).
@@ -111,7 +110,7 @@ struct Placement {
 /// Lays out `program` (whose text is `original` in the input). `shift(new_len)` is how far the
 /// container writer moves addresses after the text when the text becomes `new_len` bytes.
 pub fn layout(program: &Program, original: &[u8], shift: &dyn Fn(u64) -> Result<u64, String>) -> Result<Layout, LayoutError> {
-    let mut asm = Assembler::new(program.target);
+    let mut asm = Builder::new(program.target);
     let mut relaxed: HashMap<(usize, usize), Relax> = HashMap::new();
     let mut liveness: HashMap<usize, Liveness> = HashMap::new();
     // `s_add_pc_i64 IMM` whose offset needs a longer form than the input's (forms only grow).
@@ -256,7 +255,7 @@ pub fn layout(program: &Program, original: &[u8], shift: &dyn Fn(u64) -> Result<
                     if form == input_form && offset == old {
                         text.extend(node.inst.bytes());
                     } else {
-                        let new = asm.with_add_pc_offset(&node.inst, form, offset).ok_or(LayoutError::Encode { address: at, what: "s_add_pc_i64 offset" })?;
+                        let new = with_add_pc_offset(&asm, &node.inst, form, offset).ok_or(LayoutError::Encode { address: at, what: "s_add_pc_i64 offset" })?;
                         text.extend(new.bytes());
                     }
                     continue;
@@ -273,7 +272,7 @@ pub fn layout(program: &Program, original: &[u8], shift: &dyn Fn(u64) -> Result<
                     if current_offset(&node.inst) == Some(offset) {
                         text.extend(node.inst.bytes());
                     } else {
-                        let new = asm.with_branch_offset(&node.inst, offset).ok_or(LayoutError::Encode { address: at, what: "branch offset" })?;
+                        let new = with_branch_offset(&asm, &node.inst, offset).ok_or(LayoutError::Encode { address: at, what: "branch offset" })?;
                         text.extend(new.bytes());
                     }
                     continue;
@@ -292,7 +291,7 @@ pub fn layout(program: &Program, original: &[u8], shift: &dyn Fn(u64) -> Result<
         } else {
             let filler = match f.padding.filler {
                 Some(i) => i,
-                None => asm.build(Opcode::S_NOP, &[(OperandName::simm16, Field::Imm(0))]).ok_or(LayoutError::Encode { address: f.end, what: "s_nop 0" })?,
+                None => asm.build(Opcode::S_NOP, &[(OperandName::simm16, Value::Imm(0))]).ok_or(LayoutError::Encode { address: f.end, what: "s_nop 0" })?,
             };
             let word = filler.bytes();
             for _ in 0..pad / word.len() as u64 {
@@ -448,26 +447,26 @@ fn max_sgpr_used(f: &Function, target: &crate::isa::Target) -> u32 {
 }
 
 /// The long form of a branch at `at` to `target`.
-fn long_branch(asm: &mut Assembler, node: &crate::ir::Node, r: &Relax, at: u64, target: u64) -> Result<Vec<u8>, LayoutError> {
+fn long_branch(asm: &mut Builder, node: &crate::ir::Node, r: &Relax, at: u64, target: u64) -> Result<Vec<u8>, LayoutError> {
     use OperandName as N;
     let fail = |what| LayoutError::Encode { address: at, what };
     let mut out = Vec::with_capacity(28);
     let mut getpc_at = at;
     if let Some(inverse) = r.inverse {
-        let skip = asm.build(inverse, &[(N::simm16, Field::Imm(LONG_BRANCH_BYTES / 4))]).ok_or(fail("inverse branch"))?;
+        let skip = asm.build(inverse, &[(N::simm16, Value::Imm(LONG_BRANCH_BYTES as i64 / 4))]).ok_or(fail("inverse branch"))?;
         out.extend(skip.bytes());
         getpc_at += 4;
     }
     let _ = node;
     let offset = target.wrapping_sub(getpc_at + 4) as i64;
     let (lo, hi) = (offset as u32, (offset >> 32) as u32);
-    let s = r.sgpr;
+    let sgpr = |index: u16, count: u8| Value::Reg(Reg::Sgpr { index, count });
+    let (pair, lo_half, hi_half) = (sgpr(r.sgpr, 2), sgpr(r.sgpr, 1), sgpr(r.sgpr + 1, 1));
     let seq = [
-        asm.build(Opcode::S_GETPC_B64, &[(N::sdst, Field::Sgpr(s))]).ok_or(fail("s_getpc_b64"))?,
-        asm.build(Opcode::S_ADD_U32, &[(N::sdst, Field::Sgpr(s)), (N::src0, Field::Sgpr(s)), (N::src1, Field::Literal(lo))]).ok_or(fail("s_add_u32"))?,
-        asm.build(Opcode::S_ADDC_U32, &[(N::sdst, Field::Sgpr(s + 1)), (N::src0, Field::Sgpr(s + 1)), (N::src1, Field::Literal(hi))])
-            .ok_or(fail("s_addc_u32"))?,
-        asm.build(Opcode::S_SETPC_B64, &[(N::src0, Field::Sgpr(s))]).ok_or(fail("s_setpc_b64"))?,
+        asm.build(Opcode::S_GETPC_B64, &[(N::sdst, pair)]).ok_or(fail("s_getpc_b64"))?,
+        asm.build(Opcode::S_ADD_U32, &[(N::sdst, lo_half), (N::src0, lo_half), (N::src1, Value::Literal(lo))]).ok_or(fail("s_add_u32"))?,
+        asm.build(Opcode::S_ADDC_U32, &[(N::sdst, hi_half), (N::src0, hi_half), (N::src1, Value::Literal(hi))]).ok_or(fail("s_addc_u32"))?,
+        asm.build(Opcode::S_SETPC_B64, &[(N::src0, pair)]).ok_or(fail("s_setpc_b64"))?,
     ];
     for i in seq {
         out.extend(i.bytes());
@@ -475,8 +474,46 @@ fn long_branch(asm: &mut Assembler, node: &crate::ir::Node, r: &Relax, at: u64, 
     Ok(out)
 }
 
+/// `inst` with its branch-target operand set to `offset` dwords; `None` if it has none or the
+/// offset does not fit 16 bits.
+fn with_branch_offset(asm: &Builder, inst: &Inst, offset: i64) -> Option<Inst> {
+    let e = inst.encoding()?;
+    let name = e.operands[crate::ir::flow::branch_operand(e)?].name;
+    // The field decodes as its raw 16 bits.
+    let offset = i16::try_from(offset).ok()?;
+    asm.with_operands(inst, &[(name, Value::Imm(i64::from(offset as u16)))])
+}
+
+/// `s_add_pc_i64` `inst` with `offset` in `form` (source 0 and its literal); `None` if the
+/// offset does not fit the form or the result does not read back as it.
+fn with_add_pc_offset(asm: &Builder, inst: &Inst, form: AddPcForm, offset: i64) -> Option<Inst> {
+    if inst.encoding()?.opcode != Opcode::S_ADD_PC_I64 || !form.fits(offset) {
+        return None;
+    }
+    let value = match form {
+        AddPcForm::Inline => Value::InlineInt(offset),
+        AddPcForm::Literal32 => Value::Literal(offset as u32),
+        AddPcForm::Literal64 => Value::Literal64(offset as u64),
+    };
+    let new = asm.with_operands(inst, &[(OperandName::src0, value)])?;
+    (new.len() as u64 == form.size() && add_pc_operand(&new) == AddPcOperand::Constant(offset, form)).then_some(new)
+}
+
+/// `inst` with its one literal constant replaced by `literal` of the same width (a 32-bit
+/// `Value::Literal` or a 64-bit `Value::Literal64`); the instruction keeps its length.
+fn with_literal(asm: &Builder, inst: &Inst, literal: Value) -> Option<Inst> {
+    let ops = crate::isa::encode::build::operands(inst, asm.target())?;
+    let mut literals = ops.as_slice().iter().filter(|o| matches!(o.value, Value::Literal(_) | Value::Literal64(_)));
+    let (op, None) = (literals.next()?, literals.next()) else { return None };
+    if std::mem::discriminant(&op.value) != std::mem::discriminant(&literal) {
+        return None;
+    }
+    let new = asm.with_operands(inst, &[(op.name, literal)])?;
+    (new.len() == inst.len()).then_some(new)
+}
+
 /// Re-aims one PC-relative chain: its constants become `new target - (new getpc + 4)`.
-fn re_aim(program: &Program, f: &Function, c: &PcRel, layout: &Layout, text_shift: u64, asm: &Assembler, overrides: &mut HashMap<u64, Inst>) -> Result<(), LayoutError> {
+fn re_aim(program: &Program, f: &Function, c: &PcRel, layout: &Layout, text_shift: u64, asm: &Builder, overrides: &mut HashMap<u64, Inst>) -> Result<(), LayoutError> {
     let fail = |why: String| LayoutError::PcRel { function: f.name.clone(), address: c.getpc, why };
     let find = |a: u64| f.nodes().find(|n| n.origin == Origin::Input(a)).map(|n| n.inst);
     let (Some(_), Some(lo_inst), Some(hi_inst)) = (find(c.getpc), find(c.add_lo), find(c.add_hi)) else {
@@ -504,8 +541,8 @@ fn re_aim(program: &Program, f: &Function, c: &PcRel, layout: &Layout, text_shif
         });
         let new = match current {
             Some((x, _)) if x == offset => None,
-            Some((_, Some(8))) => Some(asm.with_literal64(&lo_inst, offset)),
-            Some((_, Some(4))) if offset >> 31 == 0 => Some(asm.with_literal(&lo_inst, offset as u32)),
+            Some((_, Some(8))) => Some(with_literal(asm, &lo_inst, Value::Literal64(offset))),
+            Some((_, Some(4))) if offset >> 31 == 0 => Some(with_literal(asm, &lo_inst, Value::Literal(offset as u32))),
             _ => Some(None),
         };
         match new {
@@ -527,7 +564,7 @@ fn re_aim(program: &Program, f: &Function, c: &PcRel, layout: &Layout, text_shif
         match current {
             Some((x, _)) if x == value => {}
             Some((_, true)) => {
-                let new = asm.with_literal(&inst, value).ok_or_else(|| fail("literal does not re-encode".into()))?;
+                let new = with_literal(asm, &inst, Value::Literal(value)).ok_or_else(|| fail("literal does not re-encode".into()))?;
                 overrides.insert(at, new);
             }
             _ => return Err(fail(format!("the new constant {value:#x} does not fit the inline operand at {at:#x}"))),
@@ -544,7 +581,7 @@ fn re_aim_pair(
     fi: usize,
     pair: &AddPcPair,
     layout: &Layout,
-    asm: &Assembler,
+    asm: &Builder,
     cache: &mut HashMap<usize, Liveness>,
     overrides: &mut HashMap<u64, Inst>,
 ) -> Result<(), LayoutError> {
@@ -584,8 +621,8 @@ fn re_aim_pair(
         }
         let replaced = match ops.value(OperandName::src0) {
             // A 32-bit literal of s_mov_b64 is used only for values both extensions agree on.
-            Some(V::Literal(_)) if !wide || new >> 31 == 0 => asm.with_literal(&inst, new as u32),
-            Some(V::Literal64(_)) => asm.with_literal64(&inst, new),
+            Some(V::Literal(_)) if !wide || new >> 31 == 0 => with_literal(asm, &inst, V::Literal(new as u32)),
+            Some(V::Literal64(_)) => with_literal(asm, &inst, V::Literal64(new)),
             _ => None,
         };
         let r = replaced.ok_or_else(|| fail(format!("the new constant {new:#x} does not fit the operand of the move at {address:#x}")))?;
@@ -646,4 +683,67 @@ fn register_use(program: &Program, relaxed: &HashMap<(usize, usize), Relax>) -> 
         out.push(used);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::isa::Target;
+
+    #[test]
+    fn branch_offsets_re_encode_in_place() {
+        let a = Builder::new(Target::from_name("gfx900", "").unwrap());
+        // s_cbranch_scc1 with offset 3 (llvm-mc: 0xbf850003).
+        let inst = a.decode(&0xbf85_0003u32.to_le_bytes());
+        let moved = with_branch_offset(&a, &inst, -2).unwrap();
+        assert_eq!(moved.words(), [0xbf85_fffe]);
+        assert!(with_branch_offset(&a, &inst, 40000).is_none());
+    }
+
+    /// `s_add_pc_i64` in each form, bytes as LLVM 22's gfx1250 vectors have them
+    /// (gfx1250_asm_sop1.s: `s_add_pc_i64 4` = 84 4b 80 be, `0x64` = ff 4b 80 be 64 00 00 00,
+    /// `0x12345678abcd0` = fe 4b 80 be d0 bc 8a 67 45 23 01 00).
+    #[test]
+    fn add_pc_offsets_re_encode_in_each_form() {
+        let a = Builder::new(Target::from_name("gfx1250", "").unwrap());
+        let inst = a.decode(&[0x84, 0x4b, 0x80, 0xbe]);
+        assert_eq!(add_pc_operand(&inst), AddPcOperand::Constant(4, AddPcForm::Inline));
+        let cases: [(AddPcForm, i64, &[u8]); 5] = [
+            (AddPcForm::Inline, 4, &[0x84, 0x4b, 0x80, 0xbe]),
+            (AddPcForm::Inline, -16, &[0xd0, 0x4b, 0x80, 0xbe]),
+            (AddPcForm::Literal32, 0x64, &[0xff, 0x4b, 0x80, 0xbe, 0x64, 0, 0, 0]),
+            (AddPcForm::Literal64, 0x12345678abcd0, &[0xfe, 0x4b, 0x80, 0xbe, 0xd0, 0xbc, 0x8a, 0x67, 0x45, 0x23, 0x01, 0x00]),
+            (AddPcForm::Literal64, -32, &[0xfe, 0x4b, 0x80, 0xbe, 0xe0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]),
+        ];
+        for (form, offset, bytes) in cases {
+            let new = with_add_pc_offset(&a, &inst, form, offset).unwrap_or_else(|| panic!("{form:?} {offset}"));
+            assert_eq!(new.bytes(), bytes, "{form:?} {offset}");
+            assert_eq!(add_pc_operand(&new), AddPcOperand::Constant(offset, form));
+        }
+        // Offsets a form cannot hold unambiguously are refused, never truncated.
+        assert!(with_add_pc_offset(&a, &inst, AddPcForm::Inline, 65).is_none());
+        assert!(with_add_pc_offset(&a, &inst, AddPcForm::Inline, -17).is_none());
+        assert!(with_add_pc_offset(&a, &inst, AddPcForm::Literal32, -4).is_none());
+        assert!(with_add_pc_offset(&a, &inst, AddPcForm::Literal32, 1 << 31).is_none());
+        // A 32-bit literal with bit 31 set, or an inline float, is not read as an offset.
+        let high = a.decode(&[0xff, 0x4b, 0x80, 0xbe, 0, 0, 0, 0x80]);
+        assert!(matches!(add_pc_operand(&high), AddPcOperand::Ambiguous(_)));
+        let float = a.decode(&[0xf2, 0x4b, 0x80, 0xbe]);
+        assert!(matches!(add_pc_operand(&float), AddPcOperand::Ambiguous(_)));
+        assert_eq!(add_pc_operand(&a.decode(&[0x02, 0x4b, 0x80, 0xbe])), AddPcOperand::Register);
+    }
+
+    /// A literal re-aimed keeps its width: `s_add_u32 s4, s4, 0x1234` (gfx900, llvm-mc:
+    /// 04 ff 04 80 34 12 00 00) takes a new dword in place, even one an inline constant could
+    /// hold, and a 64-bit literal is not put where a 32-bit one was.
+    #[test]
+    fn literals_re_aim_in_place() {
+        let a = Builder::new(Target::from_name("gfx900", "").unwrap());
+        let inst = a.decode(&[0x04, 0xff, 0x04, 0x80, 0x34, 0x12, 0x00, 0x00]);
+        let new = with_literal(&a, &inst, Value::Literal(0xdead_beef)).unwrap();
+        assert_eq!(new.bytes(), [0x04, 0xff, 0x04, 0x80, 0xef, 0xbe, 0xad, 0xde]);
+        let small = with_literal(&a, &inst, Value::Literal(4)).unwrap();
+        assert_eq!(small.bytes(), [0x04, 0xff, 0x04, 0x80, 4, 0, 0, 0]);
+        assert!(with_literal(&a, &inst, Value::Literal64(4)).is_none());
+    }
 }

@@ -11,7 +11,6 @@ use std::collections::HashSet;
 use std::sync::OnceLock;
 
 use super::disasm::LlvmDisassembler;
-use crate::container::CodeObject;
 use crate::isa::listing::{self, At, Block};
 use crate::isa::table::{OperandClass, encodings};
 
@@ -76,12 +75,12 @@ pub fn decode_line(llvm: &mut LlvmDisassembler, bytes: &[u8], address: u64) -> L
     }
 }
 
-/// Every executable section of `object`, decoded by LLVM.
+/// Every executable section in `texts`, decoded by LLVM.
 pub fn blocks<'data>(
-    object: &CodeObject<'data>,
+    texts: &[listing::Text<'data>],
     llvm: &mut LlvmDisassembler,
 ) -> Vec<Block<'data, LlvmLine>> {
-    listing::blocks_with(object, |bytes, address| {
+    listing::blocks_with(texts, |bytes, address| {
         let line = decode_line(llvm, bytes, address);
         let len = line.len();
         (line, len)

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 
 use crate::ir::{Function, Program};
 use crate::isa::Target;
-use crate::layout::encode::Assembler;
+use crate::isa::encode::Builder;
 
 pub use nops::{InsertNops, RemoveNops};
 pub use peephole::matcher::RuleStats;
@@ -75,8 +75,9 @@ impl PassStats {
 /// What a pass may look at besides the function.
 pub struct Ctx<'a> {
     pub target: &'a Target,
-    /// Builds the instructions a pass inserts (one per program: it owns a decoder).
-    pub assembler: std::cell::RefCell<Assembler>,
+    /// Builds the instructions a pass inserts, through the encoder (one per program: it owns
+    /// a decoder for its checks).
+    pub builder: std::cell::RefCell<Builder>,
 }
 
 /// A rewrite of one function at a time.
@@ -101,7 +102,7 @@ pub fn find(name: &str) -> Option<&'static dyn Pass> {
 /// Runs `pass` over every function of `program`.
 pub fn run(pass: &dyn Pass, program: &mut Program) -> PassStats {
     let target = program.target;
-    let ctx = Ctx { target: &target, assembler: std::cell::RefCell::new(Assembler::new(target)) };
+    let ctx = Ctx { target: &target, builder: std::cell::RefCell::new(Builder::new(target)) };
     let mut stats = PassStats { name: pass.name(), ..PassStats::default() };
     for f in &mut program.functions {
         pass.run(f, &ctx, &mut stats);

@@ -12,7 +12,7 @@
 
 use crate::ir::{Function, InstRef, Origin};
 use crate::isa::table::{Opcode, OperandName};
-use crate::layout::encode::Field;
+use crate::isa::operand::Value;
 
 use super::{Ctx, Pass, PassStats};
 
@@ -31,7 +31,7 @@ impl Pass for InsertNops {
     }
 
     fn run(&self, function: &mut Function, ctx: &Ctx<'_>, stats: &mut PassStats) {
-        let Some(nop) = ctx.assembler.borrow_mut().build(Opcode::S_NOP, &[(OperandName::simm16, Field::Imm(0))]) else {
+        let Some(nop) = ctx.builder.borrow_mut().build(Opcode::S_NOP, &[(OperandName::simm16, Value::Imm(0))]) else {
             stats.decline("s_nop 0 does not encode for this target");
             return;
         };

@@ -9,7 +9,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::cli::info;
+use crate::container::descriptor::disagreements;
 use crate::container::CodeObject;
 use crate::ir::flow::{self, classify, Kind};
 use crate::ir::{Origin, Program};
@@ -70,7 +70,7 @@ pub fn structure_with(data: &[u8], decoders: &mut Decoders) -> Result<Summary, V
         }
         let default = Default::default();
         let meta = object.metadata.as_ref().and_then(|m| m.kernel(k.name)).unwrap_or(&default);
-        for d in info::disagreements(k, meta, &k.descriptor.registers(generation)) {
+        for d in disagreements(&k.descriptor, meta, &k.descriptor.registers(generation)) {
             summary.disagreements.push(format!("{}: {d}", k.name));
         }
     }

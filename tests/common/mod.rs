@@ -83,3 +83,62 @@ pub fn corpus_file(name: &str) -> PathBuf {
     );
     path
 }
+
+/// SplitMix64: a small deterministic generator, so a random sample is the same every run and a
+/// failure reproduces from its seed.
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed)
+    }
+
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// A number below `n` (`n` > 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    /// Appends `n` random bytes to `out`.
+    pub fn fill(&mut self, out: &mut Vec<u8>, n: usize) {
+        out.extend((0..n).map(|_| self.next() as u8));
+    }
+}
+
+/// The records `target`'s decoder tries: its LLVM version, the tables of its plan, the
+/// predicates the decoder checks holding (as the decoder's own candidate filter).
+pub fn decoder_candidates(target: &gfxpatch::isa::Target) -> Vec<&'static gfxpatch::isa::table::Encoding> {
+    use gfxpatch::isa::predicates::{self, PredContext};
+    use gfxpatch::isa::table::{encodings, flag};
+    let ctx = PredContext { processor: target.processor, wave64: target.wave64, real_true16: target.real_true16 };
+    let attempts = gfxpatch::isa::decode::plan(target);
+    encodings()
+        .iter()
+        .filter(|e| e.llvm == target.llvm_version() && !e.flags.has(flag::ISASMPARSERONLY))
+        .filter(|e| attempts.iter().any(|a| a.namespace == e.ns && a.bits == e.bits))
+        .filter(|e| e.preds.iter().all(|&p| !predicates::checked_by_decoder(p) || predicates::holds(p, &ctx)))
+        .collect()
+}
+
+/// Every instruction bit some operand field of `e` covers.
+pub fn field_bits(e: &gfxpatch::isa::table::Encoding) -> u128 {
+    e.fields.iter().fold(0u128, |m, bits| bits.iter().fold(m, |m, &(lo, hi, _)| m | (((1u128 << (hi - lo + 1)) - 1) << lo)))
+}
+
+/// The names of `e`'s operand fields in which the encoded bits `a` and `b` differ.
+pub fn differing_fields(e: &gfxpatch::isa::table::Encoding, a: u128, b: u128) -> Vec<&'static str> {
+    let diff = a ^ b;
+    e.operands
+        .iter()
+        .zip(e.fields)
+        .filter(|(_, bits)| bits.iter().any(|&(lo, hi, _)| diff >> lo & ((1u128 << (hi - lo + 1)) - 1) != 0))
+        .map(|(o, _)| o.name.name())
+        .collect()
+}

@@ -18,7 +18,6 @@ use super::super::decode::Decoder;
 use super::super::inst::Inst;
 use super::super::table::{flag, implicit, Encoding};
 use super::super::target::Target;
-use crate::container::elf::CodeObject;
 
 /// How to fill the bits no operand carries (see the module documentation).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -105,18 +104,15 @@ impl Observer {
         }
     }
 
-    /// Sees every instruction of `object`'s executable sections, decoded in a linear sweep
-    /// with `decoder` (which must be for the observer's target).
-    pub fn see_code_object(&mut self, object: &CodeObject<'_>, decoder: &Decoder) {
+    /// Sees every instruction of `code` (a code object's executable section), decoded in a
+    /// linear sweep with `decoder` (which must be for the observer's target).
+    pub fn see_code(&mut self, code: &[u8], decoder: &Decoder) {
         debug_assert_eq!(decoder.target(), &self.target);
-        for section in object.text_sections() {
-            let bytes = object.section_data(section);
-            let mut at = 0;
-            while at + 4 <= bytes.len() {
-                let inst = decoder.decode(&bytes[at..]);
-                self.see(&inst);
-                at += inst.len();
-            }
+        let mut at = 0;
+        while at + 4 <= code.len() {
+            let inst = decoder.decode(&code[at..]);
+            self.see(&inst);
+            at += inst.len();
         }
     }
 

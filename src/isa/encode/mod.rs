@@ -18,9 +18,11 @@
 //! `v_cmpx_*_e64` on gfx1030 where LLVM writes 0x7e (EXEC_LO); SGPR tuples' low index bits;
 //! reserved bits. `encode_like` keeps those.
 
+pub mod build;
 pub mod constant;
 mod conventions;
 
+pub use build::Builder;
 pub use conventions::{Conventions, Observer};
 
 use std::fmt;
@@ -30,7 +32,7 @@ use super::operand::{decode_operands, has_64bit_literals, DecodeFail, max_inst_b
 use super::predicates::{self, PredContext};
 use super::processor::Generation;
 use super::reg::{Reg, Special};
-use super::table::{encodings, flag, Encoding, FieldBits, Opcode, OperandName};
+use super::table::{flag, Encoding, FieldBits, Opcode, OperandName};
 use super::target::Target;
 
 /// Why operands cannot be encoded. Each names what to change.
@@ -193,13 +195,7 @@ fn operand_value(encoding: &Encoding, ops: &Operands, i: usize) -> Result<Option
 }
 
 fn encoding_index(encoding: &'static Encoding) -> Result<u16, EncodeError> {
-    let all = encodings();
-    let offset = (encoding as *const Encoding as usize).wrapping_sub(all.as_ptr() as usize);
-    let index = offset / std::mem::size_of::<Encoding>();
-    match all.get(index) {
-        Some(e) if std::ptr::eq(e, encoding) => u16::try_from(index).map_err(|_| EncodeError::UnknownEncoding),
-        _ => Err(EncodeError::UnknownEncoding),
-    }
+    super::table::index_of(encoding).ok_or(EncodeError::UnknownEncoding)
 }
 
 /// The record must be one of the target's: its LLVM version, and the predicates the decoder

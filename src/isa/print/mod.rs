@@ -25,9 +25,9 @@ use std::sync::atomic::{AtomicU8, Ordering};
 
 use super::inst::{Inst, MAX_INST_BYTES};
 use super::operand::{Operands, decode_operands_into};
-use super::table::{Encoding, OperandClass, encodings};
+use super::table::{self, Encoding, OperandClass, encodings};
 use super::target::Target;
-use crate::container::target_id::FeatureSetting;
+use super::target_id::FeatureSetting;
 
 /// Everything a print method may look at.
 pub struct Ctx<'a> {
@@ -419,11 +419,6 @@ fn program(index: u16) -> &'static Program {
     programs[index as usize].get_or_init(|| compile(&encodings()[index as usize]))
 }
 
-fn index_of(encoding: &'static Encoding) -> u16 {
-    let base = encodings().as_ptr() as usize;
-    ((encoding as *const Encoding as usize - base) / std::mem::size_of::<Encoding>()) as u16
-}
-
 /// Parses an AsmString: `$name` / `${name}` print operands, `{a|b}` picks variant 0's text.
 fn compile(encoding: &'static Encoding) -> Program {
     let asm = encoding.asm;
@@ -495,9 +490,19 @@ fn compile(encoding: &'static Encoding) -> Program {
     Program { steps: merged.into_boxed_slice(), uses_address }
 }
 
-/// Runs the print program of `ctx.encoding`.
+/// Runs the print program of `ctx.encoding`: the instruction's own record when it is the one
+/// that prints (no index to look up), else the record reached by reference.
 fn run(out: &mut String, ctx: &Ctx<'_>) {
-    for step in program(index_of(ctx.encoding)).steps.iter() {
+    let index = match ctx.inst.encoding() {
+        Some(own) if std::ptr::eq(own, ctx.encoding) => ctx.inst.encoding_index(),
+        _ => table::index_of(ctx.encoding),
+    };
+    // Every `&'static Encoding` is a record of the tables.
+    let Some(index) = index else {
+        debug_assert!(false, "{} is not a record of the tables", ctx.encoding.record_name());
+        return;
+    };
+    for step in program(index).steps.iter() {
         match step {
             Step::Text(text) => num::push_str(out, text),
             Step::Value { index, flags } => {
@@ -672,7 +677,7 @@ mod tests {
     /// and texts stay right for targets tagged before and after.
     #[test]
     fn text_memo_starts_afresh_when_tags_run_out() {
-        use crate::container::target_id::FeatureSetting::*;
+        use crate::isa::target_id::FeatureSetting::*;
         let bytes: [u8; 32] = {
             let mut b = [0u8; 32];
             // `v_cndmask_b32 v0, v1, v2, vcc`: its text differs with the wave size.

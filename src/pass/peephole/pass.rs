@@ -209,9 +209,9 @@ fn plan(function: &Function, block: usize, r: &Rewrite, ctx: &Ctx<'_>) -> Result
     for &i in &r.matched[..r.matched.len() - 1] {
         if r.nops.contains(&i) {
             let nop = ctx
-                .assembler
+                .builder
                 .borrow_mut()
-                .build(crate::isa::table::Opcode::S_NOP, &[(OperandName::simm16, crate::layout::encode::Field::Imm(0))])
+                .build(crate::isa::table::Opcode::S_NOP, &[(OperandName::simm16, Value::Imm(0))])
                 .ok_or("encode")?;
             edits.push((i, Edit::Nop(nop)));
             after_text.push("s_nop 0".to_owned());
