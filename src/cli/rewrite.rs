@@ -178,8 +178,8 @@ fn parse_passes(names: &[String], rule_files: &[PathBuf], explain: bool) -> anyh
 }
 
 /// The whole output file: the rewritten object, or the container with its objects replaced.
-/// In a host library an object that no longer fits its slot moves with its bundle to a new
-/// segment (its outcome notes where); where the host cannot grow it keeps its original bytes,
+/// In a host library an object that no longer fits its slot moves with its bundle to the end
+/// of the host (its outcome notes where); where the host cannot grow it keeps its original bytes,
 /// and its outcome says why (`refused`).
 fn output_bytes(data: &[u8], input: &Input<'_>, outcomes: &mut [Outcome]) -> anyhow::Result<Vec<u8>> {
     let changed = outcomes.iter().zip(&input.objects).any(|(o, i)| o.bytes.as_deref().is_some_and(|b| b != &i.bytes[..]));
@@ -194,7 +194,7 @@ fn output_bytes(data: &[u8], input: &Input<'_>, outcomes: &mut [Outcome]) -> any
                 .enumerate()
                 .filter_map(|(i, o)| o.bytes.as_ref().filter(|b| b[..] != input.objects[i].bytes[..]).map(|b| (i, b.clone())))
                 .collect();
-            // Objects that outgrow their slot move with their bundle to a new segment; only
+            // Objects that outgrow their slot move with their bundle to the end of the host; only
             // where the host cannot grow (the reason is in the message) do they stay unchanged.
             let (bytes, notes) = write_input_noting(data, input, &replaced)?;
             for m in notes.misfits {

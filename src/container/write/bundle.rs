@@ -10,8 +10,8 @@
 //!   compressed bundle's slot runs from its magic to the next bundle; the re-compressed bundle
 //!   is written there and the rest zeroed (readers, LLVM's and ours, skip zero padding between
 //!   bundles). Objects that shrink therefore never move.
-//! * A bundle with an object that no longer fits is re-packed whole and moved to a new
-//!   `PT_LOAD` segment of the host (see [`super::grow`]); its old slot is zeroed and every
+//! * A bundle with an object that no longer fits is re-packed whole and moved to the end of
+//!   the host's last `PT_LOAD`, which grows (see [`super::grow`]); its old slot is zeroed and every
 //!   wrapper that pointed at it is re-aimed. Where the host cannot grow (another machine than
 //!   x86-64, a wrapper pointer relocated in a way we do not understand, something else pointing
 //!   into the bundle), the write is refused with [`WriteError::DoesNotFit`] naming the object,
@@ -30,7 +30,7 @@ use crate::container::input::{Input, InputKind};
 /// Length of a plain bundle's fixed header, and of an entry header without its id.
 const PLAIN_HEADER_LEN: u64 = 32;
 const ENTRY_HEADER_LEN: u64 = 24;
-/// Bundles in a grown library's new segment start on this boundary.
+/// Moved bundles start on this boundary.
 const BUNDLE_ALIGN: u64 = 4096;
 /// How much of a bundle the HIP runtime reads to find its entries.
 const RUNTIME_HEADER_WINDOW: u64 = 4096;
@@ -56,7 +56,7 @@ pub struct Misfit {
     pub whole_bundle: bool,
     pub needed: u64,
     pub slot: u64,
-    /// Why its bundle could not move to a new segment instead.
+    /// Why its bundle could not move to the end of the host instead.
     pub refusal: String,
 }
 
@@ -70,7 +70,7 @@ impl std::fmt::Display for Misfit {
     }
 }
 
-/// A replaced object whose bundle moved to the new segment of a grown host library.
+/// A replaced object whose bundle moved to the end of a grown host library.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Moved {
     /// Index into `input.objects`.
@@ -88,7 +88,7 @@ pub struct Moved {
 pub struct Notes {
     /// Replacements left out (only when misfits are accepted; otherwise the write fails).
     pub misfits: Vec<Misfit>,
-    /// Replacements written into a grown host library's new segment.
+    /// Replacements whose bundle moved to the end of a grown host library.
     pub moved: Vec<Moved>,
     keep_misfits: bool,
 }
@@ -284,7 +284,7 @@ fn write_host(
                 Some(packed)
             }
         };
-        // It does not fit: move the whole bundle to a new segment, if this host allows it.
+        // It does not fit: move the whole bundle to the end of the host, if the host allows it.
         let address = section.address + (b.offset - section.offset);
         let slot_len = slot_end - b.offset;
         let grower = grower.get_or_insert_with(|| Grower::new(&file));
@@ -335,7 +335,7 @@ fn write_host(
                     address: p.address,
                     offset: p.offset,
                     note: format!(
-                        "{} grew past its slot ({} bytes from {:#x}); its bundle ({} bytes) moved to a new PT_LOAD at {:#x} (file offset {:#x})",
+                        "{} grew past its slot ({} bytes from {:#x}); its bundle ({} bytes) moved to the end of the last PT_LOAD, at {:#x} (file offset {:#x})",
                         input.objects[object].describe(object),
                         m.slot_len,
                         m.old_address,

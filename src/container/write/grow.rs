@@ -1,31 +1,37 @@
-//! Growing a host library: bundles that no longer fit their slots move to a new `PT_LOAD`.
+//! Growing a host library: bundles that no longer fit their slots move to the end of the last
+//! `PT_LOAD`, which grows to take them.
 //!
 //! Layout of a grown file (see docs/host-libraries.md):
 //! ```text
-//! [the input, byte for byte, except the edits below]
-//! [zeros up to a page boundary]
-//! new PT_LOAD (read-only), p_offset and p_vaddr page-aligned:
-//!     [the program header table, when the old one had no room for one more entry]
-//!     [each moved bundle at the next 4 KiB boundary]
-//! [the section header table: the input's, plus one `.hip_fatbin` for the moved bundles]
+//! [the input up to the end of its last PT_LOAD's file bytes, except the edits below]
+//! [zeros: the last segment's .bss, now read from the file, then up to a 4 KiB boundary]
+//! [each moved bundle on a 4 KiB boundary: a second `.hip_fatbin` section]
+//!   -- the last PT_LOAD's p_filesz = p_memsz end here; p_vaddr - p_offset is unchanged --
+//! [the unloaded tail of the input, moved: non-alloc sections (.symtab, .comment, ...)]
+//! [the section header table: the input's, plus the new `.hip_fatbin`]
 //! ```
-//! Edits inside the input's bytes: the ELF header (`e_phoff`, `e_phnum`, `e_shoff`, `e_shnum`);
-//! the program header table, if it stays where it is; each moved bundle's old slot, zeroed
-//! (so that no reader finds the stale bundle); the pointer of every `__hip_fatbin_wrapper`
-//! aimed at a moved bundle (its `R_X86_64_RELATIVE` addend, and the place if it held the
-//! address; or the place itself under `DT_RELR` and in a non-PIE executable); the value and
-//! section index of any symbol inside a moved bundle's slot. Nothing else: code, `.dynamic`,
-//! other relocations, hash tables and string tables keep their bytes (the new section reuses
-//! the name `.hip_fatbin` already in `.shstrtab`).
+//! Edits inside the input's bytes: the ELF header (`e_shoff`, `e_shnum`); the last `PT_LOAD`'s
+//! sizes; each moved bundle's old slot, zeroed (so that no reader finds the stale bundle); the
+//! pointer of every `__hip_fatbin_wrapper` aimed at a moved bundle (its `R_X86_64_RELATIVE`
+//! addend, and the place if it held the address; or the place itself under `DT_RELR` and in a
+//! non-PIE executable); the value and section index of any symbol inside a moved bundle's old
+//! slot. Nothing else: code, `.dynamic`, other relocations, hash tables and string tables keep
+//! their bytes (the new section reuses the name `.hip_fatbin` already in `.shstrtab`), and the
+//! moved non-alloc sections keep theirs at a new `sh_offset`.
+//!
+//! Why grow the last segment rather than add one (what patchelf and LIEF do): a new program
+//! header needs room after the table, and linkers leave none (librocsparse: 9 headers, then
+//! `.note.gnu.build-id`). Moving the table into a new segment loads fine, but GNU strip always
+//! writes the table right after the ELF header and misplaces the segment that held it (the
+//! stripped file crashes the loader: the failure BOLT users met). Growing the last segment adds
+//! no header, so strip, the loader and `eu-elflint` see an ordinary file. The price: the
+//! bundles are mapped writable (private, copy-on-write pages nobody writes), and the last
+//! segment's `.bss` is stored as zeros in the file.
 //!
 //! Written by hand rather than with `object::build::elf::Builder`: the builder re-serialises
 //! the whole file (it rebuilds `.hash`/`.gnu.hash`, re-sorts `.dynsym`, rewrites string and
 //! relocation tables and chooses its own offsets), so the bytes of the host would not survive,
 //! and it holds every section as owned data, which for a 1.3 GB library means a second copy.
-//!
-//! The new segment's `p_vaddr - p_offset` equals the first `PT_LOAD`'s where that costs at
-//! most a little padding: kernels before Linux 5.18 computed `AT_PHDR` of an executable as if
-//! the program header table were mapped with that delta.
 
 use object::elf;
 
@@ -33,7 +39,7 @@ use super::WriteError;
 use crate::container::elf::ElfFile;
 use crate::container::fatbin::{le16, le32, le64, HostImage, PointerForm, RawSegment};
 
-/// A bundle to be moved into the new segment.
+/// A bundle to be moved to the end of the last segment.
 #[derive(Clone, Debug)]
 pub(super) struct BundleMove {
     /// Section header index of the `.hip_fatbin` it was in.
@@ -56,8 +62,6 @@ pub(super) struct Placement {
 
 /// Bundles start on 4 KiB boundaries, as the HIP driver's `-bundle-align=4096` placed them.
 const BUNDLE_ALIGN: u64 = 4096;
-/// The most zero padding spent to give the new segment the first segment's address delta.
-const MAX_DELTA_PADDING: u64 = 1 << 20;
 const SHDR_LEN: u64 = 64;
 const SYM_LEN: usize = 24;
 const SHN_LORESERVE: u64 = 0xff00;

@@ -181,7 +181,7 @@ pub enum WriteError {
     #[error("metadata note: {0}")]
     Metadata(String),
 
-    #[error("{object} no longer fits its slot: it needs {needed} bytes, the slot has {slot}, and its bundle cannot move to a new segment: {refusal}")]
+    #[error("{object} no longer fits its slot: it needs {needed} bytes, the slot has {slot}, and its bundle cannot move to the end of the host: {refusal}")]
     DoesNotFit { object: String, needed: u64, slot: u64, refusal: String },
 
     #[error("{0}")]
