@@ -117,13 +117,14 @@ fn check_output(input: &Path, output: &Path, rewritten: Option<&BTreeSet<(usize,
         std::fs::write(&bundle_file, &new[offset as usize..(offset + len) as usize]).unwrap();
         let input_arg = format!("-input={}", bundle_file.display());
         let (listed, _) = run_ok("clang-offload-bundler-19", &["-list", "-type=o", &input_arg]);
-        let ids: Vec<&str> = listed.lines().collect();
+        // The host entry is empty (and the bundler cannot name it back): device entries only.
+        let ids: Vec<&str> = listed.lines().filter(|id| !id.starts_with("host-")).collect();
         let outputs: Vec<PathBuf> = (0..ids.len()).map(|k| dir.path().join(format!("entry{k}"))).collect();
         let mut args = vec!["-unbundle".to_owned(), "-type=o".to_owned(), input_arg.clone(), format!("-targets={}", ids.join(","))];
         args.extend(outputs.iter().map(|p| format!("-output={}", p.display())));
         run_ok("clang-offload-bundler-19", &args.iter().map(String::as_str).collect::<Vec<_>>());
         let unbundled: BTreeMap<&str, Vec<u8>> = ids.iter().zip(&outputs).map(|(id, p)| (*id, std::fs::read(p).unwrap())).collect();
-        assert_eq!(objects.len(), unbundled.keys().filter(|id| id.contains("amdgcn")).count(), "{name}: bundle at {offset:#x}");
+        assert_eq!(objects.len(), unbundled.len(), "{name}: bundle at {offset:#x}: {listed}");
         for ((wrapper, id), bytes) in &objects {
             assert_eq!(&unbundled[id.as_str()], bytes, "{name}: clang-offload-bundler-19 extracts other bytes for {id}");
             let key = (*wrapper, id.clone());
