@@ -9,7 +9,7 @@ use rayon::prelude::*;
 
 use crate::container::bundle::DecompressLimits;
 use crate::container::input::{Input, InputKind, MappedFile};
-use crate::container::write::{write_file_atomically, write_input_keeping_misfits};
+use crate::container::write::{write_file_atomically, write_input_noting};
 use crate::isa::Decoders;
 use crate::pass::{self, Pass};
 use crate::rewrite::{self, Options, Outcome, PassReport, Report};
@@ -178,8 +178,9 @@ fn parse_passes(names: &[String], rule_files: &[PathBuf], explain: bool) -> anyh
 }
 
 /// The whole output file: the rewritten object, or the container with its objects replaced.
-/// In a host library an object that no longer fits its slot keeps its original bytes, and its
-/// outcome says why (`refused`).
+/// In a host library an object that no longer fits its slot moves with its bundle to the end
+/// of the host (its outcome notes where); where the host cannot grow it keeps its original bytes,
+/// and its outcome says why (`refused`).
 fn output_bytes(data: &[u8], input: &Input<'_>, outcomes: &mut [Outcome]) -> anyhow::Result<Vec<u8>> {
     let changed = outcomes.iter().zip(&input.objects).any(|(o, i)| o.bytes.as_deref().is_some_and(|b| b != &i.bytes[..]));
     if !changed {
@@ -193,15 +194,20 @@ fn output_bytes(data: &[u8], input: &Input<'_>, outcomes: &mut [Outcome]) -> any
                 .enumerate()
                 .filter_map(|(i, o)| o.bytes.as_ref().filter(|b| b[..] != input.objects[i].bytes[..]).map(|b| (i, b.clone())))
                 .collect();
-            let (bytes, misfits) = write_input_keeping_misfits(data, input, &replaced)?;
-            for m in misfits {
+            // Objects that outgrow their slot move with their bundle to the end of the host; only
+            // where the host cannot grow (the reason is in the message) do they stay unchanged.
+            let (bytes, notes) = write_input_noting(data, input, &replaced)?;
+            for m in notes.misfits {
                 let o = &mut outcomes[m.object];
                 let what = if m.whole_bundle { "the re-compressed bundle holding it" } else { "the rewritten object" };
                 o.refused = Some(format!(
-                    "{what} needs {} bytes but its slot in the host library has {}; the original bytes are kept",
-                    m.needed, m.slot
+                    "{what} needs {} bytes but its slot in the host library has {}, and its bundle cannot move: {}; the original bytes are kept",
+                    m.needed, m.slot, m.refusal
                 ));
                 o.bytes = None;
+            }
+            for m in notes.moved {
+                outcomes[m.object].notes.push(m.note);
             }
             Ok(bytes)
         }

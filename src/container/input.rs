@@ -8,6 +8,7 @@ use std::path::Path;
 use super::amdgpu::{COMPRESSED_BUNDLE_MAGIC, EM_AMDGPU, HIP_FATBIN_SECTION, OFFLOAD_BUNDLE_MAGIC};
 use super::bundle::{self, Bundle, DecompressLimits};
 use super::elf::{ElfFile, machine_name};
+use super::fatbin::fatbin_bundles;
 use super::error::{ReadError, Result};
 
 /// The kind of file, as reported by `gfxpatch info` (`"elf"`, `"bundle"`, `"host"`).
@@ -110,13 +111,8 @@ impl<'data> Input<'data> {
                 name: machine_name(file.machine),
             });
         };
-        let bytes = file.section_data(fatbin);
-        let bundles = bundle::parse_bundles(bytes, fatbin.offset, limits).map_err(|e| {
-            e.within(format!(
-                "section {HIP_FATBIN_SECTION} at {:#x}",
-                fatbin.offset
-            ))
-        })?;
+        // A library gfxpatch grew has a second .hip_fatbin (see `write::grow`): read them all.
+        let bundles: Vec<Bundle<'data>> = fatbin_bundles(&file, limits)?.into_iter().map(|(_, b)| b).collect();
         let host = HostInfo {
             machine: file.machine,
             fatbin_offset: fatbin.offset,

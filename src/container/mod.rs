@@ -9,6 +9,7 @@ pub mod bundle;
 pub mod descriptor;
 pub mod elf;
 pub mod error;
+pub mod fatbin;
 pub mod input;
 pub mod metadata;
 pub mod target_id;

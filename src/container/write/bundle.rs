@@ -4,35 +4,47 @@
 //! * Nothing replaced: the original bytes.
 //! * A bundle file is re-packed: entries keep their order, ids and alignment (inferred from the
 //!   original offsets); a compressed bundle is compressed again with its own version and codec.
-//! * A host library cannot grow (its `.hip_fatbin` is addressed by host code), so each object
-//!   must fit the slot it came from. In a plain bundle an entry's slot runs to the next entry's
-//!   data, or for the last entry to the next bundle (or the end of the section): the entry's size
-//!   field is updated and the rest of the slot zeroed. A compressed bundle's slot runs from its
-//!   magic to the next bundle; the re-compressed bundle must fit there and the rest is zeroed
-//!   (readers, LLVM's and ours, skip zero padding between bundles). Otherwise the write is
-//!   refused with [`WriteError::DoesNotFit`] naming the object and both sizes.
+//! * In a host library, objects stay where they are when they fit. In a plain bundle an entry's
+//!   slot runs to the next entry's data, or for the last entry to the next bundle (or the end of
+//!   the section): the entry's size field is updated and the rest of the slot zeroed. A
+//!   compressed bundle's slot runs from its magic to the next bundle; the re-compressed bundle
+//!   is written there and the rest zeroed (readers, LLVM's and ours, skip zero padding between
+//!   bundles). Objects that shrink therefore never move.
+//! * A bundle with an object that no longer fits is re-packed whole and moved to the end of
+//!   the host's last `PT_LOAD`, which grows (see [`super::grow`]); its old slot is zeroed and every
+//!   wrapper that pointed at it is re-aimed. Where the host cannot grow (another machine than
+//!   x86-64, a wrapper pointer relocated in a way we do not understand, something else pointing
+//!   into the bundle), the write is refused with [`WriteError::DoesNotFit`] naming the object,
+//!   both sizes and the reason, or with [`write_input_noting`] that object keeps its bytes.
 
 use std::collections::BTreeMap;
 
+use super::grow::{BundleMove, Grower};
 use super::WriteError;
 use crate::container::amdgpu::HIP_FATBIN_SECTION;
 use crate::container::bundle::{self, Bundle, BundleFormat, DecompressLimits};
 use crate::container::elf::ElfFile;
+use crate::container::fatbin::fatbin_bundles;
 use crate::container::input::{Input, InputKind};
 
 /// Length of a plain bundle's fixed header, and of an entry header without its id.
 const PLAIN_HEADER_LEN: u64 = 32;
 const ENTRY_HEADER_LEN: u64 = 24;
+/// Moved bundles start on this boundary.
+const BUNDLE_ALIGN: u64 = 4096;
+/// How much of a bundle the HIP runtime reads to find its entries.
+const RUNTIME_HEADER_WINDOW: u64 = 4096;
 
 /// `original` (the bytes `input` was parsed from) with the code objects `replaced` names (index
 /// into `input.objects`, new bytes) put in place. See the module comment for what each kind of
-/// input allows.
+/// input allows. A replacement that fits nowhere fails the write with [`WriteError::DoesNotFit`].
 pub fn write_input(original: &[u8], input: &Input, replaced: &[(usize, Vec<u8>)]) -> Result<Vec<u8>, WriteError> {
-    let mut misfits = None;
-    write_input_inner(original, input, replaced, &mut misfits)
+    let mut notes = Notes { keep_misfits: false, ..Notes::default() };
+    write_input_inner(original, input, replaced, &mut notes)
 }
 
-/// A replacement left out because it did not fit its slot in a host library.
+/// A replacement left out because it did not fit its slot in a host library, and the host
+/// could not grow to take it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Misfit {
     /// Index into `input.objects`.
@@ -44,25 +56,69 @@ pub struct Misfit {
     pub whole_bundle: bool,
     pub needed: u64,
     pub slot: u64,
+    /// Why its bundle could not move to the end of the host instead.
+    pub refusal: String,
 }
 
 impl std::fmt::Display for Misfit {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} no longer fits its slot in the host library: it needs {} bytes, the slot has {}; the original bytes are kept", self.what, self.needed, self.slot)
+        write!(
+            f,
+            "{} no longer fits its slot in the host library: it needs {} bytes, the slot has {}, and its bundle cannot move: {}; the original bytes are kept",
+            self.what, self.needed, self.slot, self.refusal
+        )
     }
 }
 
-/// Like [`write_input`], but in a host library a replacement that does not fit its slot is
-/// left out (that object keeps its original bytes) and listed instead of failing the whole
-/// file. In a compressed bundle the replacement that grew the most is dropped first, then the
-/// next, until the re-compressed bundle fits.
-pub fn write_input_keeping_misfits(original: &[u8], input: &Input, replaced: &[(usize, Vec<u8>)]) -> Result<(Vec<u8>, Vec<Misfit>), WriteError> {
-    let mut misfits = Some(Vec::new());
-    let bytes = write_input_inner(original, input, replaced, &mut misfits)?;
-    Ok((bytes, misfits.unwrap_or_default()))
+/// A replaced object whose bundle moved to the end of a grown host library.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Moved {
+    /// Index into `input.objects`.
+    pub object: usize,
+    /// The bundle's old and new virtual address, and its new file offset.
+    pub old_address: u64,
+    pub address: u64,
+    pub offset: u64,
+    /// One line for a report.
+    pub note: String,
 }
 
-fn write_input_inner(original: &[u8], input: &Input, replaced: &[(usize, Vec<u8>)], misfits: &mut Option<Vec<Misfit>>) -> Result<Vec<u8>, WriteError> {
+/// What a write did besides putting bytes in place.
+#[derive(Clone, Debug, Default)]
+pub struct Notes {
+    /// Replacements left out (only when misfits are accepted; otherwise the write fails).
+    pub misfits: Vec<Misfit>,
+    /// Replacements whose bundle moved to the end of a grown host library.
+    pub moved: Vec<Moved>,
+    keep_misfits: bool,
+}
+
+impl Notes {
+    fn misfit(&mut self, misfit: Misfit) -> Result<(), WriteError> {
+        if !self.keep_misfits {
+            return Err(WriteError::DoesNotFit { object: misfit.what, needed: misfit.needed, slot: misfit.slot, refusal: misfit.refusal });
+        }
+        self.misfits.push(misfit);
+        Ok(())
+    }
+}
+
+/// Like [`write_input`], but a replacement that fits nowhere in a host library is left out
+/// (that object keeps its original bytes) and listed instead of failing the whole file. In a
+/// compressed bundle the replacement that grew the most is dropped first, then the next, until
+/// the re-compressed bundle fits. [`Notes::moved`] lists the objects whose bundle moved.
+pub fn write_input_noting(original: &[u8], input: &Input, replaced: &[(usize, Vec<u8>)]) -> Result<(Vec<u8>, Notes), WriteError> {
+    let mut notes = Notes { keep_misfits: true, ..Notes::default() };
+    let bytes = write_input_inner(original, input, replaced, &mut notes)?;
+    Ok((bytes, notes))
+}
+
+/// [`write_input_noting`] without the list of moved objects.
+pub fn write_input_keeping_misfits(original: &[u8], input: &Input, replaced: &[(usize, Vec<u8>)]) -> Result<(Vec<u8>, Vec<Misfit>), WriteError> {
+    write_input_noting(original, input, replaced).map(|(bytes, notes)| (bytes, notes.misfits))
+}
+
+fn write_input_inner(original: &[u8], input: &Input, replaced: &[(usize, Vec<u8>)], notes: &mut Notes) -> Result<Vec<u8>, WriteError> {
     let mut by_object: BTreeMap<usize, &[u8]> = BTreeMap::new();
     for (index, bytes) in replaced {
         if *index >= input.objects.len() {
@@ -89,7 +145,7 @@ fn write_input_inner(original: &[u8], input: &Input, replaced: &[(usize, Vec<u8>
             let entries = replacements_by_entry(input, 0, &bundle, &by_object)?;
             repack(&bundle, &entries)
         }
-        InputKind::Host => write_host(original, input, &by_object, &limits, misfits),
+        InputKind::Host => write_host(original, input, &by_object, &limits, notes),
     }
 }
 
@@ -174,104 +230,236 @@ fn repack(bundle: &Bundle, replaced: &BTreeMap<usize, (usize, &[u8])>) -> Result
     })
 }
 
+/// What the host writer decided for one bundle with replacements.
+enum BundlePlan<'r> {
+    /// Every replaced entry fits its slot: written there (or, when growth is refused, the
+    /// entries that fit are, and the rest are misfits).
+    Plain { bundle: usize, slot_end: u64, replaced: BTreeMap<usize, (usize, &'r [u8])>, refusal: Option<String> },
+    /// The re-compressed bundle fits from its magic to the next bundle.
+    Compressed { start: u64, slot_end: u64, packed: Vec<u8> },
+    /// Growth refused for a compressed bundle: the old way, dropping the largest growth first.
+    CompressedMisfits { bundle: usize, slot_end: u64, replaced: BTreeMap<usize, (usize, &'r [u8])>, refusal: String },
+}
+
 fn write_host(
     original: &[u8],
     input: &Input,
     by_object: &BTreeMap<usize, &[u8]>,
     limits: &DecompressLimits,
-    misfits: &mut Option<Vec<Misfit>>,
+    notes: &mut Notes,
 ) -> Result<Vec<u8>, WriteError> {
     let file = ElfFile::parse(original)?;
-    let fatbin = file
-        .section_by_name(HIP_FATBIN_SECTION)
-        .ok_or_else(|| WriteError::Layout(format!("the host library has no {HIP_FATBIN_SECTION} section")))?;
-    let bundles = bundle::parse_bundles(file.section_data(fatbin), fatbin.offset, limits)?;
-    let section_end = fatbin.offset + fatbin.size;
-    let mut out = original.to_vec();
-    for (bundle_index, b) in bundles.iter().enumerate() {
+    let bundles = fatbin_bundles(&file, limits)?;
+    if bundles.is_empty() {
+        return Err(WriteError::Layout(format!("the host library has no bundle in a {HIP_FATBIN_SECTION} section")));
+    }
+    let mut grower: Option<Result<Grower, String>> = None;
+    let mut plans = Vec::new();
+    let mut moves: Vec<(BundleMove, Vec<usize>)> = Vec::new();
+    for (bundle_index, (section_index, b)) in bundles.iter().enumerate() {
         if !by_object.keys().any(|&i| input.objects[i].bundle_index == bundle_index) {
             continue;
         }
-        let mut replaced = replacements_by_entry(input, bundle_index, b, by_object)?;
-        // The bundle may use everything up to the next bundle.
-        let slot_end = bundles.get(bundle_index + 1).map_or(section_end, |n| n.offset);
-        match b.format {
-            BundleFormat::Plain => replace_in_plain_bundle(&mut out, input, b, slot_end, &replaced, misfits)?,
-            BundleFormat::Compressed { .. } => {
-                let slot = slot_end - b.offset;
-                let packed = loop {
-                    if replaced.is_empty() {
-                        break None;
-                    }
-                    let packed = repack(b, &replaced)?;
-                    if packed.len() as u64 <= slot {
-                        break Some(packed);
-                    }
-                    // The object that grew the most goes first.
-                    let (&entry, &(object, _)) = replaced
-                        .iter()
-                        .max_by_key(|(_, (o, bytes))| (bytes.len() as i64 - input.objects[*o].bytes.len() as i64, std::cmp::Reverse(*o)))
-                        .unwrap();
-                    let misfit = Misfit {
-                        object,
-                        what: format!("the compressed bundle holding {}", input.objects[object].describe(object)),
-                        whole_bundle: true,
-                        needed: packed.len() as u64,
-                        slot,
-                    };
-                    match misfits {
-                        Some(list) => list.push(misfit),
-                        None => return Err(WriteError::DoesNotFit { object: misfit.what, needed: misfit.needed, slot }),
-                    }
-                    replaced.remove(&entry);
-                };
-                if let Some(packed) = packed {
-                    let start = b.offset as usize;
-                    out[start..start + packed.len()].copy_from_slice(&packed);
-                    out[start + packed.len()..slot_end as usize].fill(0);
+        let replaced = replacements_by_entry(input, bundle_index, b, by_object)?;
+        let section = &file.sections[*section_index];
+        // The bundle may use everything up to the next bundle in its section.
+        let slot_end = match bundles.get(bundle_index + 1) {
+            Some((next_section, next)) if next_section == section_index => next.offset,
+            _ => section.offset + section.size,
+        };
+        let packed = match b.format {
+            BundleFormat::Plain => {
+                if plain_misfits(b, slot_end, &replaced).is_empty() {
+                    plans.push(BundlePlan::Plain { bundle: bundle_index, slot_end, replaced, refusal: None });
+                    continue;
                 }
+                None
+            }
+            BundleFormat::Compressed { .. } => {
+                let packed = repack(b, &replaced)?;
+                if packed.len() as u64 <= slot_end - b.offset {
+                    plans.push(BundlePlan::Compressed { start: b.offset, slot_end, packed });
+                    continue;
+                }
+                Some(packed)
+            }
+        };
+        // It does not fit: move the whole bundle to the end of the host, if the host allows it.
+        let address = section.address + (b.offset - section.offset);
+        let slot_len = slot_end - b.offset;
+        let grower = grower.get_or_insert_with(|| Grower::new(&file));
+        let verdict = grower.as_ref().map_err(Clone::clone).and_then(|g| g.can_move(address, slot_len));
+        match verdict {
+            Ok(()) => {
+                let bytes = match packed {
+                    Some(p) => p,
+                    None => repack(b, &replaced)?,
+                };
+                check_entry_table(b, &bytes)?;
+                let objects = replaced.values().map(|&(o, _)| o).collect();
+                moves.push((BundleMove { section_index: *section_index, old_address: address, old_offset: b.offset, slot_len, bytes }, objects));
+            }
+            Err(refusal) => plans.push(match b.format {
+                BundleFormat::Plain => BundlePlan::Plain { bundle: bundle_index, slot_end, replaced, refusal: Some(refusal) },
+                BundleFormat::Compressed { .. } => BundlePlan::CompressedMisfits { bundle: bundle_index, slot_end, replaced, refusal },
+            }),
+        }
+    }
+
+    let grown: u64 = moves.iter().map(|(m, _)| m.bytes.len() as u64 + 2 * BUNDLE_ALIGN).sum();
+    let mut out = Vec::with_capacity(original.len() + if moves.is_empty() { 0 } else { grown as usize + (4 << 20) });
+    out.extend_from_slice(original);
+    for plan in plans {
+        match plan {
+            BundlePlan::Plain { bundle, slot_end, replaced, refusal } => {
+                replace_in_plain_bundle(&mut out, input, &bundles[bundle].1, slot_end, &replaced, refusal.as_deref(), notes)?
+            }
+            BundlePlan::Compressed { start, slot_end, packed } => {
+                out[start as usize..start as usize + packed.len()].copy_from_slice(&packed);
+                out[start as usize + packed.len()..slot_end as usize].fill(0);
+            }
+            BundlePlan::CompressedMisfits { bundle, slot_end, replaced, refusal } => {
+                shrink_compressed_to_fit(&mut out, input, &bundles[bundle].1, slot_end, replaced, &refusal, notes)?
+            }
+        }
+    }
+    if !moves.is_empty() {
+        let Some(Ok(grower)) = &grower else { unreachable!("bundles move only when growth is possible") };
+        let list: Vec<BundleMove> = moves.iter().map(|(m, _)| m.clone()).collect();
+        let placements = grower.apply(&file, &mut out, &list)?;
+        for ((m, objects), p) in moves.iter().zip(placements) {
+            for &object in objects {
+                notes.moved.push(Moved {
+                    object,
+                    old_address: m.old_address,
+                    address: p.address,
+                    offset: p.offset,
+                    note: format!(
+                        "{} grew past its slot ({} bytes from {:#x}); its bundle ({} bytes) moved to the end of the last PT_LOAD, at {:#x} (file offset {:#x})",
+                        input.objects[object].describe(object),
+                        m.slot_len,
+                        m.old_address,
+                        m.bytes.len(),
+                        p.address,
+                        p.offset
+                    ),
+                });
             }
         }
     }
     Ok(out)
 }
 
+/// The HIP runtime reads the first 4 KiB of a bundle to find its entries: a re-packed plain
+/// bundle must have its header and entry table there. (Re-packing keeps every id, so the table
+/// is as long as the original's; this refuses only a bundle the runtime could not read anyway.)
+fn check_entry_table(b: &Bundle, packed: &[u8]) -> Result<(), WriteError> {
+    if b.format != BundleFormat::Plain {
+        return Ok(());
+    }
+    let table = PLAIN_HEADER_LEN + b.entries.iter().map(|e| ENTRY_HEADER_LEN + e.id.len() as u64).sum::<u64>();
+    if table > RUNTIME_HEADER_WINDOW || (packed.len() as u64) < table {
+        return Err(WriteError::Layout(format!(
+            "the bundle at {:#x} has a header and entry table of {table} bytes, past the {RUNTIME_HEADER_WINDOW} bytes the HIP runtime reads",
+            b.offset
+        )));
+    }
+    Ok(())
+}
+
+/// Growth refused for a compressed bundle: its replacements are dropped, the largest growth
+/// first, until the re-compressed bundle fits its slot.
+fn shrink_compressed_to_fit(
+    out: &mut [u8],
+    input: &Input,
+    b: &Bundle,
+    slot_end: u64,
+    mut replaced: BTreeMap<usize, (usize, &[u8])>,
+    refusal: &str,
+    notes: &mut Notes,
+) -> Result<(), WriteError> {
+    let slot = slot_end - b.offset;
+    let packed = loop {
+        if replaced.is_empty() {
+            break None;
+        }
+        let packed = repack(b, &replaced)?;
+        if packed.len() as u64 <= slot {
+            break Some(packed);
+        }
+        // The object that grew the most goes first.
+        let (&entry, &(object, _)) = replaced
+            .iter()
+            .max_by_key(|(_, (o, bytes))| (bytes.len() as i64 - input.objects[*o].bytes.len() as i64, std::cmp::Reverse(*o)))
+            .unwrap();
+        let misfit = Misfit {
+            object,
+            what: format!("the compressed bundle holding {}", input.objects[object].describe(object)),
+            whole_bundle: true,
+            needed: packed.len() as u64,
+            slot,
+            refusal: refusal.to_owned(),
+        };
+        notes.misfit(misfit)?;
+        replaced.remove(&entry);
+    };
+    if let Some(packed) = packed {
+        let start = b.offset as usize;
+        out[start..start + packed.len()].copy_from_slice(&packed);
+        out[start + packed.len()..slot_end as usize].fill(0);
+    }
+    Ok(())
+}
+
+/// Entries of a plain bundle whose replacement does not fit its slot: (entry, slot start, slot end).
+fn plain_misfits(b: &Bundle, slot_end: u64, replaced: &BTreeMap<usize, (usize, &[u8])>) -> Vec<usize> {
+    replaced
+        .iter()
+        .filter(|&(&i, &(_, bytes))| {
+            let (start, end) = entry_slot(b, i, slot_end);
+            bytes.len() as u64 > end - start
+        })
+        .map(|(&i, _)| i)
+        .collect()
+}
+
+/// File offsets of entry `i`'s slot: from its data to the next entry's data (in file order) or
+/// the end of the bundle's slot.
+fn entry_slot(b: &Bundle, i: usize, slot_end: u64) -> (u64, u64) {
+    let start = b.offset + b.entries[i].offset;
+    let end = b.entries.iter().map(|e| b.offset + e.offset).filter(|&o| o > start).min().unwrap_or(slot_end).min(slot_end);
+    (start, end)
+}
+
 /// Replaces entries of a plain bundle inside its slot: new bytes, new size field, zeros after.
-/// An entry that does not fit is listed in `misfits` and keeps its bytes (or, without a list,
-/// fails the write).
+/// An entry that does not fit (possible only when growth was refused, for `refusal`) is noted
+/// as a misfit and keeps its bytes, or fails the write when misfits are not accepted.
 fn replace_in_plain_bundle(
     out: &mut [u8],
     input: &Input,
     b: &Bundle,
     slot_end: u64,
     replaced: &BTreeMap<usize, (usize, &[u8])>,
-    misfits: &mut Option<Vec<Misfit>>,
+    refusal: Option<&str>,
+    notes: &mut Notes,
 ) -> Result<(), WriteError> {
     let mut header_at = b.offset + PLAIN_HEADER_LEN;
     for (i, entry) in b.entries.iter().enumerate() {
         let this_header = header_at;
         header_at += ENTRY_HEADER_LEN + entry.id.len() as u64;
         let Some(&(object, bytes)) = replaced.get(&i) else { continue };
-        let start = b.offset + entry.offset;
-        // The slot ends where the next entry's data (in file order) or the next bundle begins.
-        let end = b
-            .entries
-            .iter()
-            .map(|e| b.offset + e.offset)
-            .filter(|&o| o > start)
-            .min()
-            .unwrap_or(slot_end)
-            .min(slot_end);
+        let (start, end) = entry_slot(b, i, slot_end);
         let slot = end - start;
         if bytes.len() as u64 > slot {
-            let misfit = Misfit { object, what: input.objects[object].describe(object), whole_bundle: false, needed: bytes.len() as u64, slot };
-            match misfits {
-                Some(list) => {
-                    list.push(misfit);
-                    continue;
-                }
-                None => return Err(WriteError::DoesNotFit { object: misfit.what, needed: misfit.needed, slot }),
-            }
+            notes.misfit(Misfit {
+                object,
+                what: input.objects[object].describe(object),
+                whole_bundle: false,
+                needed: bytes.len() as u64,
+                slot,
+                refusal: refusal.unwrap_or("growth was not attempted").to_owned(),
+            })?;
+            continue;
         }
         out[start as usize..start as usize + bytes.len()].copy_from_slice(bytes);
         out[start as usize + bytes.len()..end as usize].fill(0);

@@ -28,6 +28,7 @@
 mod bundle;
 pub mod dwarf;
 mod elf;
+mod grow;
 pub mod registers;
 
 use std::io::{self, Write as _};
@@ -38,7 +39,7 @@ use thiserror::Error;
 
 use super::error::ReadError;
 
-pub use bundle::{write_input, write_input_keeping_misfits, Misfit};
+pub use bundle::{write_input, write_input_keeping_misfits, write_input_noting, Misfit, Moved, Notes};
 pub use elf::{address_shift, write_object};
 
 /// Old -> new virtual address for every instruction start of the old `.text`, plus the old end
@@ -180,8 +181,8 @@ pub enum WriteError {
     #[error("metadata note: {0}")]
     Metadata(String),
 
-    #[error("{object} no longer fits its slot: it needs {needed} bytes, the slot has {slot}")]
-    DoesNotFit { object: String, needed: u64, slot: u64 },
+    #[error("{object} no longer fits its slot: it needs {needed} bytes, the slot has {slot}, and its bundle cannot move to the end of the host: {refusal}")]
+    DoesNotFit { object: String, needed: u64, slot: u64, refusal: String },
 
     #[error("{0}")]
     Read(#[from] ReadError),
