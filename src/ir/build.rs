@@ -200,6 +200,7 @@ fn build_function(
                 }
             },
             Kind::End => (Flow::End, None),
+            Kind::Halt => (Flow::Halt, None),
             Kind::AddPc(t) => (Flow::AddPc(Target::Address(t)), Some(branch_to(t, &mut fail))),
             Kind::AddPcRegister => match pair_at.get(&address) {
                 Some(&t) => {
