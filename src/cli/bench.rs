@@ -45,6 +45,17 @@ pub struct BenchArgs {
     /// record` wants seconds of them, not one pass of milliseconds).
     #[arg(long, default_value_t = 1, requires = "only")]
     repeat: u32,
+    /// `bench rewrite --whole`: the whole file through `gfxpatch rewrite` (as child processes:
+    /// a plain copy, the identity, the peephole pass), wall time, CPU time and peak RSS of each,
+    /// as ratios to the copy and to the file's size.
+    #[arg(long)]
+    pub(super) whole: bool,
+    /// With `--whole`: worker threads of each rewrite (`--jobs`; default one per CPU).
+    #[arg(long, requires = "whole")]
+    pub(super) jobs: Option<usize>,
+    /// With `--whole`: runs of each configuration (the report gives each run and the spread).
+    #[arg(long, default_value_t = 1, requires = "whole")]
+    pub(super) runs: u32,
 }
 
 /// One target's worth of code: the decoder inputs.

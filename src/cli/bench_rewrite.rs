@@ -20,6 +20,9 @@ use crate::rewrite::{rewrite_object_with, Options};
 use super::bench::BenchArgs;
 
 pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
+    if args.whole {
+        return whole::run(args);
+    }
     let path = args.file.display().to_string();
     let mapped = MappedFile::open(&args.file).with_context(|| path.clone())?;
     let input = Input::parse(mapped.bytes(), &DecompressLimits::default()).with_context(|| path.clone())?;
@@ -130,5 +133,117 @@ struct TempDir(std::path::PathBuf);
 impl Drop for TempDir {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// `bench rewrite --whole FILE`: the whole file, the way a user rewrites it, against a plain
+/// copy of the same file in the same run.
+mod whole {
+    use std::path::Path;
+    use std::process::Command;
+    use std::time::{Duration, Instant};
+
+    use anyhow::Context as _;
+
+    use super::{BenchArgs, TempDir};
+
+    /// What one child process cost.
+    #[derive(Clone, Copy, Debug)]
+    struct Cost {
+        wall: Duration,
+        cpu: Duration,
+        peak_rss: u64,
+    }
+
+    /// Runs `command` and waits for it with wait4(2), which reports its own peak RSS and CPU time.
+    fn measure(command: &mut Command) -> anyhow::Result<Cost> {
+        let start = Instant::now();
+        let child = command.spawn().context("cannot start the child process")?;
+        let pid = child.id() as libc::pid_t;
+        let mut status = 0;
+        // SAFETY: an all-zero rusage is a valid value, and wait4 writes a complete one.
+        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: `pid` is our child, not yet waited for (Child is never waited on: it is forgotten).
+        let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+        let wall = start.elapsed();
+        std::mem::forget(child);
+        anyhow::ensure!(r == pid, "wait4: {}", std::io::Error::last_os_error());
+        anyhow::ensure!(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0, "{command:?} failed (status {status:#x})");
+        let tv = |t: libc::timeval| Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64);
+        Ok(Cost { wall, cpu: tv(usage.ru_utime) + tv(usage.ru_stime), peak_rss: usage.ru_maxrss as u64 * 1024 })
+    }
+
+    /// A plain copy: read the file and write it whole, synced to disk like the rewrite's output.
+    fn copy(from: &Path, to: &Path) -> anyhow::Result<Duration> {
+        let start = Instant::now();
+        std::fs::copy(from, to)?;
+        std::fs::File::open(to)?.sync_all()?;
+        Ok(start.elapsed())
+    }
+
+    pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
+        let input = &args.file;
+        let size = std::fs::metadata(input).with_context(|| input.display().to_string())?.len();
+        let dir = TempDir(std::env::temp_dir().join(format!("gfxpatch-bench-whole-{}", std::process::id())));
+        std::fs::create_dir_all(&dir.0)?;
+        let exe = std::env::current_exe()?;
+        let rewrite = |passes: Option<&str>, out: &Path, report: &Path| {
+            let mut c = Command::new(&exe);
+            c.arg("rewrite").arg(input).arg("-o").arg(out).arg("--quiet").arg("--report").arg(report);
+            // Its refusals are in the report; the bench prints how many.
+            c.stderr(std::process::Stdio::null());
+            if let Some(p) = passes {
+                c.args(["--passes", p]);
+            }
+            if let Some(j) = args.jobs {
+                c.args(["--jobs", &j.to_string()]);
+            }
+            c
+        };
+        println!("{}: {:.2} GB; {} run(s) of each, in turn: copy, identity, peephole", input.display(), size as f64 / 1e9, args.runs);
+        let mib = |b: u64| b as f64 / (1 << 20) as f64;
+        let mut identity_ratios = Vec::new();
+        for run in 1..=args.runs {
+            let copied = dir.0.join("copy");
+            let t_copy = copy(input, &copied)?;
+            std::fs::remove_file(&copied)?;
+            let (out, report) = (dir.0.join("out"), dir.0.join("report.json"));
+            let identity = measure(&mut rewrite(None, &out, &report))?;
+            anyhow::ensure!(std::fs::read(&out)? == std::fs::read(input)?, "the identity rewrite is not byte-identical");
+            std::fs::remove_file(&out)?;
+            let peephole = measure(&mut rewrite(Some("peephole"), &out, &report))?;
+            std::fs::remove_file(&out)?;
+            let r: serde_json::Value = serde_json::from_slice(&std::fs::read(&report)?)?;
+            let applied = r["passes"][0]["applied"].as_u64().unwrap_or(0);
+            let per_object: u64 = r["objects"].as_array().map_or(0, |a| a.iter().filter_map(|o| o["applied"].as_u64()).sum());
+            let refused = r["refused"].as_array().map_or(0, Vec::len);
+            let ratio = identity.wall.as_secs_f64() / t_copy.as_secs_f64();
+            identity_ratios.push(ratio);
+            println!("run {run}:");
+            println!("  copy (read, write, fsync)   {:>8.2} s wall", t_copy.as_secs_f64());
+            println!(
+                "  identity rewrite            {:>8.2} s wall {:>8.2} s CPU  peak RSS {:>8.0} MiB = {:.2}x the input   {:.2}x the copy",
+                identity.wall.as_secs_f64(),
+                identity.cpu.as_secs_f64(),
+                mib(identity.peak_rss),
+                identity.peak_rss as f64 / size as f64,
+                ratio
+            );
+            println!(
+                "  peephole rewrite            {:>8.2} s wall {:>8.2} s CPU  peak RSS {:>8.0} MiB = {:.2}x the input   {:.2}x the copy",
+                peephole.wall.as_secs_f64(),
+                peephole.cpu.as_secs_f64(),
+                mib(peephole.peak_rss),
+                peephole.peak_rss as f64 / size as f64,
+                peephole.wall.as_secs_f64() / t_copy.as_secs_f64()
+            );
+            println!("  peephole: {applied} rewrites applied (sum over objects {per_object}), {refused} object(s) refused");
+            anyhow::ensure!(applied == per_object, "the report's applied ({applied}) is not the sum of its objects' ({per_object})");
+        }
+        if identity_ratios.len() > 1 {
+            let (lo, hi) = identity_ratios.iter().fold((f64::MAX, 0f64), |(l, h), &r| (l.min(r), h.max(r)));
+            println!("identity / copy over {} runs: {lo:.2}x .. {hi:.2}x", identity_ratios.len());
+        }
+        Ok(())
     }
 }

@@ -1,8 +1,15 @@
 //! `gfxpatch rewrite IN -o OUT [--passes a,b,c] [--print-after PASS] [--report FILE.json]`
 //! (`--in-place`, `--strip-debug-on-failure`): run passes over every code object of a code
 //! object, bundle or host library, lay out, write and verify. No passes: the identity.
+//!
+//! `gfxpatch rewrite A.so B.so ... --out-dir DIR [--jobs N] [--quiet]`: several inputs share
+//! one pool of workers; each input is memory-mapped, its code objects rewritten in parallel,
+//! and its output written once (a temporary file and a rename). docs/whole-library.md.
 
-use std::path::PathBuf;
+use std::collections::BTreeMap;
+use std::io::{IsTerminal as _, Write as _};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use anyhow::{bail, Context as _};
 use rayon::prelude::*;
@@ -12,17 +19,21 @@ use crate::container::input::{Input, InputKind, MappedFile};
 use crate::container::write::{write_file_atomically, write_input_noting};
 use crate::isa::Decoders;
 use crate::pass::{self, Pass};
-use crate::rewrite::{self, Options, Outcome, PassReport, Report};
+use crate::rewrite::{self, ObjectReport, Options, Outcome, PassReport, Report};
 
 #[derive(clap::Args)]
 pub struct RewriteArgs {
-    /// A code object, an offload bundle or a host library.
-    input: PathBuf,
-    /// Where to write the result.
-    #[arg(short, long, required_unless_present = "in_place")]
+    /// Code objects, offload bundles or host libraries (several need `--out-dir` or `--in-place`).
+    #[arg(required = true)]
+    inputs: Vec<PathBuf>,
+    /// Where to write the result (one input).
+    #[arg(short, long, conflicts_with_all = ["in_place", "out_dir"])]
     output: Option<PathBuf>,
-    /// Rewrite the input file itself (through a temporary file and a rename).
-    #[arg(long, conflicts_with = "output")]
+    /// Write each result into this directory under its input's file name.
+    #[arg(long, conflicts_with = "in_place")]
+    out_dir: Option<PathBuf>,
+    /// Rewrite each input file itself (through a temporary file and a rename).
+    #[arg(long)]
     in_place: bool,
     /// Passes to run, in order (comma-separated); `gfxpatch rewrite --list-passes` names them.
     /// `peephole:lshl-or,add3` runs only those peephole rules.
@@ -39,77 +50,271 @@ pub struct RewriteArgs {
     /// Print every function after this pass.
     #[arg(long)]
     print_after: Option<String>,
-    /// Write a JSON report: per pass applied/declined counts, instruction counts, opaque functions.
+    /// Write a JSON report: per pass applied/declined counts, instruction counts, opaque
+    /// functions, and one entry per code object.
     #[arg(long)]
     report: Option<PathBuf>,
     /// Drop DWARF the writer cannot update instead of refusing the rewrite.
     #[arg(long)]
     strip_debug_on_failure: bool,
+    /// Rewrite this many code objects at once (default: one per CPU). All inputs share them.
+    #[arg(short, long)]
+    jobs: Option<usize>,
+    /// No progress bar and no summary table.
+    #[arg(short, long)]
+    quiet: bool,
+}
+
+/// One input's rewrite, kept after its output is written (no object bytes).
+struct Done {
+    path: PathBuf,
+    objects: Vec<ObjectDone>,
+}
+
+/// One code object's outcome without its bytes.
+struct ObjectDone {
+    bundle_id: Option<String>,
+    outcome: Outcome,
 }
 
 pub fn run(args: &RewriteArgs) -> anyhow::Result<()> {
-    let path = args.input.display().to_string();
     let passes = parse_passes(&args.passes, &args.rules, args.explain)?;
     if let Some(p) = &args.print_after
         && !passes.iter().any(|q| q.name() == p)
     {
         bail!("--print-after {p}: that pass is not in --passes");
     }
+    let outputs = output_paths(args)?;
     let options = Options { passes: passes.clone(), print_after: args.print_after.as_deref(), strip_debug_on_failure: args.strip_debug_on_failure };
-    let mapped = MappedFile::open(&args.input).with_context(|| path.clone())?;
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(args.jobs.unwrap_or(0)).build()?;
+    let progress = Progress::new(args.quiet);
+    let several = args.inputs.len() > 1;
+    let done: Vec<Done> = pool.install(|| {
+        args.inputs.par_iter().zip(&outputs).map(|(input, output)| rewrite_file(input, output, &options, args.explain, &progress)).collect::<anyhow::Result<_>>()
+    })?;
+    progress.finish();
+
+    if let Some(report_path) = &args.report {
+        let outcomes: Vec<&Outcome> = done.iter().flat_map(|d| d.objects.iter().map(|o| &o.outcome)).collect();
+        let totals = rewrite::total_stats(outcomes.iter().copied(), &passes);
+        let report = Report {
+            passes: totals.into_iter().map(|s| PassReport { name: s.name, applied: s.applied, declined: s.declined, rules: s.rules }).collect(),
+            instructions_before: outcomes.iter().map(|o| o.instructions_before).sum(),
+            instructions_after: outcomes.iter().map(|o| o.instructions_written()).sum(),
+            functions_opaque: outcomes.iter().flat_map(|o| o.opaque.iter().cloned()).collect(),
+            refused: done
+                .iter()
+                .flat_map(|d| {
+                    d.objects.iter().enumerate().filter_map(move |(i, o)| {
+                        let file = if several { format!("{}: ", d.path.display()) } else { String::new() };
+                        o.outcome.refused.as_ref().map(|r| format!("{file}code object {i}: {r}"))
+                    })
+                })
+                .collect(),
+            notes: outcomes.iter().flat_map(|o| o.notes.iter().cloned()).collect(),
+            objects: done
+                .iter()
+                .flat_map(|d| {
+                    d.objects.iter().enumerate().map(move |(i, o)| ObjectReport {
+                        input: several.then(|| d.path.display().to_string()),
+                        index: i,
+                        bundle_id: o.bundle_id.clone(),
+                        target: o.outcome.target.clone(),
+                        instructions_before: o.outcome.instructions_before,
+                        instructions_after: o.outcome.instructions_written(),
+                        applied: o.outcome.applied(),
+                        declined: o.outcome.declined(),
+                        refused: o.outcome.refused.clone(),
+                    })
+                })
+                .collect(),
+        };
+        let json = serde_json::to_string_pretty(&report)?;
+        std::fs::write(report_path, json + "\n").with_context(|| report_path.display().to_string())?;
+    }
+    for d in &done {
+        for (i, o) in d.objects.iter().enumerate() {
+            if let Some(r) = &o.outcome.refused {
+                eprintln!("gfxpatch: {}: code object {i} left unchanged: {r}", d.path.display());
+            }
+        }
+    }
+    let objects: usize = done.iter().map(|d| d.objects.len()).sum();
+    if !args.quiet && objects > 1 {
+        eprint!("{}", summary(&done));
+    }
+    Ok(())
+}
+
+/// Where each input's result goes.
+fn output_paths(args: &RewriteArgs) -> anyhow::Result<Vec<PathBuf>> {
+    if args.in_place {
+        return Ok(args.inputs.clone());
+    }
+    if let Some(out) = &args.output {
+        if args.inputs.len() > 1 {
+            bail!("-o names one output; for {} inputs use --out-dir DIR or --in-place", args.inputs.len());
+        }
+        return Ok(vec![out.clone()]);
+    }
+    let Some(dir) = &args.out_dir else { bail!("say where to write: -o FILE, --out-dir DIR or --in-place") };
+    std::fs::create_dir_all(dir).with_context(|| dir.display().to_string())?;
+    let mut seen = std::collections::HashMap::new();
+    let mut out = Vec::with_capacity(args.inputs.len());
+    for input in &args.inputs {
+        let name = input.file_name().with_context(|| format!("{} names no file", input.display()))?;
+        if let Some(other) = seen.insert(name.to_owned(), input) {
+            bail!("{} and {} would both be written to {}", other.display(), input.display(), dir.join(name).display());
+        }
+        out.push(dir.join(name));
+    }
+    Ok(out)
+}
+
+/// Rewrites one input file and writes its result: the objects in parallel, the output once.
+fn rewrite_file(input_path: &Path, out_path: &Path, options: &Options<'_>, explain: bool, progress: &Progress) -> anyhow::Result<Done> {
+    let path = input_path.display().to_string();
+    let mapped = MappedFile::open(input_path).with_context(|| path.clone())?;
     let data = mapped.bytes();
     let input = Input::parse(data, &DecompressLimits::default()).with_context(|| path.clone())?;
+    progress.add_objects(input.objects.len());
     let mut outcomes: Vec<Outcome> = input
         .objects
         .par_iter()
         .enumerate()
         // Each worker decodes its objects with decoders kept from one object to the next.
         .map_init(Decoders::default, |decoders, (i, o)| {
-            rewrite::rewrite_object_with(&o.bytes, &options, decoders).with_context(|| format!("{path}: {}", o.describe(i)))
+            let outcome = rewrite::rewrite_object_with(&o.bytes, options, decoders).with_context(|| format!("{path}: {}", o.describe(i)));
+            if let Ok(out) = &outcome {
+                progress.object_done(out);
+            }
+            outcome
         })
         .collect::<anyhow::Result<_>>()?;
-    for o in &outcomes {
-        print!("{}", o.listings);
-    }
     let bytes = output_bytes(data, &input, &mut outcomes).with_context(|| path.clone())?;
-    // After the writer has decided: an object that no longer fits its slot is refused there,
-    // and what --explain shows must be what the output holds.
-    if args.explain {
-        for (i, o) in outcomes.iter().enumerate() {
-            let prefix = if outcomes.len() > 1 { format!("code object {i}: ") } else { String::new() };
-            if let Some(reason) = &o.refused {
-                println!("{prefix}refused, kept unchanged: {reason}");
-                continue;
-            }
-            for line in o.stats.iter().flat_map(|s| &s.explain) {
-                println!("{prefix}{line}");
+    {
+        // One input's listings and explanations together, even when several run at once.
+        let mut stdout = std::io::stdout().lock();
+        for o in &outcomes {
+            write!(stdout, "{}", o.listings)?;
+        }
+        // After the writer has decided: an object that no longer fits its slot is refused
+        // there, and what --explain shows must be what the output holds.
+        if explain {
+            for (i, o) in outcomes.iter().enumerate() {
+                let prefix = if outcomes.len() > 1 { format!("code object {i}: ") } else { String::new() };
+                if let Some(reason) = &o.refused {
+                    writeln!(stdout, "{prefix}refused, kept unchanged: {reason}")?;
+                    continue;
+                }
+                for line in o.stats.iter().flat_map(|s| &s.explain) {
+                    writeln!(stdout, "{prefix}{line}")?;
+                }
             }
         }
     }
-    let out_path = if args.in_place { args.input.clone() } else { args.output.clone().unwrap() };
+    let ids: Vec<Option<String>> = input.objects.iter().map(|o| o.bundle_id.clone()).collect();
+    // Decompressed bundles go before the output is written.
     drop(input);
-    write_file_atomically(&out_path, &bytes).with_context(|| out_path.display().to_string())?;
+    // An unchanged input is written straight from the mapped file: no copy of it in memory.
+    write_file_atomically(out_path, bytes.as_deref().unwrap_or(data)).with_context(|| out_path.display().to_string())?;
+    let objects = ids
+        .into_iter()
+        .zip(outcomes)
+        .map(|(bundle_id, mut outcome)| {
+            outcome.bytes = None;
+            outcome.listings = String::new();
+            ObjectDone { bundle_id, outcome }
+        })
+        .collect();
+    Ok(Done { path: input_path.to_owned(), objects })
+}
 
-    if let Some(report_path) = &args.report {
-        let totals = rewrite::total_stats(&outcomes, &passes);
-        let describe = |i: usize, o: &Outcome, what: &str| -> Option<String> { o.refused.as_ref().map(|r| format!("code object {i}: {what}{r}")) };
-        let report = Report {
-            passes: totals.into_iter().map(|s| PassReport { name: s.name, applied: s.applied, declined: s.declined, rules: s.rules }).collect(),
-            instructions_before: outcomes.iter().map(|o| o.instructions_before).sum(),
-            instructions_after: outcomes.iter().map(Outcome::instructions_written).sum(),
-            functions_opaque: outcomes.iter().flat_map(|o| o.opaque.iter().cloned()).collect(),
-            refused: outcomes.iter().enumerate().filter_map(|(i, o)| describe(i, o, "")).collect(),
-            notes: outcomes.iter().flat_map(|o| o.notes.iter().cloned()).collect(),
+/// The progress bar: code objects done of those found so far, instructions, rewrites applied.
+/// Drawn only on a terminal and without `--quiet`.
+struct Progress {
+    bar: indicatif::ProgressBar,
+    instructions: AtomicU64,
+    applied: AtomicU64,
+}
+
+impl Progress {
+    fn new(quiet: bool) -> Progress {
+        let bar = if quiet || !std::io::stderr().is_terminal() {
+            indicatif::ProgressBar::hidden()
+        } else {
+            let bar = indicatif::ProgressBar::new(0);
+            let style = indicatif::ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} code objects  {msg}")
+                .map(|s| s.progress_chars("=> "))
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
+            bar.set_style(style);
+            bar.enable_steady_tick(std::time::Duration::from_millis(200));
+            bar
         };
-        let json = serde_json::to_string_pretty(&report)?;
-        std::fs::write(report_path, json + "\n").with_context(|| report_path.display().to_string())?;
+        Progress { bar, instructions: AtomicU64::new(0), applied: AtomicU64::new(0) }
     }
-    for (i, o) in outcomes.iter().enumerate() {
-        if let Some(r) = &o.refused {
-            eprintln!("gfxpatch: {path}: code object {i} left unchanged: {r}");
+
+    fn add_objects(&self, n: usize) {
+        self.bar.inc_length(n as u64);
+    }
+
+    fn object_done(&self, o: &Outcome) {
+        let n = self.instructions.fetch_add(o.instructions_before as u64, Ordering::Relaxed) + o.instructions_before as u64;
+        let a = self.applied.fetch_add(o.applied(), Ordering::Relaxed) + o.applied();
+        if !self.bar.is_hidden() {
+            self.bar.set_message(format!("{:.1} M instructions, {a} rewrites", n as f64 / 1e6));
+        }
+        self.bar.inc(1);
+    }
+
+    fn finish(&self) {
+        self.bar.finish_and_clear();
+    }
+}
+
+/// The summary table: per target, code objects, instructions before and after, rewrites
+/// applied and declined, and the objects refused with their reasons.
+fn summary(done: &[Done]) -> String {
+    #[derive(Default)]
+    struct Row {
+        objects: usize,
+        before: usize,
+        after: usize,
+        applied: u64,
+        declined: u64,
+        refused: BTreeMap<String, usize>,
+    }
+    let mut rows: BTreeMap<&str, Row> = BTreeMap::new();
+    for o in done.iter().flat_map(|d| &d.objects) {
+        let r = rows.entry(o.outcome.target.as_str()).or_default();
+        r.objects += 1;
+        r.before += o.outcome.instructions_before;
+        r.after += o.outcome.instructions_written();
+        r.applied += o.outcome.applied();
+        r.declined += o.outcome.declined();
+        if let Some(why) = &o.outcome.refused {
+            *r.refused.entry(why.clone()).or_default() += 1;
         }
     }
-    Ok(())
+    let mut out = format!("{:<28} {:>8} {:>14} {:>14} {:>9} {:>9} {:>8}\n", "target", "objects", "instr before", "instr after", "applied", "declined", "refused");
+    let mut total = Row::default();
+    let mut total_refused = 0;
+    let mut reasons = String::new();
+    for (target, r) in &rows {
+        let refused: usize = r.refused.values().sum();
+        out += &format!("{:<28} {:>8} {:>14} {:>14} {:>9} {:>9} {:>8}\n", target, r.objects, r.before, r.after, r.applied, r.declined, refused);
+        for (why, n) in &r.refused {
+            reasons += &format!("  {target}: {n} refused: {why}\n");
+        }
+        total.objects += r.objects;
+        total.before += r.before;
+        total.after += r.after;
+        total.applied += r.applied;
+        total.declined += r.declined;
+        total_refused += refused;
+    }
+    out += &format!("{:<28} {:>8} {:>14} {:>14} {:>9} {:>9} {:>8}\n", "total", total.objects, total.before, total.after, total.applied, total.declined, total_refused);
+    out + &reasons
 }
 
 /// The passes named by `--passes`. `peephole:a,b` (split by clap at the commas) selects rules:
@@ -177,22 +382,23 @@ fn parse_passes(names: &[String], rule_files: &[PathBuf], explain: bool) -> anyh
     Ok(out)
 }
 
-/// The whole output file: the rewritten object, or the container with its objects replaced.
-/// In a host library an object that no longer fits its slot moves with its bundle to the end
-/// of the host (its outcome notes where); where the host cannot grow it keeps its original bytes,
-/// and its outcome says why (`refused`).
-fn output_bytes(data: &[u8], input: &Input<'_>, outcomes: &mut [Outcome]) -> anyhow::Result<Vec<u8>> {
+/// The whole output file when it differs from the input: the rewritten object, or the
+/// container with its objects replaced; `None` if the input is the output. In a host library
+/// an object that no longer fits its slot moves with its bundle to the end of the host (its
+/// outcome notes where); where the host cannot grow it keeps its original bytes, and its
+/// outcome says why (`refused`).
+fn output_bytes(data: &[u8], input: &Input<'_>, outcomes: &mut [Outcome]) -> anyhow::Result<Option<Vec<u8>>> {
     let changed = outcomes.iter().zip(&input.objects).any(|(o, i)| o.bytes.as_deref().is_some_and(|b| b != &i.bytes[..]));
     if !changed {
-        return Ok(data.to_vec());
+        return Ok(None);
     }
     match input.kind {
-        InputKind::Elf => Ok(outcomes[0].bytes.clone().unwrap()),
+        InputKind::Elf => Ok(outcomes[0].bytes.take()),
         InputKind::Bundle | InputKind::Host => {
             let replaced: Vec<(usize, Vec<u8>)> = outcomes
-                .iter()
+                .iter_mut()
                 .enumerate()
-                .filter_map(|(i, o)| o.bytes.as_ref().filter(|b| b[..] != input.objects[i].bytes[..]).map(|b| (i, b.clone())))
+                .filter_map(|(i, o)| o.bytes.take().filter(|b| b[..] != input.objects[i].bytes[..]).map(|b| (i, b)))
                 .collect();
             // Objects that outgrow their slot move with their bundle to the end of the host; only
             // where the host cannot grow (the reason is in the message) do they stay unchanged.
@@ -209,7 +415,7 @@ fn output_bytes(data: &[u8], input: &Input<'_>, outcomes: &mut [Outcome]) -> any
             for m in notes.moved {
                 outcomes[m.object].notes.push(m.note);
             }
-            Ok(bytes)
+            Ok(Some(bytes))
         }
     }
 }

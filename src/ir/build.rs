@@ -73,18 +73,22 @@ impl Program {
             }
             insts.extend(region.iter(bytes).map(|(offset, inst)| (text.address + offset as u64, inst)));
         }
-        let is_start: HashSet<u64> = insts.iter().map(|&(a, _)| a).collect();
+        // Instruction starts and branch targets are looked up by binary search in sorted
+        // vectors: hash sets of every address cost more than the decode on 1 GB libraries.
+        let is_start = Starts(&insts);
         let kinds: Vec<Kind> = insts.iter().map(|(a, i)| classify(i, *a)).collect();
 
         // Every direct branch target starts a block; call targets start functions.
-        let mut leaders: HashSet<u64> = starts.keys().copied().collect();
+        let mut leaders: Vec<u64> = starts.keys().copied().collect();
         for kind in &kinds {
             if let Kind::Branch(t) | Kind::CondBranch(t) | Kind::AddPc(t) = *kind {
-                leaders.insert(t);
+                leaders.push(t);
             }
         }
+        leaders.sort_unstable();
+        leaders.dedup();
         let mut call_targets: Vec<u64> = kinds.iter().filter_map(|k| if let Kind::DirectCall(t) = *k { Some(t) } else { None }).collect();
-        let recovered = pcrel::recover(&insts, &|a| leaders.contains(&a), decoder.target());
+        let recovered = pcrel::recover(&insts, &|a| leaders.binary_search(&a).is_ok(), decoder.target());
         let consumers: HashMap<u64, u64> = recovered.consumers.iter().copied().collect();
         for (i, &(address, _)) in insts.iter().enumerate() {
             if kinds[i] == Kind::RegisterCall
@@ -121,8 +125,8 @@ fn build_function(
     end: u64,
     insts: &[(u64, Inst)],
     kinds: &[Kind],
-    branch_targets: &HashSet<u64>,
-    is_start: &HashSet<u64>,
+    branch_targets: &[u64],
+    is_start: &Starts<'_>,
     text: &TextSection,
     decoder: &Decoder,
 ) -> Function {
@@ -136,7 +140,8 @@ fn build_function(
     let inside = |a: u64| a >= entry && a < end && is_start.contains(&a);
 
     // PC-relative chains, recovered within this function.
-    let mut leaders: HashSet<u64> = branch_targets.iter().copied().filter(|&a| a >= entry && a < end).collect();
+    let own = branch_targets.partition_point(|&a| a < entry)..branch_targets.partition_point(|&a| a < end);
+    let mut leaders: HashSet<u64> = branch_targets[own].iter().copied().collect();
     leaders.insert(entry);
     let recovered = pcrel::recover(insts, &|a| leaders.contains(&a), target);
     if let Some((address, why)) = &recovered.unproven {
@@ -200,6 +205,7 @@ fn build_function(
                 }
             },
             Kind::End => (Flow::End, None),
+            Kind::Halt => (Flow::Halt, None),
             Kind::AddPc(t) => (Flow::AddPc(Target::Address(t)), Some(branch_to(t, &mut fail))),
             Kind::AddPcRegister => match pair_at.get(&address) {
                 Some(&t) => {
@@ -308,6 +314,15 @@ fn build_function(
         block.exits = exits;
     }
     Function { name, kind, entry, end, blocks, padding, opaque, pcrel: recovered.chains, add_pc_pairs: pairs, edits: Vec::new() }
+}
+
+/// The start addresses of a program's instructions, in address order.
+struct Starts<'a>(&'a [(u64, Inst)]);
+
+impl Starts<'_> {
+    fn contains(&self, address: &u64) -> bool {
+        self.0.binary_search_by_key(address, |&(a, _)| a).is_ok()
+    }
 }
 
 /// `s_setpc_b64 s[30:31]`: a jump to the calling convention's return address.

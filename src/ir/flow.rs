@@ -5,7 +5,7 @@
 //! tables mark as control flow that [`classify`] does not know is reported as
 //! [`Kind::Unknown`], and the function holding it becomes opaque: fail closed.
 
-use crate::isa::table::{extract, flag, Encoding, Opcode, OperandClass};
+use crate::isa::table::{extract, flag, Encoding, Namespace, Opcode, OperandClass};
 use crate::isa::Inst;
 
 /// Where a direct branch goes.
@@ -35,6 +35,10 @@ pub enum Flow {
     Return,
     /// `s_endpgm` and friends, `s_rfe_b64`: the wave ends here.
     End,
+    /// `s_trap 2` (`llvm.trap`) or `s_sethalt` with its halt bit set: the wave stops here and
+    /// does not go on to the next instruction. Unlike [`Flow::End`], the trap handler or a
+    /// debugger may still read every register.
+    Halt,
     /// `s_add_pc_i64` of a known offset (its immediate, or an SGPR pair proven constant): always
     /// to the address of the next instruction plus the offset. The layout re-encodes it.
     AddPc(Target),
@@ -75,6 +79,8 @@ pub enum Kind {
     /// `s_setpc_b64`: jumps to an SGPR pair.
     RegisterJump,
     End,
+    /// A trap or halt that stops the wave (see [`Flow::Halt`]).
+    Halt,
     /// `s_add_pc_i64` with a constant operand: a PC-relative jump to this target.
     AddPc(u64),
     /// `s_add_pc_i64` of an SGPR pair: proven only by dataflow ([`super::pcrel::add_pc_pair`]).
@@ -106,6 +112,15 @@ pub fn classify(inst: &Inst, address: u64) -> Kind {
         O::S_SETPC_B64 => Kind::RegisterJump,
         // `s_code_end` is padding after the code; reaching it is a fault, never a fall-through.
         O::S_ENDPGM | O::S_ENDPGM_SAVED | O::S_ENDPGM_ORDERED_PS_DONE | O::S_RFE_B64 | O::S_RFE_RESTORE_B64 | O::S_CODE_END => Kind::End,
+        // AMDGPUUsage, "Trap Handler for AMDHSA OS": `s_trap 2` halts the wave with the PC at the
+        // trap and puts its queue in the error state; other trap ids (a debugger's breakpoint,
+        // `llvm.debugtrap`) may return to the next instruction. On GFX11 encodings it may not
+        // halt: gfx1100-gfx1103 run `s_trap 2` as a no-op when PRIV is set (LLVM's
+        // FeaturePrivEnabledTrap2NopBug), which is why LLVM follows it with a simulated trap
+        // ending in `s_sethalt` there.
+        O::S_TRAP if simm16(inst, e) & 0xff == LLVM_TRAP_ID && e.ns != Namespace::GFX11 => Kind::Halt,
+        // SIMM16[0] is the halt bit (1 halts, 0 resumes).
+        O::S_SETHALT if simm16(inst, e) & 1 == 1 => Kind::Halt,
         O::S_CBRANCH_I_FORK | O::S_CBRANCH_G_FORK | O::S_CBRANCH_JOIN => Kind::Unknown("fork/join control flow"),
         O::S_SUBVECTOR_LOOP_BEGIN | O::S_SUBVECTOR_LOOP_END => Kind::Unknown("subvector loop"),
         O::S_ADD_PC_I64 => match add_pc_operand(inst) {
@@ -119,6 +134,14 @@ pub fn classify(inst: &Inst, address: u64) -> Kind {
         _ if e.operands.iter().any(|o| o.class == OperandClass::SOPPBrTarget) => Kind::Unknown("unclassified branch-target operand"),
         _ => Kind::Next,
     }
+}
+
+/// The trap id of `llvm.trap`.
+const LLVM_TRAP_ID: u64 = 2;
+
+/// The 16-bit immediate of a SOPP instruction (its first field).
+fn simm16(inst: &Inst, e: &Encoding) -> u64 {
+    e.fields.first().map_or(0, |f| extract(f, inst.encoded_bits()))
 }
 
 /// Index of the branch-target operand of `e`, if it has one.

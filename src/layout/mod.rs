@@ -32,8 +32,10 @@ const LONG_BRANCH_BYTES: u64 = 24;
 pub enum LayoutError {
     #[error("{function}: {reason} (at {address:#x}); the code may not move")]
     Pinned { function: String, address: u64, reason: String },
-    #[error("{function} falls through into the next function, which would need padding in between")]
-    FallsThrough { function: String },
+    /// Code that runs into a following entry which can no longer be aligned: nothing may be
+    /// placed between them, and nothing in front of them can absorb the change.
+    #[error("{function} falls through into {next}, whose entry could no longer be {alignment}-byte aligned")]
+    FallsThrough { function: String, next: String, alignment: u64 },
     #[error("{function}: branch at {address:#x} is out of range and cannot be relaxed: {why}")]
     BranchOutOfRange { function: String, address: u64, why: String },
     #[error("{function}: branch at {address:#x} targets {target:#x}, which is no block start")]
@@ -167,13 +169,11 @@ pub fn layout(program: &Program, original: &[u8], shift: &dyn Fn(u64) -> Result<
 
     // Output addresses of every node, the address map, and what moved.
     let mut out = Layout::default();
-    let mut node_address: HashMap<(usize, usize, usize), u64> = HashMap::new();
     for (fi, f) in program.functions.iter().enumerate() {
         for (bi, block) in f.blocks.iter().enumerate() {
             let mut at = placement.block[fi][bi];
             let mut pending: Option<u64> = None;
             for (ni, node) in block.nodes.iter().enumerate() {
-                node_address.insert((fi, bi, ni), at);
                 match node.origin {
                     Origin::Input(a) | Origin::Replaced { address: a, .. } => {
                         out.map.push((a, pending.take().unwrap_or(at)));
@@ -247,7 +247,9 @@ pub fn layout(program: &Program, original: &[u8], shift: &dyn Fn(u64) -> Result<
         for (bi, block) in f.blocks.iter().enumerate() {
             for (ni, node) in block.nodes.iter().enumerate() {
                 let at = program.text.address + text.len() as u64;
-                debug_assert_eq!(at, node_address[&(fi, bi, ni)]);
+                // The bytes emitted so far agree with the placement (checked per block: a map of
+                // every node's address costs more than the layout on a 1 GB library).
+                debug_assert!(ni > 0 || at == placement.block[fi][bi], "block {bi} of {} emitted at {at:#x}", f.name);
                 if let (Flow::AddPc(t), AddPcOperand::Constant(old, input_form)) = (node.flow, add_pc_operand(&node.inst)) {
                     let target = target_address(program, &placement, fi, t, node, at)?;
                     let form = forms.get(&(fi, bi)).copied().unwrap_or(input_form);
@@ -322,10 +324,35 @@ fn node_size(node: &crate::ir::Node, relax: Option<&Relax>, form: Option<AddPcFo
 }
 
 /// Assigns addresses with the current set of relaxed branches.
+///
+/// Functions are placed in *placement units*: a function whose code runs into the next one
+/// (its last instruction falls through) stays directly in front of it, with no padding in
+/// between, so a unit moves as a whole. The padding in front of a unit is what aligns the
+/// strictest-aligned entry inside it (a kernel's 256 bytes); the input's padding beyond its
+/// minimum is kept.
 fn place(program: &Program, relaxed: &HashMap<(usize, usize), Relax>, forms: &HashMap<(usize, usize), AddPcForm>) -> Result<Placement, LayoutError> {
     let n = program.functions.len();
     let mut p = Placement { block: Vec::with_capacity(n), code_end: vec![0; n], padding: vec![0; n], text_len: 0 };
+    // Bytes of each function's code (sizes do not depend on addresses).
+    let mut code = vec![0u64; n];
+    for (fi, f) in program.functions.iter().enumerate() {
+        for (bi, block) in f.blocks.iter().enumerate() {
+            let last = block.nodes.len().wrapping_sub(1);
+            for (ni, node) in block.nodes.iter().enumerate() {
+                code[fi] += node_size(node, relaxed.get(&(fi, bi)).filter(|_| ni == last), forms.get(&(fi, bi)).copied().filter(|_| ni == last));
+            }
+        }
+    }
+    let input_code = input_code_sizes(program);
     let mut at = program.text.address;
+    if n > 0 {
+        // The first unit starts where .text does: nothing in front of it can absorb a change.
+        let unit = Unit::starting_at(program, 0);
+        let pad = unit.padding(program, &code, at)?;
+        if pad != 0 {
+            return Err(unit.misaligned(program));
+        }
+    }
     for (fi, f) in program.functions.iter().enumerate() {
         let mut starts = Vec::with_capacity(f.blocks.len());
         for (bi, block) in f.blocks.iter().enumerate() {
@@ -337,28 +364,94 @@ fn place(program: &Program, relaxed: &HashMap<(usize, usize), Relax>, forms: &Ha
         }
         p.block.push(starts);
         p.code_end[fi] = at;
-        let pad = match program.functions.get(fi + 1) {
-            None => f.padding.bytes,
-            Some(next) => {
-                let align = match next.kind.entry_alignment() {
-                    a if next.entry % a == 0 => a,
-                    _ => 4,
-                };
-                let old_code_end = f.end - f.padding.bytes;
-                let old_minimal = old_code_end.next_multiple_of(align) - old_code_end;
-                let extra = f.padding.bytes.saturating_sub(old_minimal);
-                at.next_multiple_of(align) - at + extra
-            }
+        let pad = if fi + 1 == n {
+            f.padding.bytes
+        } else if falls_into_next(program, fi) {
+            // Inside a unit: the next function's code follows at once, as in the input.
+            0
+        } else {
+            let unit = Unit::starting_at(program, fi + 1);
+            let old_code_end = f.end - f.padding.bytes;
+            let old_minimal = unit.minimal_padding(program, &input_code, old_code_end).unwrap_or(0);
+            let extra = f.padding.bytes.saturating_sub(old_minimal);
+            unit.padding(program, &code, at)? + extra
         };
-        let falls_through = f.blocks.last().and_then(|b| b.nodes.last()).is_some_and(|n| n.flow.falls_through());
-        if pad != f.padding.bytes && falls_through {
-            return Err(LayoutError::FallsThrough { function: f.name.clone() });
-        }
         p.padding[fi] = pad;
         at += pad;
     }
     p.text_len = at - program.text.address;
     Ok(p)
+}
+
+/// True if control runs from the end of function `fi`'s code into function `fi + 1`.
+fn falls_into_next(program: &Program, fi: usize) -> bool {
+    let f = &program.functions[fi];
+    fi + 1 < program.functions.len() && f.blocks.last().and_then(|b| b.nodes.last()).is_some_and(|n| n.flow.falls_through())
+}
+
+/// Bytes of each function's code in the input (its padding not counted).
+fn input_code_sizes(program: &Program) -> Vec<u64> {
+    program.functions.iter().map(|f| f.end - f.padding.bytes - f.entry).collect()
+}
+
+/// Functions `first..=last`, each of which but the last falls through into the next: they are
+/// placed together, with no padding in between.
+#[derive(Clone, Copy, Debug)]
+struct Unit {
+    first: usize,
+    last: usize,
+}
+
+impl Unit {
+    fn starting_at(program: &Program, first: usize) -> Unit {
+        let mut last = first;
+        while falls_into_next(program, last) {
+            last += 1;
+        }
+        Unit { first, last }
+    }
+
+    /// The entry alignment a member keeps: its kind's, where the input had it (an entry the
+    /// input did not align needs instruction alignment only).
+    fn alignment(program: &Program, fi: usize) -> u64 {
+        let f = &program.functions[fi];
+        match f.kind.entry_alignment() {
+            a if f.entry % a == 0 => a,
+            _ => 4,
+        }
+    }
+
+    /// The least padding in front of the unit, placed after `at`, that aligns every member's
+    /// entry when the members' code is `code` bytes long; `None` if no padding does (two
+    /// aligned entries whose distance no longer agrees with their alignments).
+    fn minimal_padding(self, program: &Program, code: &[u64], at: u64) -> Option<u64> {
+        let mut offset = 0u64;
+        let mut members = Vec::with_capacity(self.last - self.first + 1);
+        for fi in self.first..=self.last {
+            members.push((offset, Unit::alignment(program, fi)));
+            offset += code[fi];
+        }
+        // Alignments are powers of two: the strictest decides, the others must then agree.
+        let &(strictest_offset, strictest) = members.iter().max_by_key(|&&(_, a)| a)?;
+        let start = (at + strictest_offset).next_multiple_of(strictest) - strictest_offset;
+        members.iter().all(|&(o, a)| (start + o) % a == 0).then_some(start - at)
+    }
+
+    fn padding(self, program: &Program, code: &[u64], at: u64) -> Result<u64, LayoutError> {
+        self.minimal_padding(program, code, at).ok_or_else(|| self.misaligned(program))
+    }
+
+    fn misaligned(self, program: &Program) -> LayoutError {
+        let (aligned, falling) = (self.first..=self.last)
+            .rev()
+            .find(|&fi| fi > self.first && Unit::alignment(program, fi) > 4)
+            .map_or((self.last, self.last.saturating_sub(1)), |fi| (fi, fi - 1));
+        LayoutError::FallsThrough {
+            function: program.functions[falling].name.clone(),
+            next: program.functions[aligned].name.clone(),
+            alignment: Unit::alignment(program, aligned),
+        }
+    }
 }
 
 /// Output address of a branch target.

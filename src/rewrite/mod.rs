@@ -23,6 +23,8 @@ pub struct Options<'a> {
 /// The outcome for one code object.
 #[derive(Debug, Default)]
 pub struct Outcome {
+    /// The object's target id (`gfx90a:xnack-`); empty if it could not be read.
+    pub target: String,
     /// The rewritten object; `None` if nothing changed or the rewrite was refused.
     pub bytes: Option<Vec<u8>>,
     pub stats: Vec<PassStats>,
@@ -42,6 +44,16 @@ impl Outcome {
     /// The instructions the written object holds: a refused object keeps its original ones.
     pub fn instructions_written(&self) -> usize {
         if self.refused.is_some() { self.instructions_before } else { self.instructions_after }
+    }
+
+    /// Rewrites of every pass this object's output holds.
+    pub fn applied(&self) -> u64 {
+        self.written_stats().map(|s| s.applied).sum()
+    }
+
+    /// Rewrites declined in this object, by every pass (a refused object's count here too).
+    pub fn declined(&self) -> u64 {
+        self.written_stats().map(|s| s.declined.values().sum::<u64>()).sum()
     }
 
     /// This object's pass statistics as the output holds them: a refused object's rewrites
@@ -84,7 +96,11 @@ pub fn rewrite_object(data: &[u8], options: &Options<'_>) -> anyhow::Result<Outc
 /// for the object's target.
 pub fn rewrite_object_with(data: &[u8], options: &Options<'_>, decoders: &mut Decoders) -> anyhow::Result<Outcome> {
     let object = CodeObject::parse(data)?;
-    let mut out = Outcome { stats: options.passes.iter().map(|p| PassStats { name: p.name(), ..Default::default() }).collect(), ..Outcome::default() };
+    let mut out = Outcome {
+        target: object.target.to_string(),
+        stats: options.passes.iter().map(|p| PassStats { name: p.name(), ..Default::default() }).collect(),
+        ..Outcome::default()
+    };
     let mut program = match read_program_with(&object, decoders)? {
         Ok(p) => p,
         Err(e) => {
@@ -157,7 +173,7 @@ pub const OBJECT_REFUSED: &str = "object refused (kept unchanged)";
 
 /// Sums per-object pass statistics into per-pass totals, in pass order. A refused object's
 /// rewrites count as declined with [`OBJECT_REFUSED`], so `applied` is what the output holds.
-pub fn total_stats(outcomes: &[Outcome], passes: &[&'static dyn Pass]) -> Vec<PassStats> {
+pub fn total_stats<'a>(outcomes: impl IntoIterator<Item = &'a Outcome>, passes: &[&'static dyn Pass]) -> Vec<PassStats> {
     let mut totals: Vec<PassStats> = passes.iter().map(|p| PassStats { name: p.name(), ..Default::default() }).collect();
     for o in outcomes {
         for (t, s) in totals.iter_mut().zip(o.written_stats()) {
@@ -177,6 +193,30 @@ pub struct Report {
     /// Code objects left unchanged, and why.
     pub refused: Vec<String>,
     pub notes: Vec<String>,
+    /// One entry per code object, in input order.
+    pub objects: Vec<ObjectReport>,
+}
+
+/// One code object of a rewrite's report.
+#[derive(serde::Serialize)]
+pub struct ObjectReport {
+    /// The input file (when the command rewrote several).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub input: Option<String>,
+    /// Its index in the input.
+    pub index: usize,
+    /// The offload bundle entry id; absent for a bare code object.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bundle_id: Option<String>,
+    pub target: String,
+    pub instructions_before: usize,
+    pub instructions_after: usize,
+    /// Rewrites of all passes the output holds for this object.
+    pub applied: u64,
+    pub declined: u64,
+    /// Why the object was written unchanged, if it was.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refused: Option<String>,
 }
 
 #[derive(serde::Serialize)]
