@@ -470,6 +470,11 @@ fn full_load(f: &Facts, unit: Unit) -> bool {
     if e.flags.has(flag::ISATOMICRET | flag::ISATOMICNORET | flag::MIMG | flag::DPP) {
         return false;
     }
+    // `tfe` and load-to-LDS are opcodes of their own (BUFFER_LOAD_DWORD_TFE_OFFSET, ..._LDS_...).
+    let opcode = e.opcode.name();
+    if opcode.contains("_TFE") || opcode.contains("_LDS") {
+        return false;
+    }
     let m = e.mnemonic();
     if m.contains("d16") || m.contains("_tr") || m.contains("lds") || m.contains("gws") || m.contains("atomic") {
         return false;
