@@ -9,18 +9,25 @@
 //! - `dpp`, `sdwa`, `modifiers`: a matched instruction carries DPP/SDWA or a clamp, omod,
 //!   op_sel or source modifier the rule does not map;
 //! - `operand-kind`, `operand-range`: an `is`/`in` condition does not hold;
-//! - `input-redefined`: an input the replacement reads is written between the first pattern
-//!   instruction and the replacement's position (the pattern's own `%t` aliasing `%a` included);
 //! - `intermediate-read`: something in between reads a value the rewrite removes (`%t`, or the
 //!   SCC a removed `s_lshl_b32` wrote);
 //! - `exec-changed`: EXEC is written in between (the merged instruction would run under
 //!   another mask than the removed one did);
+//! - `input-redefined`: the replacement fits at neither place. At the consumer (the last pattern
+//!   instruction) an input must still hold what the pattern read: no instruction outside the
+//!   pattern between its reader and the consumer writes it, and no pattern instruction before
+//!   its reader does (a producer overwriting its own source is fine: once it is gone the
+//!   source is intact; `%b` aliasing `%t` is not). Else at the producer (the first): the same
+//!   input rule there, and nothing in between reads or writes what the pattern writes (the
+//!   destination, `%t`, SCC, VCC) or writes what the later pattern instructions read;
 //! - `live-after`: a location the rule declares `dead` may be read later ([`Liveness`]);
 //! - `operand-class`, `literal`, `constant-bus`: the replacement would be illegal VOP3 on the
 //!   target (a VGPR-only operand given something else; a literal before GFX10; more scalar
 //!   values than the constant bus carries: one before GFX10, two from GFX10);
 //! - `delay-alu`: on GFX11+, an `s_delay_alu` near the match counts VALU instructions across
-//!   the one removed.
+//!   the one removed;
+//! - `wait-state`: the rewrite would bring a VALU write of a VGPR right after a store reading
+//!   it (the store-data hazard; GFX9-family VALU-to-consumer wait states become `s_nop 0`).
 //!
 //! On GFX9-family targets a removal shortens the distance between instructions around it; where
 //! that would break a VALU-write-to-DPP/readlane/VMEM wait state, the removed instruction
@@ -108,11 +115,13 @@ pub struct Facts {
     pub writes: Vec<Unit>,
     pub salu: bool,
     pub valu: bool,
+    /// A transcendental VALU instruction, on GFX940/950 (where its result has a wait state).
+    pub trans: bool,
 }
 
 impl Facts {
     pub fn of(inst: &Inst, target: &Target) -> Facts {
-        let mut f = Facts { inst: *inst, operands: None, reads: Vec::new(), writes: Vec::new(), salu: false, valu: false };
+        let mut f = Facts { inst: *inst, operands: None, reads: Vec::new(), writes: Vec::new(), salu: false, valu: false, trans: false };
         let Some(e) = inst.encoding() else {
             // Unknown words: assume they read and write everything that matters here.
             f.reads = (0..AGPR0 + 256).collect();
@@ -121,6 +130,7 @@ impl Facts {
         };
         f.salu = e.flags.has(flag::SALU);
         f.valu = e.flags.has(flag::VALU);
+        f.trans = e.flags.has(flag::TRANS) && matches!(target.generation(), Generation::Gfx940 | Generation::Gfx950);
         if let Ok(ops) = decode_operands(e, inst.encoded_bits(), &inst.bytes()[inst.tail_at()..], target) {
             for (operand, op) in e.operands.iter().zip(ops.as_slice()) {
                 if let Value::Reg(r) = op.value {
@@ -169,9 +179,12 @@ pub struct NewInst {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Rewrite {
     pub rule: String,
-    /// Indices of the matched instructions, in order; the last is replaced by `new`, the others
-    /// removed (or turned into `s_nop 0`, see `nops`).
+    /// Indices of the matched instructions, in order; the one at `at` is replaced by `new`, the
+    /// others removed (or turned into `s_nop 0`, see `nops`).
     pub matched: Vec<usize>,
+    /// Where the replacement goes: the pattern's last instruction (the consumer) or, when the
+    /// consumer would read a changed input there, its first (the producer).
+    pub at: usize,
     pub new: Vec<NewInst>,
     /// Removed instructions that must become `s_nop 0` to keep a wait state.
     pub nops: Vec<usize>,
@@ -211,6 +224,8 @@ struct Compiled<'r> {
 pub struct Matcher<'r> {
     target: Target,
     rules: Vec<Compiled<'r>>,
+    /// Keep every removed instruction as `s_nop 0` (see [`Matcher::keep_distances`]).
+    keep_distances: bool,
 }
 
 /// How far back a pattern instruction is looked for.
@@ -244,7 +259,15 @@ impl<'r> Matcher<'r> {
                 rules.push(Compiled { rule, alternatives, replacement });
             }
         }
-        Matcher { target: *target, rules }
+        Matcher { target: *target, rules, keep_distances: false }
+    }
+
+    /// Keeps every removed instruction as `s_nop 0`, so no distance between two other
+    /// instructions shrinks. For code whose wait states the matcher does not model: on GFX90A,
+    /// GFX940 and GFX950 an MFMA, SMFMAC, DOT or `v_accvgpr_*` instruction needs up to 18 wait
+    /// states before its result is read, across blocks too ([`needs_kept_distances`]).
+    pub fn keep_distances(&mut self, keep: bool) {
+        self.keep_distances = keep;
     }
 
     /// Names of the rules that apply on the target.
@@ -254,6 +277,12 @@ impl<'r> Matcher<'r> {
 
     /// Matches every rule over one block; rewrites do not overlap (the earliest anchor wins).
     pub fn run_block(&self, facts: &[Facts], live: &dyn Liveness, stats: &mut BTreeMap<String, RuleStats>) -> BlockResult {
+        self.run_block_where(facts, live, stats, &|_| true)
+    }
+
+    /// [`Matcher::run_block`] over the matches `wanted` accepts (by their instruction indices);
+    /// the others are neither counted nor applied.
+    pub fn run_block_where(&self, facts: &[Facts], live: &dyn Liveness, stats: &mut BTreeMap<String, RuleStats>, wanted: &dyn Fn(&[usize]) -> bool) -> BlockResult {
         let mut out = BlockResult::default();
         let mut taken = vec![false; facts.len()];
         for anchor in 0..facts.len() {
@@ -261,7 +290,7 @@ impl<'r> Matcher<'r> {
                 let name = &compiled.rule.rule.name;
                 for alt in &compiled.alternatives {
                     let Some((matched, bind)) = self.bind(facts, anchor, alt) else { continue };
-                    if matched.iter().any(|&i| taken[i]) {
+                    if matched.iter().any(|&i| taken[i]) || !wanted(&matched) {
                         continue;
                     }
                     let s = stats.entry(name.clone()).or_default();
@@ -408,21 +437,6 @@ impl<'r> Matcher<'r> {
                 }
             }
         }
-        // Inputs keep their values up to the replacement.
-        for (pat, _) in &compiled.replacement {
-            for op in &pat.operands {
-                let OperandPat::Var(v) = op else { continue };
-                if defined.contains_key(v.as_str()) {
-                    continue;
-                }
-                if let Some(Value::Reg(r)) = bind.vars.get(v) {
-                    let u = units(*r);
-                    if (first..last).any(|i| facts[i].writes.iter().any(|w| u.contains(w))) {
-                        return Err("input-redefined");
-                    }
-                }
-            }
-        }
         // Values the rewrite removes are read by nobody in between.
         for &i in &matched[..matched.len() - 1] {
             let removed = &facts[i].writes;
@@ -452,6 +466,18 @@ impl<'r> Matcher<'r> {
             .flatten()
             .collect();
         let written: Vec<Unit> = matched.iter().flat_map(|&i| facts[i].writes.iter().copied()).collect();
+        // Where the replacement goes: at the consumer (the pattern's last instruction) when its
+        // inputs still hold there what the pattern read, else at the producer (the first) when
+        // nothing in between touches what the replacement reads or writes.
+        let forms: Vec<&Form> = (0..alt.len()).map(form_of).collect();
+        let inputs = Self::inputs(compiled, &pattern, &forms, &defined, matched, bind);
+        let at = if Self::inputs_hold(facts, matched, &inputs, last) {
+            last
+        } else if Self::inputs_hold(facts, matched, &inputs, first) && Self::producer_free(facts, matched, &self.replacement_writes(compiled, &dest_units)) {
+            first
+        } else {
+            return Err("input-redefined");
+        };
         for c in &rule.conditions {
             let Condition::Dead(loc, _) = c else { continue };
             let u: Vec<Unit> = match loc {
@@ -481,8 +507,81 @@ impl<'r> Matcher<'r> {
         for (pat, form) in &compiled.replacement {
             new.push(self.build(pat, form, bind)?);
         }
-        let nops = self.nops_needed(facts, matched);
-        Ok(Rewrite { rule: rule.name.clone(), matched: matched.to_vec(), new, nops })
+        let nops = self.nops_needed(facts, matched, at);
+        if self.store_data_hazard(facts, matched, at, &nops, &dest_units) {
+            return Err("wait-state");
+        }
+        Ok(Rewrite { rule: rule.name.clone(), matched: matched.to_vec(), at, new, nops })
+    }
+
+    /// The replacement's register inputs: the units each covers and the matched instructions
+    /// that read it as that metavariable (the pattern's own results, `%t` and `%d`, are not
+    /// inputs).
+    fn inputs(compiled: &Compiled, pattern: &[&InstPat], forms: &[&Form], defined: &BTreeMap<&str, usize>, matched: &[usize], bind: &Binding) -> Vec<Input> {
+        let mut out: Vec<Input> = Vec::new();
+        let mut seen: Vec<&str> = Vec::new();
+        for (pat, _) in &compiled.replacement {
+            for op in &pat.operands {
+                let OperandPat::Var(v) = op else { continue };
+                if defined.contains_key(v.as_str()) || seen.contains(&v.as_str()) {
+                    continue;
+                }
+                seen.push(v);
+                let Some(Value::Reg(r)) = bind.vars.get(v) else { continue };
+                let reads_it = |m: usize| {
+                    pattern[m].operands.iter().enumerate().any(|(slot, o)| matches!(o, OperandPat::Var(w) if w == v) && !matches!(forms[m].role(slot), Some(Role::Dest | Role::Carry)))
+                };
+                let readers = (0..pattern.len()).filter(|&m| reads_it(m)).map(|m| matched[m]).collect();
+                out.push(Input { units: units(*r), readers });
+            }
+        }
+        out
+    }
+
+    /// Whether every input holds at `at` the value the pattern read it with. An input read at
+    /// `r` keeps it at `at` unless an instruction outside the pattern strictly between `r` and
+    /// `at` writes it, or a pattern instruction before `r` does (that write is removed or moved
+    /// with the pattern). The pattern's own write after its read does not count: with
+    /// `v_add_u32 v14, v15, v14 ; v_add_u32 v14, v14, v19` gone, v14 still holds what the first
+    /// add read, so `v_add3_u32 v14, v15, v14, v19` at the second is exact.
+    fn inputs_hold(facts: &[Facts], matched: &[usize], inputs: &[Input], at: usize) -> bool {
+        inputs.iter().all(|input| {
+            let writes = |i: usize| facts[i].writes.iter().any(|w| input.units.contains(w));
+            input.readers.iter().all(|&r| {
+                let (lo, hi) = (r.min(at), r.max(at));
+                !(lo + 1..hi).any(|i| !matched.contains(&i) && writes(i)) && !matched.iter().any(|&w| w < r && writes(w))
+            })
+        })
+    }
+
+    /// What the replacement writes: its destinations and its implicit SCC and VCC.
+    fn replacement_writes(&self, compiled: &Compiled, dest_units: &[Unit]) -> Vec<Unit> {
+        let mut out = dest_units.to_vec();
+        for (_, form) in &compiled.replacement {
+            if form.encoding.defs.has(implicit::SCC) {
+                out.push(SCC);
+            }
+            if form.encoding.defs.has(implicit::VCC) {
+                out.extend(units(vcc(&self.target)));
+            }
+        }
+        out
+    }
+
+    /// Whether the replacement may sit at the pattern's first instruction instead of its last:
+    /// nothing outside the pattern in between reads or writes what the pattern or the replacement
+    /// writes (the consumer's destination, `%t`, SCC or VCC), and nothing there writes what the
+    /// later pattern instructions read (the consumer's other inputs, EXEC). With EXEC unchanged
+    /// (checked before) and `%t` dead after the consumer (checked after), the replacement then
+    /// computes at the producer what the consumer would have, and leaves it where it would.
+    fn producer_free(facts: &[Facts], matched: &[usize], replacement_writes: &[Unit]) -> bool {
+        let (first, last) = (matched[0], *matched.last().unwrap());
+        let written: Vec<Unit> = matched.iter().flat_map(|&i| facts[i].writes.iter().copied()).chain(replacement_writes.iter().copied()).collect();
+        let read_later: Vec<Unit> = matched[1..].iter().flat_map(|&i| facts[i].reads.iter().copied()).collect();
+        (first + 1..last).filter(|j| !matched.contains(j)).all(|j| {
+            let f = &facts[j];
+            !f.reads.iter().chain(&f.writes).any(|u| written.contains(u)) && !f.writes.iter().any(|u| read_later.contains(u))
+        })
     }
 
     fn build(&self, pat: &InstPat, form: &Form, bind: &Binding) -> Result<NewInst, &'static str> {
@@ -539,25 +638,72 @@ impl<'r> Matcher<'r> {
 
     /// Removed instructions that must stay as `s_nop 0` (GFX9 family): where removing them
     /// would bring a VALU write closer to a DPP, readlane/writelane or VMEM consumer of it than
-    /// its wait states allow.
-    fn nops_needed(&self, facts: &[Facts], matched: &[usize]) -> Vec<usize> {
+    /// its wait states allow. The instructions removed before count as gone. The replacement
+    /// itself needs no check at either place: at the consumer it writes where the consumer
+    /// wrote; at the producer its destination is read only after the consumer, farther away
+    /// than before, and it is no consumer these wait states name.
+    fn nops_needed(&self, facts: &[Facts], matched: &[usize], at: usize) -> Vec<usize> {
+        if self.keep_distances {
+            return matched.iter().copied().filter(|&i| i != at).collect();
+        }
         if !matches!(self.target.generation(), Generation::Gfx9 | Generation::Gfx90a | Generation::Gfx940 | Generation::Gfx950) {
             return Vec::new();
         }
         let mut out = Vec::new();
-        for &removed in &matched[..matched.len() - 1] {
+        let mut gone: Vec<usize> = Vec::new();
+        for &removed in matched.iter().filter(|&&i| i != at) {
+            gone.push(removed);
             let needed = (removed.saturating_sub(6)..removed).any(|p| {
                 (removed + 1..(removed + 7).min(facts.len())).any(|c| {
                     let required = wait_states(&facts[p], &facts[c]);
-                    let distance: usize = facts[p + 1..c].iter().map(nop_weight).sum();
-                    required > 0 && distance - nop_weight(&facts[removed]) < required
+                    let distance: usize = (p + 1..c).filter(|j| !gone.contains(j)).map(|j| nop_weight(&facts[j])).sum();
+                    required > 0 && distance < required
                 })
             });
             if needed {
+                gone.pop();
                 out.push(removed);
             }
         }
         out
+    }
+}
+
+impl Matcher<'_> {
+    /// Whether, after the rewrite, a VALU write of a VGPR would follow a VMEM or FLAT store
+    /// reading it closer than the hardware allows (LLVM's `has12DWordStoreHazard`, every
+    /// generation from GFX7: a store of more than 8 bytes, then a VALU write of its data, needs
+    /// 1 wait state, 2 on GFX940/950). Any store counts here, and any VGPR it reads. The
+    /// replacement at `at` writes `dest`; removed instructions not kept as `s_nop 0` are gone.
+    fn store_data_hazard(&self, facts: &[Facts], matched: &[usize], at: usize, nops: &[usize], dest: &[Unit]) -> bool {
+        let required = if matches!(self.target.generation(), Generation::Gfx940 | Generation::Gfx950) { 2 } else { 1 };
+        let gone = |i: usize| i != at && matched.contains(&i) && !nops.contains(&i);
+        let (first, last) = (matched[0], *matched.last().unwrap());
+        for w in first..(last + required + 2).min(facts.len()) {
+            if gone(w) {
+                continue;
+            }
+            let writes: &[Unit] = if w == at {
+                dest
+            } else if facts[w].valu {
+                &facts[w].writes
+            } else {
+                continue;
+            };
+            let mut distance = 0;
+            for s in (0..w).rev().filter(|&s| !gone(s)) {
+                if distance >= required {
+                    break;
+                }
+                let f = &facts[s];
+                let store = f.inst.encoding().is_some_and(|e| e.flags.has(flag::MAYSTORE) && e.flags.has(flag::MUBUF | flag::MTBUF | flag::FLAT | flag::MIMG));
+                if store && writes.iter().any(|u| *u >= VGPR0 && f.reads.contains(u)) {
+                    return true;
+                }
+                distance += nop_weight(f);
+            }
+        }
+        false
     }
 }
 
@@ -597,7 +743,32 @@ fn wait_states(producer: &Facts, consumer: &Facts) -> usize {
     if m.starts_with("v_div_fmas") && reads_written(&|u| u == VCC_LO || u == VCC_HI) {
         required = required.max(4);
     }
+    // GFX940/950: a transcendental VALU result read by a non-transcendental VALU (1).
+    if producer.trans && consumer.valu && !consumer.trans && reads_written(&|u| u >= VGPR0) {
+        required = required.max(1);
+    }
     required
+}
+
+/// Whether a function on `target` holds an instruction whose wait states the matcher does not
+/// model (GFX90A, GFX940, GFX950: MFMA, SMFMAC, DOT, `v_accvgpr_*`), so removals must keep
+/// every distance ([`Matcher::keep_distances`]).
+pub fn needs_kept_distances<'a>(target: &Target, mut insts: impl Iterator<Item = &'a Inst>) -> bool {
+    if !matches!(target.generation(), Generation::Gfx90a | Generation::Gfx940 | Generation::Gfx950) {
+        return false;
+    }
+    insts.any(|i| {
+        i.encoding().is_none_or(|e| {
+            let m = e.mnemonic();
+            e.flags.has(flag::ISDOT) || m.starts_with("v_mfma") || m.starts_with("v_smfmac") || m.starts_with("v_accvgpr")
+        })
+    })
+}
+
+/// An input of a replacement: the register units, and where the pattern reads them.
+struct Input {
+    units: Vec<Unit>,
+    readers: Vec<usize>,
 }
 
 #[derive(Clone, Debug, Default)]

@@ -14,13 +14,13 @@
 
 use std::collections::BTreeMap;
 
-use super::matcher::{Facts, Matcher, NewInst, Rewrite, RuleStats, Unit, EXEC_HI, EXEC_LO, VGPR0};
+use super::matcher::{needs_kept_distances, Facts, Matcher, NewInst, Rewrite, RuleStats, Unit, EXEC_HI, EXEC_LO, VGPR0};
 use super::RuleSet;
-use crate::ir::liveness::{access, Liveness, RegSet};
-use crate::ir::{Flow, Function, InstRef, Node};
+use crate::ir::liveness::{access, Liveness};
+use crate::ir::{Flow, Function, InstRef, Node, Origin};
 use crate::isa::operand::{Op, Operands, Value};
-use crate::isa::reg::Reg;
-use crate::isa::table::{encodings, flag, OperandName};
+use crate::isa::reg::{Reg, Special};
+use crate::isa::table::{encodings, flag, Dir, OperandName};
 use crate::isa::{encode, print, Inst, Target};
 use crate::pass::{Ctx, Pass, PassStats};
 
@@ -57,100 +57,147 @@ impl Pass for Peephole {
 
     fn run(&self, function: &mut Function, ctx: &Ctx<'_>, stats: &mut PassStats) {
         let set = self.rules();
-        let matcher = Matcher::new(set, ctx.target);
+        let mut matcher = Matcher::new(set, ctx.target);
+        matcher.keep_distances(needs_kept_distances(ctx.target, function.blocks.iter().flat_map(|b| b.nodes.iter().map(|n| &n.inst))));
         let mut per_rule: BTreeMap<String, RuleStats> = set.rules.iter().map(|r| (r.rule.name.clone(), RuleStats::default())).collect();
         if matcher.rule_names().is_empty() || function.blocks.iter().all(|b| b.nodes.is_empty()) {
             merge_rules(stats, &per_rule);
             return;
         }
+        // Solved once: a rewrite only removes reads (and writes of values proven dead), so the
+        // sets stay a superset of the truth while blocks are rewritten, which keeps "dead" a proof.
         let liveness = Liveness::compute(function, ctx.target);
         for block in 0..function.blocks.len() {
-            let facts: Vec<Facts> = function.blocks[block].nodes.iter().map(|n| Facts::of(&n.inst, ctx.target)).collect();
-            let live = BlockLive::new(&function.blocks[block].nodes, &facts, liveness.live_out[block], ctx.target);
-            let result = matcher.run_block(&facts, &live, &mut per_rule);
-            for d in &result.declines {
-                stats.decline(d.reason);
-                if self.explain {
-                    stats.explain.push(format!(
-                        "{} {}: {} declined ({}): {}",
-                        function.name,
-                        address_of(function, block, d.matched[d.matched.len() - 1]),
-                        d.rule,
-                        d.reason,
-                        texts(function, block, &d.matched, ctx.target)
-                    ));
-                }
-            }
-            // Apply from the end of the block so earlier indices stay valid; rewrites never
-            // share an instruction but may interleave, so order their edits together.
-            let mut rewrites: Vec<&Rewrite> = result.rewrites.iter().collect();
-            rewrites.sort_by_key(|r| std::cmp::Reverse(r.matched[0]));
-            let mut applied: Vec<(String, &Rewrite)> = Vec::new();
-            let mut plans = Vec::new();
-            for r in rewrites {
-                match plan(function, block, r, ctx) {
-                    Ok(p) => plans.push((r, p)),
-                    Err(reason) => {
-                        let s = per_rule.entry(r.rule.clone()).or_default();
-                        s.applied -= 1;
-                        *s.declined.entry(reason).or_insert(0) += 1;
-                        stats.decline(reason);
-                        if self.explain {
-                            stats.explain.push(format!(
-                                "{} {}: {} declined ({}): {}",
-                                function.name,
-                                address_of(function, block, *r.matched.last().unwrap()),
-                                r.rule,
-                                reason,
-                                texts(function, block, &r.matched, ctx.target)
-                            ));
-                        }
-                    }
-                }
-            }
-            // Every edit of every planned rewrite, last position first.
-            let mut ops: Vec<(usize, Edit)> = Vec::new();
-            for (r, p) in &plans {
-                let before = texts(function, block, &r.matched, ctx.target);
-                let at = address_of(function, block, *r.matched.last().unwrap());
-                applied.push((format!("{} {at}: {}: {before} => {}", function.name, r.rule, p.after), r));
-                ops.extend(p.edits.iter().cloned());
-            }
-            ops.sort_by_key(|(i, e)| (std::cmp::Reverse(*i), matches!(e, Edit::Delete)));
-            let saved = (function.blocks[block].clone(), function.edits.len());
-            let mut failed = None;
-            for (index, edit) in ops {
-                let at = InstRef { block, index };
-                let done = match edit {
-                    Edit::Replace(inst, extra) => function.replace(at, inst, NAME).and_then(|()| {
-                        extra.iter().rev().try_for_each(|i| function.insert_after(at, *i, NAME))
-                    }),
-                    Edit::Nop(inst) => function.replace(at, inst, NAME),
-                    Edit::Delete => function.delete(at, NAME),
-                };
-                if let Err(e) = done {
-                    failed = Some(e);
+            // To a fixed point: a rewrite may make another match (a copy folded into the fused op
+            // just made). A later round looks only at matches with an instruction the round
+            // before produced, so no match is counted twice.
+            let mut fresh_from: Option<usize> = None;
+            for _round in 0..ROUNDS {
+                let edits_before = function.edits.len();
+                if !self.run_round(function, block, &matcher, &liveness, fresh_from, ctx, stats, &mut per_rule) {
                     break;
                 }
-            }
-            if let Some(e) = failed {
-                // Checked before, so this is a bug; still, leave the block as it was.
-                function.blocks[block] = saved.0;
-                function.edits.truncate(saved.1);
-                for (_, r) in &applied {
-                    let s = per_rule.entry(r.rule.clone()).or_default();
-                    s.applied -= 1;
-                    *s.declined.entry("edit refused").or_insert(0) += 1;
-                    stats.decline(e.reason());
-                }
-                continue;
-            }
-            stats.applied += applied.len() as u64;
-            if self.explain {
-                stats.explain.extend(applied.into_iter().map(|(line, _)| line));
+                fresh_from = Some(edits_before);
             }
         }
         merge_rules(stats, &per_rule);
+    }
+}
+
+/// Rounds of matching per block at most (each needs a rewrite of the round before).
+const ROUNDS: usize = 4;
+
+impl Peephole {
+    /// One round of matching and rewriting over one block; whether anything was rewritten.
+    /// With `fresh_from`, only matches including an instruction made by edit number
+    /// `fresh_from` or later are considered.
+    #[allow(clippy::too_many_arguments)]
+    fn run_round(
+        &self,
+        function: &mut Function,
+        block: usize,
+        matcher: &Matcher<'_>,
+        liveness: &Liveness,
+        fresh_from: Option<usize>,
+        ctx: &Ctx<'_>,
+        stats: &mut PassStats,
+        per_rule: &mut BTreeMap<String, RuleStats>,
+    ) -> bool {
+        let facts: Vec<Facts> = function.blocks[block].nodes.iter().map(|n| Facts::of(&n.inst, ctx.target)).collect();
+        let live = BlockLive::new(function, block, &facts, liveness, ctx.target);
+        let fresh: Option<Vec<bool>> = fresh_from.map(|mark| {
+            function.blocks[block]
+                .nodes
+                .iter()
+                .map(|n| matches!(n.origin, Origin::Replaced { edit, .. } | Origin::Inserted { edit } if edit as usize >= mark))
+                .collect()
+        });
+        let result = matcher.run_block_where(&facts, &live, per_rule, &|matched: &[usize]| fresh.as_ref().is_none_or(|f| matched.iter().any(|&i| f[i])));
+        for d in &result.declines {
+            stats.decline(d.reason);
+            if self.explain {
+                stats.explain.push(format!(
+                    "{} {}: {} declined ({}): {}",
+                    function.name,
+                    address_of(function, block, d.matched[d.matched.len() - 1]),
+                    d.rule,
+                    d.reason,
+                    texts(function, block, &d.matched, ctx.target)
+                ));
+            }
+        }
+        // Apply from the end of the block so earlier indices stay valid; rewrites never
+        // share an instruction but may interleave, so order their edits together.
+        let mut rewrites: Vec<&Rewrite> = result.rewrites.iter().collect();
+        rewrites.sort_by_key(|r| std::cmp::Reverse(r.matched[0]));
+        let mut applied: Vec<(String, &Rewrite)> = Vec::new();
+        let mut plans = Vec::new();
+        for r in rewrites {
+            match plan(function, block, r, ctx) {
+                Ok(p) => plans.push((r, p)),
+                Err(reason) => {
+                    let s = per_rule.entry(r.rule.clone()).or_default();
+                    s.applied -= 1;
+                    *s.declined.entry(reason).or_insert(0) += 1;
+                    stats.decline(reason);
+                    if self.explain {
+                        stats.explain.push(format!(
+                            "{} {}: {} declined ({}): {}",
+                            function.name,
+                            address_of(function, block, *r.matched.last().unwrap()),
+                            r.rule,
+                            reason,
+                            texts(function, block, &r.matched, ctx.target)
+                        ));
+                    }
+                }
+            }
+        }
+        // Every edit of every planned rewrite, last position first.
+        let mut ops: Vec<(usize, Edit)> = Vec::new();
+        for (r, p) in &plans {
+            let before = texts(function, block, &r.matched, ctx.target);
+            let at = address_of(function, block, *r.matched.last().unwrap());
+            // The replacement sits at the consumer unless said otherwise.
+            let place = if r.at == *r.matched.last().unwrap() { "" } else { " (at the producer)" };
+            applied.push((format!("{} {at}: {}: {before} => {}{place}", function.name, r.rule, p.after), r));
+            ops.extend(p.edits.iter().cloned());
+        }
+        ops.sort_by_key(|(i, e)| (std::cmp::Reverse(*i), matches!(e, Edit::Delete)));
+        let saved = (function.blocks[block].clone(), function.edits.len());
+        let mut failed = None;
+        for (index, edit) in ops {
+            let at = InstRef { block, index };
+            let done = match edit {
+                Edit::Replace(inst, extra) => function.replace(at, inst, NAME).and_then(|()| {
+                    extra.iter().rev().try_for_each(|i| function.insert_after(at, *i, NAME))
+                }),
+                Edit::Nop(inst) => function.replace(at, inst, NAME),
+                Edit::Delete => function.delete(at, NAME),
+            };
+            if let Err(e) = done {
+                failed = Some(e);
+                break;
+            }
+        }
+        if let Some(e) = failed {
+            // Checked before, so this is a bug; still, leave the block as it was.
+            function.blocks[block] = saved.0;
+            function.edits.truncate(saved.1);
+            for (_, r) in &applied {
+                let s = per_rule.entry(r.rule.clone()).or_default();
+                s.applied -= 1;
+                *s.declined.entry("edit refused").or_insert(0) += 1;
+                stats.decline(e.reason());
+            }
+            return false;
+        }
+        let any = !applied.is_empty();
+        stats.applied += applied.len() as u64;
+        if self.explain {
+            stats.explain.extend(applied.into_iter().map(|(line, _)| line));
+        }
+        any
     }
 }
 
@@ -167,7 +214,7 @@ fn merge_rules(stats: &mut PassStats, per_rule: &BTreeMap<String, RuleStats>) {
 
 #[derive(Clone, Debug)]
 enum Edit {
-    /// The pattern's last instruction becomes the replacement's first (and the rest follow).
+    /// The instruction at the rewrite's place becomes the replacement's first (and the rest follow).
     Replace(Inst, Vec<Inst>),
     /// A removed instruction kept as `s_nop 0` for a wait state.
     Nop(Inst),
@@ -202,11 +249,10 @@ fn plan(function: &Function, block: usize, r: &Rewrite, ctx: &Ctx<'_>) -> Result
     }
     let after: Vec<String> = new.iter().map(|i| print::print(i, ctx.target, 0)).collect();
     let mut edits = Vec::new();
-    let last = *r.matched.last().unwrap();
     let (first, rest) = new.split_first().ok_or("encode")?;
-    edits.push((last, Edit::Replace(*first, rest.to_vec())));
+    edits.push((r.at, Edit::Replace(*first, rest.to_vec())));
     let mut after_text = Vec::new();
-    for &i in &r.matched[..r.matched.len() - 1] {
+    for &i in r.matched.iter().filter(|&&i| i != r.at) {
         if r.nops.contains(&i) {
             let nop = ctx
                 .builder
@@ -267,48 +313,178 @@ fn texts(function: &Function, block: usize, matched: &[usize], target: &Target) 
         .join(" ; ")
 }
 
-/// Liveness at an instruction of one block: the program's liveness at the block's end,
-/// refined inside the block. The program's analysis never lets a VGPR write kill (inactive
-/// lanes keep their values); here a later full 32-bit VALU write to the register, with EXEC
-/// unchanged since the match, overwrites every lane the removed instruction wrote, so the
-/// removed value is dead if nothing reads the register before that write.
+/// Liveness after an instruction of one block, for the matcher's `dead` conditions: the
+/// program's liveness ([`Liveness`]), refined. The program's analysis never lets a VGPR write
+/// kill (inactive lanes keep their values). Here a later write of the whole register in every
+/// lane EXEC enables (a full 32-bit VALU write, or a load: [`overwrites_every_lane`]) kills it
+/// while EXEC still enables every lane it did at the match ([`Exec`]): the write overwrites
+/// every lane the removed instruction wrote, so the removed value is dead if nothing reads the
+/// register before. The walk follows the function's control flow past the block's end (an
+/// if/else that overwrites the register on both sides kills it), visiting at most
+/// [`VISITS`] blocks per question and taking the program's answer at a block beyond them or
+/// once EXEC may have lost a lane.
 pub struct BlockLive<'a> {
-    nodes: &'a [Node],
+    function: &'a Function,
+    block: usize,
     facts: &'a [Facts],
-    live_out: RegSet,
+    liveness: &'a Liveness,
     target: &'a Target,
 }
 
+/// EXEC on the walk, against EXEC at the match.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Exec {
+    /// Every lane enabled at the match still is (unchanged, or only widened: `s_or_b64 exec,
+    /// exec, s[4:5]` restoring after an if, `s_or_saveexec`, `s_mov_b64 exec, -1`).
+    Covers,
+    /// Possibly fewer lanes.
+    Unknown,
+}
+
+/// Blocks the walk past a block's end visits per question (then the program's liveness).
+const VISITS: usize = 32;
+
 impl<'a> BlockLive<'a> {
-    pub fn new(nodes: &'a [Node], facts: &'a [Facts], live_out: RegSet, target: &'a Target) -> BlockLive<'a> {
-        BlockLive { nodes, facts, live_out, target }
+    pub fn new(function: &'a Function, block: usize, facts: &'a [Facts], liveness: &'a Liveness, target: &'a Target) -> BlockLive<'a> {
+        BlockLive { function, block, facts, liveness, target }
+    }
+
+    /// Walks `nodes` (with their facts): `Some(dead)` once the unit is read or killed,
+    /// `None` at the end, `exec` updated.
+    fn walk<'f>(&self, nodes: impl Iterator<Item = (&'f Node, std::borrow::Cow<'f, Facts>)>, unit: Unit, exec: &mut Exec) -> Option<bool> {
+        let u = usize::from(unit);
+        for (node, f) in nodes {
+            if matches!(node.flow, Flow::Call(_)) {
+                return Some(false);
+            }
+            let a = access(&node.inst, self.target);
+            if a.reads.contains(u) || f.reads.contains(&unit) {
+                return Some(false);
+            }
+            if a.kills.contains(u) {
+                return Some(true);
+            }
+            if unit >= VGPR0 && *exec == Exec::Covers && a.writes.contains(u) && overwrites_every_lane(&f, unit) {
+                return Some(true);
+            }
+            if a.writes.contains(usize::from(EXEC_LO)) || a.writes.contains(usize::from(EXEC_HI)) {
+                if !widens_exec(&f, self.target) {
+                    *exec = Exec::Unknown;
+                }
+            }
+        }
+        None
+    }
+
+    /// Whether `unit` is dead on entry to `block` with EXEC as `exec`: no path from there
+    /// reads it before a kill. `seen` holds the blocks visited (a path that comes back finds
+    /// nothing new).
+    fn dead_from(&self, block: usize, unit: Unit, exec: Exec, seen: &mut Vec<(usize, Exec)>) -> bool {
+        if exec == Exec::Unknown || seen.len() >= VISITS {
+            return !self.liveness.live_in[block].contains(usize::from(unit));
+        }
+        if seen.contains(&(block, exec)) {
+            return true;
+        }
+        seen.push((block, exec));
+        let b = &self.function.blocks[block];
+        let mut exec = exec;
+        let nodes = b.nodes.iter().map(|n| (n, std::borrow::Cow::Owned(Facts::of(&n.inst, self.target))));
+        match self.walk(nodes, unit, &mut exec) {
+            Some(dead) => dead,
+            None => self.dead_at_end(block, unit, exec, seen),
+        }
+    }
+
+    /// Whether `unit` is dead after the last instruction of `block`.
+    fn dead_at_end(&self, block: usize, unit: Unit, exec: Exec, seen: &mut Vec<(usize, Exec)>) -> bool {
+        let b = &self.function.blocks[block];
+        if exec == Exec::Unknown {
+            return !self.liveness.live_out[block].contains(usize::from(unit));
+        }
+        // Leaving the function: nothing is read after the wave ends, anything may be otherwise.
+        if b.exits && !matches!(b.nodes.last().map(|n| n.flow), Some(Flow::End)) {
+            return false;
+        }
+        if b.successors.is_empty() {
+            return !self.liveness.live_out[block].contains(usize::from(unit));
+        }
+        b.successors.iter().all(|&s| self.dead_from(s, unit, exec, seen))
     }
 }
 
 impl super::matcher::Liveness for BlockLive<'_> {
     fn dead_after(&self, index: usize, unit: Unit) -> bool {
-        let u = usize::from(unit);
-        let mut exec_same = true;
-        for (node, f) in self.nodes[index + 1..].iter().zip(&self.facts[index + 1..]) {
-            if matches!(node.flow, Flow::Call(_)) {
-                return false;
-            }
-            let a = access(&node.inst, self.target);
-            if a.reads.contains(u) || f.reads.contains(&unit) {
-                return false;
-            }
-            if a.kills.contains(u) {
-                return true;
-            }
-            if unit >= VGPR0 && exec_same && a.writes.contains(u) && full_vgpr_write(f, unit) {
-                return true;
-            }
-            if a.writes.contains(usize::from(EXEC_LO)) || a.writes.contains(usize::from(EXEC_HI)) {
-                exec_same = false;
-            }
+        let nodes = &self.function.blocks[self.block].nodes;
+        let mut exec = Exec::Covers;
+        let rest = nodes[index + 1..].iter().zip(self.facts[index + 1..].iter().map(std::borrow::Cow::Borrowed));
+        match self.walk(rest, unit, &mut exec) {
+            Some(dead) => dead,
+            None => self.dead_at_end(self.block, unit, exec, &mut Vec::new()),
         }
-        !self.live_out.contains(u)
     }
+}
+
+/// Whether `f`, which writes EXEC, keeps every lane enabled: `s_or_b64 exec, exec, X` (either
+/// order), `s_or_saveexec_b64` (EXEC |= S0), `s_mov_b64 exec, -1`; in wave32 also their 32-bit
+/// forms on `exec_lo` (the 64-bit ones write `exec_lo` the same way).
+fn widens_exec(f: &Facts, target: &Target) -> bool {
+    let Some(e) = f.inst.encoding() else { return false };
+    let Some(ops) = &f.operands else { return false };
+    let value = |name: OperandName| ops.as_slice().iter().find(|o| o.name == name).map(|o| o.value);
+    let m = e.mnemonic();
+    let forms: &[(Special, &str)] = if target.wave64 { &[(Special::Exec, "_b64")] } else { &[(Special::Exec, "_b64"), (Special::ExecLo, "_b32")] };
+    forms.iter().any(|&(reg, width)| {
+        let exec = Some(Value::Reg(Reg::Special(reg)));
+        let to_exec = value(OperandName::sdst) == exec;
+        match m.strip_suffix(width) {
+            Some("s_or") => to_exec && (value(OperandName::src0) == exec || value(OperandName::src1) == exec),
+            Some("s_mov") => to_exec && value(OperandName::src0) == Some(Value::InlineInt(-1)),
+            // D = EXEC, then EXEC |= S0; with D = EXEC itself the old mask would come back.
+            Some("s_or_saveexec") => !to_exec && value(OperandName::sdst).is_some(),
+            _ => false,
+        }
+    })
+}
+
+/// Whether `f` writes all 32 bits of `unit` in every lane EXEC enables: a plain VOP1, VOP2 or
+/// VOP3 ALU instruction (no DPP row masks, no SDWA selects, no 16-bit halves, no op_sel, not
+/// a lane write or relative move) whose destination operand is a VGPR covering `unit`, or a
+/// load ([`full_load`]) whose destination covers it.
+fn overwrites_every_lane(f: &Facts, unit: Unit) -> bool {
+    full_load(f, unit) || full_vgpr_write(f, unit)
+}
+
+/// A DS, FLAT (global, scratch) or buffer load that returns whole 32-bit registers to every
+/// lane EXEC enables, `unit` among them: it may load, may not store (atomics do both), is no
+/// atomic, no d16 half-register load, no transposing load (`_tr`, lanes exchange data), sets
+/// neither `tfe` nor `lwe` (which add a status register and may leave data unwritten), and its
+/// destination is a VGPR or AGPR tuple. Images (MIMG) stay out: `dmask` and `d16` decide how
+/// much they write. Out-of-range buffer lanes still write (zero).
+fn full_load(f: &Facts, unit: Unit) -> bool {
+    let Some(e) = f.inst.encoding() else { return false };
+    let Some(ops) = &f.operands else { return false };
+    if !e.flags.has(flag::DS | flag::FLAT | flag::MUBUF | flag::MTBUF) || !e.flags.has(flag::MAYLOAD) || e.flags.has(flag::MAYSTORE) {
+        return false;
+    }
+    if e.flags.has(flag::ISATOMICRET | flag::ISATOMICNORET | flag::MIMG | flag::DPP) {
+        return false;
+    }
+    // `tfe` and load-to-LDS are opcodes of their own (BUFFER_LOAD_DWORD_TFE_OFFSET, ..._LDS_...).
+    let opcode = e.opcode.name();
+    if opcode.contains("_TFE") || opcode.contains("_LDS") {
+        return false;
+    }
+    let m = e.mnemonic();
+    if m.contains("d16") || m.contains("_tr") || m.contains("lds") || m.contains("gws") || m.contains("atomic") {
+        return false;
+    }
+    if ops.as_slice().iter().any(|o| matches!(o.name, OperandName::tfe | OperandName::lwe) && !matches!(o.value, Value::Imm(0) | Value::None)) {
+        return false;
+    }
+    e.operands.iter().zip(ops.as_slice()).any(|(operand, o)| {
+        operand.dir == Dir::Out && matches!(o.value, Value::Reg(r @ (Reg::Vgpr { .. } | Reg::Agpr { .. })) if super::matcher::units(r).contains(&unit))
+    })
 }
 
 /// Whether `f` writes all 32 bits of `unit` in every lane EXEC enables: a plain VOP1, VOP2 or
