@@ -166,6 +166,57 @@ fn gfx942_o2_matches_the_host() {
     compare_with_host("gfx942", "O2");
 }
 
+#[test]
+fn gfx1100_o0_matches_the_host() {
+    compare_with_host("gfx1100", "O0");
+}
+
+#[test]
+fn gfx90a_o0_matches_the_host() {
+    compare_with_host("gfx90a", "O0");
+}
+
+#[test]
+fn gfx942_o0_matches_the_host() {
+    compare_with_host("gfx942", "O0");
+}
+
+/// `gfxpatch check` ARGs for a case (buffers as bytes, scalars typed).
+fn cli_args(case: &Case) -> Vec<String> {
+    case.args
+        .iter()
+        .map(|s| match *s {
+            Spec::Random(n) => format!("u8[{n}]"),
+            Spec::Zeros(n) => format!("u8[{n}]=0"),
+            Spec::U32(v) => format!("u32={v}"),
+            Spec::U64(v) => format!("u64={v}"),
+        })
+        .collect()
+}
+
+/// The rewriting passes must not change what a kernel computes: every reference kernel,
+/// rewritten by `insert-nops` and by `peephole`, runs the same as the original.
+#[test]
+fn rewrites_run_the_same_as_the_original() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    for target in ["gfx1100", "gfx90a", "gfx942"] {
+        let original = fixture(target, "O2");
+        for pass in ["insert-nops", "peephole"] {
+            let rewritten = dir.join(format!("emu_int.{target}.{pass}.co"));
+            let out = common::gfxpatch(&["rewrite", original.to_str().unwrap(), "--passes", pass, "-o", rewritten.to_str().unwrap()]);
+            assert!(out.status.success(), "rewrite {pass}: {}", String::from_utf8_lossy(&out.stderr));
+            for case in CASES {
+                let (grid, block) = (case.grid.to_string(), case.block.to_string());
+                let mut args = vec!["check", original.to_str().unwrap(), rewritten.to_str().unwrap(), "--kernel", case.kernel, "--grid", &grid, "--block", &block, "--seeds", "2"];
+                let specs = cli_args(case);
+                args.extend(specs.iter().map(String::as_str));
+                let out = common::gfxpatch(&args);
+                assert_eq!(out.status.code(), Some(0), "{target} {pass} {}: {}{}", case.kernel, String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+            }
+        }
+    }
+}
+
 /// Patches the first instruction of `kernel` in `elf` with `bytes`.
 fn patch_entry(elf: &[u8], kernel: &str, bytes: &[u8]) -> Vec<u8> {
     let co = gfxpatch::container::CodeObject::parse(elf).unwrap();
@@ -254,5 +305,21 @@ fn list_unsupported_instructions() {
                 }
             }
         }
+    }
+}
+
+/// Prints the opcodes the host-reference runs execute, per generation (for docs/emulator.md;
+/// run with `--ignored --nocapture`).
+#[test]
+#[ignore]
+fn print_opcode_coverage() {
+    for target in ["gfx1100", "gfx90a", "gfx942"] {
+        let mut all = std::collections::BTreeMap::new();
+        for opt in ["O2", "O0"] {
+            for (m, n) in compare_with_host(target, opt) {
+                *all.entry(m).or_insert(0u64) += n;
+            }
+        }
+        println!("{target} ({} opcodes): {}", all.len(), all.keys().copied().collect::<Vec<_>>().join(" "));
     }
 }

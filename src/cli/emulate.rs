@@ -53,7 +53,7 @@ pub struct LaunchArgs {
     #[arg(long, default_value_t = 50_000_000)]
     pub max_instructions: u64,
     /// The kernel's arguments, in order (see `gfxpatch emulate --help`).
-    #[arg(value_name = "ARG", allow_hyphen_values = true)]
+    #[arg(value_name = "ARG")]
     pub args: Vec<String>,
 }
 

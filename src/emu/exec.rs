@@ -304,8 +304,9 @@ fn native(n: Native, wave: &mut Wave, ops: &[Op], pc: u64, next: u64, ctx: &mut 
     Ok(())
 }
 
-/// A MUBUF access through the private segment buffer: per lane, the private offset is the
-/// resource's offset from [`map::PRIVATE_BUFFER_BASE`] + soffset + (offen: vaddr) + offset.
+/// A MUBUF access through the private segment buffer: per lane, the private offset is
+/// (the resource's offset from [`map::PRIVATE_BUFFER_BASE`] + soffset) / lanes + (offen:
+/// vaddr) + offset.
 #[allow(clippy::too_many_arguments)]
 fn buffer(wave: &mut Wave, ops: &[Op], ctx: &mut Context, access: Access, dwords: u8, offen: bool, store: bool) -> Result<(), Fault> {
     let rf = reg_fault;
@@ -331,7 +332,15 @@ fn buffer(wave: &mut Wave, ops: &[Op], ctx: &mut Context, access: Access, dwords
             (true, Some(v)) => wave.read_lane(v, lane, 32).map_err(rf)?,
             _ => 0,
         };
-        let private = (base - map::PRIVATE_BUFFER_BASE).wrapping_add(soffset).wrapping_add(v).wrapping_add(offset) & 0xffff_ffff;
+        // The resource interleaves the lanes' dwords (swizzled, element size 4, index stride
+        // the wave size: AMDGPUUsage, "Private Segment Buffer"), so its base and soffset count
+        // wave bytes, `lanes` per byte of one lane; vaddr and offset count the lane's bytes.
+        let wave_bytes = (base - map::PRIVATE_BUFFER_BASE).wrapping_add(soffset) & 0xffff_ffff;
+        let lanes = u64::from(wave.lanes);
+        if wave_bytes % (4 * lanes) != 0 {
+            return Err(Fault { kind: StopKind::Unimplemented, lane: Some(lane), address: Some(wave_bytes), message: "a private buffer offset that is not a whole number of interleaved dwords is not modelled".into() });
+        }
+        let private = (wave_bytes / lanes).wrapping_add(v).wrapping_add(offset) & 0xffff_ffff;
         let t = resolve(wave, Space::Scratch, lane, private, len as u64, ctx)?;
         if store {
             let mut buf = [0u8; 16];
