@@ -323,3 +323,37 @@ fn print_opcode_coverage() {
         println!("{target} ({} opcodes): {}", all.len(), all.keys().copied().collect::<Vec<_>>().join(" "));
     }
 }
+
+/// An access outside mapped memory is a fault naming the kernel, the instruction, the lane and
+/// the address; it is never a silent zero.
+#[test]
+fn a_load_past_mapped_memory_is_a_fault_naming_lane_and_address() {
+    for target in ["gfx1100", "gfx90a"] {
+        let elf = std::fs::read(fixture(target, "O2")).unwrap();
+        // n = 512 over buffers of 200 elements: lanes past 200 + the guard read unmapped bytes.
+        let args = [Arg::Buffer(vec![0; 800]), Arg::Buffer(random_bytes(800, 3)), Arg::Buffer(random_bytes(800, 4)), Arg::Value(512u32.to_le_bytes().to_vec())];
+        let dispatch = Dispatch { grid: [512, 1, 1], block: [64, 1, 1] };
+        let stop = emu::run(&elf, "int_mix", &dispatch, &args, &Options::default()).unwrap_err();
+        assert_eq!(stop.kind, StopKind::Fault, "{stop}");
+        let (lane, address) = (stop.lane.expect("a lane"), stop.address.expect("an address"));
+        // Buffer 1 (`a`) is the second mapped buffer; its 800 bytes and 256 guard bytes end at
+        // element 264, the first unmapped one, which work-item 264 (wave 4, lane 8) reads.
+        assert_eq!(lane, 264 % 64, "{stop}");
+        assert_eq!(address % 0x1_0000, 1056, "{stop}");
+        let shown = stop.to_string();
+        assert!(shown.contains("int_mix") && shown.contains("global_load") && shown.contains("outside mapped memory"), "{shown}");
+    }
+}
+
+#[test]
+fn trace_prints_each_instruction_of_the_first_wave() {
+    let path = fixture("gfx1100", "O2");
+    let out = common::gfxpatch(&["emulate", path.to_str().unwrap(), "--kernel", "lds_reverse", "--grid", "128", "--block", "64", "--trace", "u32[128]=0", "u32[128]"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    let traced: Vec<&str> = text.lines().filter(|l| l.starts_with("0x")).collect();
+    assert!(traced.iter().take(4).any(|l| l.contains("s_load")), "{text}");
+    assert!(traced.iter().any(|l| l.contains("s_barrier")) && traced.last().is_some_and(|l| l.contains("s_endpgm")), "{text}");
+    // 2 waves of 32 per workgroup, 2 workgroups, all alike: the trace is one wave's.
+    assert!(text.contains("kernel lds_reverse: ") && text.contains(&format!("{} wave instructions", traced.len() * 4)), "{text}");
+}

@@ -1,8 +1,9 @@
-//! A sparse 64-bit byte-addressed memory: pages are mapped explicitly (the loaded code object,
-//! the kernarg segment, each buffer with its guard bytes); any access that touches an unmapped
-//! byte is a fault at that byte's address, never a silent zero.
+//! A sparse 64-bit byte-addressed memory: byte ranges are mapped explicitly (the loaded code
+//! object, the kernarg segment, each buffer with its guard bytes); any access that touches an
+//! unmapped byte is a fault at that byte's address, never a silent zero. Bytes live in 4 KiB
+//! pages, but what is mapped is tracked to the byte: the rest of a buffer's last page is not.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 const PAGE_BITS: u32 = 12;
 const PAGE: u64 = 1 << PAGE_BITS;
@@ -10,6 +11,8 @@ const PAGE: u64 = 1 << PAGE_BITS;
 #[derive(Default, Clone)]
 pub struct Memory {
     pages: HashMap<u64, Box<[u8; PAGE as usize]>>,
+    /// Mapped ranges, start -> end (exclusive), disjoint and not touching.
+    ranges: BTreeMap<u64, u64>,
 }
 
 impl Memory {
@@ -22,6 +25,15 @@ impl Memory {
         if len == 0 {
             return;
         }
+        let (mut start, mut end) = (addr, addr.saturating_add(len));
+        // Merge with every range that overlaps or touches [start, end).
+        let touching: Vec<(u64, u64)> = self.ranges.range(..=end).rev().take_while(|&(_, &e)| e >= start).map(|(&s, &e)| (s, e)).collect();
+        for (s, e) in touching {
+            self.ranges.remove(&s);
+            start = start.min(s);
+            end = end.max(e);
+        }
+        self.ranges.insert(start, end);
         let first = addr >> PAGE_BITS;
         let last = (addr + len - 1) >> PAGE_BITS;
         for page in first..=last {
@@ -30,11 +42,22 @@ impl Memory {
     }
 
     pub fn is_mapped(&self, addr: u64) -> bool {
-        self.pages.contains_key(&(addr >> PAGE_BITS))
+        self.ranges.range(..=addr).next_back().is_some_and(|(_, &end)| addr < end)
+    }
+
+    /// The first unmapped byte of `[addr, addr + len)`, if any.
+    fn first_unmapped(&self, addr: u64, len: usize) -> Option<u64> {
+        match self.ranges.range(..=addr).next_back() {
+            Some((_, &end)) if addr < end => (end - addr < len as u64).then_some(end),
+            _ => (len > 0).then_some(addr),
+        }
     }
 
     /// Reads `out.len()` bytes at `addr`; the first unmapped address is the error.
     pub fn read(&self, addr: u64, out: &mut [u8]) -> Result<(), u64> {
+        if let Some(a) = self.first_unmapped(addr, out.len()) {
+            return Err(a);
+        }
         let mut done = 0usize;
         while done < out.len() {
             let a = addr.wrapping_add(done as u64);
@@ -49,20 +72,8 @@ impl Memory {
 
     /// Writes `data` at `addr`; nothing is written when any byte is unmapped.
     pub fn write(&mut self, addr: u64, data: &[u8]) -> Result<(), u64> {
-        for probe in [addr, addr.wrapping_add(data.len().max(1) as u64 - 1)] {
-            if !self.is_mapped(probe) {
-                return Err(probe);
-            }
-        }
-        // Pages in between exist when both ends do, unless the range spans a hole: check each.
-        let mut done = 0usize;
-        while done < data.len() {
-            let a = addr.wrapping_add(done as u64);
-            if !self.is_mapped(a) {
-                return Err(a);
-            }
-            let n = (PAGE as usize - (a & (PAGE - 1)) as usize).min(data.len() - done);
-            done += n;
+        if let Some(a) = self.first_unmapped(addr, data.len()) {
+            return Err(a);
         }
         let mut done = 0usize;
         while done < data.len() {
@@ -97,11 +108,13 @@ mod tests {
     #[test]
     fn unmapped_bytes_fault_at_their_address() {
         let mut m = Memory::new();
-        m.map(0x1000, 16);
+        m.map(0x1ff0, 8);
+        m.map(0x1ff8, 0x10);
         m.write(0x1ffe, &[1, 2]).unwrap();
-        assert_eq!(m.read_u32(0x1ffc).unwrap(), 0x0201_0000);
-        assert_eq!(m.read_u32(0x1ffe), Err(0x2000), "the first byte past the page");
-        assert_eq!(m.write(0x1fff, &[1, 2]), Err(0x2000));
-        assert_eq!(m.bytes(0x1fff, 1).unwrap(), [2], "a refused write writes nothing");
+        assert_eq!(m.read_u32(0x1ffc).unwrap(), 0x0201_0000, "touching ranges merge across a page");
+        assert_eq!(m.read_u32(0x2006), Err(0x2008), "the first byte past the range");
+        assert_eq!(m.read_u32(0x1fec), Err(0x1fec), "a byte before it, in a page that exists");
+        assert_eq!(m.write(0x2007, &[1, 2]), Err(0x2008));
+        assert_eq!(m.bytes(0x2007, 1).unwrap(), [0], "a refused write writes nothing");
     }
 }
