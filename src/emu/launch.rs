@@ -122,6 +122,11 @@ pub fn run(elf: &[u8], kernel: &str, dispatch: &Dispatch, args: &[Arg], options:
     let mut trace = Vec::new();
     let fields: std::collections::HashMap<&str, u64> = k.descriptor.fields(generation).into_iter().collect();
     let field = |name: &str| fields.get(name).copied().unwrap_or(0);
+    if field("kernarg_preload_spec_length") != 0 {
+        // The preloaded SGPRs would have to be filled from the kernarg segment; refused rather
+        // than run with wrong arguments.
+        return Err(setup(kernel, "kernarg preloading (kernarg_preload_spec_length) is not implemented"));
+    }
     let entry = map::IMAGE_BASE + k.entry_address;
     let apertures = Apertures { shared_hi: map::SHARED_APERTURE_HI, private_hi: map::PRIVATE_APERTURE_HI };
     let packed_ids = matches!(generation, Generation::Gfx90a | Generation::Gfx940 | Generation::Gfx950) || generation >= Generation::Gfx11;
