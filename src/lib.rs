@@ -60,6 +60,7 @@
 
 pub mod cli;
 pub mod container;
+pub mod emu;
 pub mod ir;
 pub mod isa;
 pub mod layout;

@@ -8,9 +8,11 @@ use clap::{Parser, Subcommand};
 mod asm;
 mod bench;
 mod bench_rewrite;
+mod check;
 mod decode;
 mod disasm;
 mod disasm_json;
+mod emulate;
 pub(crate) mod info;
 mod isa;
 mod rewrite;
@@ -45,6 +47,10 @@ enum Command {
     Asm(asm::AsmArgs),
     /// Measure gfxpatch against LLVM in one run (`bench decode|encode|rewrite FILE`).
     Bench(bench::BenchArgs),
+    /// Run a kernel on the CPU from AMD's pseudocode and show its buffers (see docs/emulator.md).
+    Emulate(emulate::EmulateArgs),
+    /// Run a kernel from two code objects on the same inputs; exit 0 same, 1 different, 2 could not run.
+    Check(check::CheckArgs),
 }
 
 /// Exit status for bad input or a refused operation (clap uses 2 for usage errors too).
@@ -61,6 +67,8 @@ pub fn main() -> ExitCode {
         Command::Verify(args) => verify::run(&args),
         Command::Asm(args) => asm::run(&args),
         Command::Bench(args) => bench::run(&args),
+        Command::Emulate(args) => emulate::run(&args),
+        Command::Check(args) => check::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -26,6 +26,8 @@
 //! Everything else is ambiguous and is not shown as the instruction's semantics. About a third of
 //! the entries have a text attributed this way ([`Semantics::coverage`]).
 
+pub mod eval;
+
 use std::collections::{BTreeSet, HashMap};
 use std::io::Read as _;
 use std::sync::OnceLock;

@@ -1,12 +1,20 @@
-//! An interpreter for the subset of AMD's ISA pseudocode the peephole rules need.
+//! An interpreter for AMD's ISA pseudocode: one meaning of each instruction, shared by the
+//! peephole rule prover and the emulator (`crate::emu`).
 //!
 //! AMD's reference guides describe each ALU instruction in a small C-like language:
 //! `D0.u32 = ((S0.u32 << S1.u32[4 : 0].u32) | S2.u32)`, `tmp = 64'U(S0.u32) + 64'U(S1.u32);
 //! SCC = tmp >= 0x100000000ULL ? 1'1U : 1'0U; D0.u32 = tmp.u32`. This module parses such a text
-//! into statements and runs them on one lane: sources `S0..S2`, destination `D0`, `SCC`, the
-//! lane's bit of `VCC`, and temporaries. Anything outside the subset (floating point, memory,
-//! control flow, function calls) is a parse error, so a text that is not what it claims to be
-//! fails instead of being half-evaluated.
+//! once into statements and runs them on one lane: sources `S0..S2`, destination `D0`, `SCC`,
+//! the lane's bit of `VCC`, and temporaries.
+//!
+//! Two subsets are accepted ([`Subset`]). The prover's ([`Program::parse`]) is one lane's
+//! integer effect on D0, SCC and VCC's lane bit: what a rewrite rule may touch. The machine's
+//! ([`Program::parse_machine`]) adds what running a wave needs: compares writing one bit of D0
+//! per lane, EXEC (whole or one lane's bit), the second destination `D1`, named temporaries,
+//! chained (`EXEC.u64[laneId] = D0.u64[laneId] = ...`) and concatenated (`{ D1.u1, D0.u64 } =
+//! ...`) writes, and `signext`. Anything outside the chosen subset (floating point, memory,
+//! control flow, other function calls) is a parse error, so a text that is not what it claims
+//! to be fails instead of being half-evaluated.
 
 use std::fmt;
 
@@ -73,6 +81,16 @@ impl Ty {
     }
 }
 
+/// Which language a text is parsed in (see the module documentation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Subset {
+    /// One lane's integer effect on D0, SCC and VCC's lane bit (rewrite rules).
+    Prover,
+    /// Everything [`Subset::Prover`] accepts, and lane masks, EXEC, D1, named temporaries,
+    /// chained and concatenated writes, `signext` (running waves).
+    Machine,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 enum Expr {
     Const(Val),
@@ -81,8 +99,12 @@ enum Expr {
     D0,
     Scc,
     Vcc,
+    Exec,
     LaneId,
-    Tmp(String),
+    /// A temporary, by its index in [`Program::temps`].
+    Tmp(u8),
+    /// `signext(x)`: `x` read as signed, so a widening cast extends its sign.
+    SignExt(Box<Expr>),
     View(Box<Expr>, Ty),
     Slice(Box<Expr>, u8, u8),
     /// `x[laneId]`: one bit at the lane's position.
@@ -100,13 +122,26 @@ enum Place {
     Scc,
     /// `VCC.u64[laneId]`.
     VccLane,
-    Tmp(String),
+    Tmp(u8),
+    /// `D0.u64[laneId]`: the lane's bit of a mask destination (compares).
+    D0Lane,
+    /// `D1.u1`: the lane's bit of the second (carry-out) destination.
+    D1Lane,
+    /// `EXEC.u64[laneId]`.
+    ExecLane,
+    /// `EXEC.u32 = ...`, `EXEC.u64 = ...`: the whole mask (scalar instructions).
+    Exec(Ty),
+    /// `{ D1.u1, D0.u64 } = ...`: the parts from the most significant down, each with its width.
+    Concat(Vec<(Place, u8)>),
 }
 
 /// A parsed pseudocode text.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Program {
-    stmts: Vec<(Place, Expr)>,
+    /// Each statement: the places it writes (several for a chained `a = b = x`) and the value.
+    stmts: Vec<(Vec<Place>, Expr)>,
+    /// Names of the temporaries, indexed by [`Expr::Tmp`].
+    temps: Vec<String>,
 }
 
 /// Why a text is not in the subset.
@@ -131,10 +166,21 @@ enum Tok {
     Op(&'static str),
 }
 
-const OPS: [&str; 27] = [
+const OPS: [&str; 30] = [
     "<<", ">>", "<=", ">=", "==", "!=", "&&", "||", "+", "-", "*", "&", "|", "^", "~", "!", "<", ">", "=", "?", ":", "(", ")", "[", "]",
-    ".", ";",
+    ".", ";", "{", "}", ",",
 ];
+
+/// Most temporaries one text may name (AMD's have one to three).
+const MAX_TEMPS: usize = 8;
+
+/// A lower-case name the machine subset takes for a temporary (`saveexec`, `result`); AMD's
+/// functions are called, so a name followed by `(` is not one.
+fn is_temp_name(name: &str) -> bool {
+    name.bytes().next().is_some_and(|b| b.is_ascii_lowercase())
+        && name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+        && !matches!(name, "declare" | "if" | "then" | "else" | "elsif" | "endif" | "for" | "endfor" | "in" | "do" | "laneId")
+}
 
 fn lex(text: &str) -> Result<Vec<Tok>, SyntaxError> {
     let mut out = Vec::new();
@@ -176,6 +222,12 @@ fn lex(text: &str) -> Result<Vec<Tok>, SyntaxError> {
             out.push(Tok::Ident(text[start..i].to_owned()));
             continue;
         }
+        // AMD writes not-equal as `<>` as well as `!=`.
+        if text[i..].starts_with("<>") {
+            out.push(Tok::Op("!="));
+            i += 2;
+            continue;
+        }
         let op = OPS.iter().find(|op| text[i..].starts_with(**op)).ok_or_else(|| SyntaxError(format!("unexpected `{c}`")))?;
         out.push(Tok::Op(op));
         i += op.len();
@@ -211,6 +263,8 @@ fn number(text: &str) -> Result<Tok, SyntaxError> {
 struct Parser {
     toks: Vec<Tok>,
     at: usize,
+    subset: Subset,
+    temps: Vec<String>,
 }
 
 impl Parser {
@@ -243,10 +297,15 @@ impl Parser {
                 }
                 continue;
             }
-            let place = self.place()?;
+            let mut places = vec![self.place()?];
             self.expect("=")?;
+            // A chained write `EXEC.u64[laneId] = D0.u64[laneId] = x` (machine subset only).
+            while self.subset == Subset::Machine && self.chained_place_follows() {
+                places.push(self.place()?);
+                self.expect("=")?;
+            }
             let expr = self.expr()?;
-            stmts.push((place, expr));
+            stmts.push((places, expr));
             if self.peek().is_some() && !self.eat(";") {
                 return Err(SyntaxError(format!("expected `;`, found {:?}", self.peek())));
             }
@@ -254,7 +313,31 @@ impl Parser {
         if stmts.is_empty() {
             return Err(SyntaxError("no statements".into()));
         }
-        Ok(Program { stmts })
+        Ok(Program { stmts, temps: std::mem::take(&mut self.temps) })
+    }
+
+    /// Whether a place and `=` come next (and not `==`, which lexes as its own token).
+    fn chained_place_follows(&mut self) -> bool {
+        let at = self.at;
+        let ok = self.place().is_ok() && self.eat("=");
+        self.at = at;
+        ok
+    }
+
+    fn machine(&self) -> bool {
+        self.subset == Subset::Machine
+    }
+
+    /// The index of temporary `name`, allocated on first sight.
+    fn temp(&mut self, name: &str) -> Result<u8, SyntaxError> {
+        if let Some(i) = self.temps.iter().position(|t| t == name) {
+            return Ok(i as u8);
+        }
+        if self.temps.len() == MAX_TEMPS {
+            return Err(SyntaxError(format!("more than {MAX_TEMPS} temporaries")));
+        }
+        self.temps.push(name.to_owned());
+        Ok((self.temps.len() - 1) as u8)
     }
 
     fn view(&mut self) -> Result<Ty, SyntaxError> {
@@ -269,6 +352,9 @@ impl Parser {
     }
 
     fn place(&mut self) -> Result<Place, SyntaxError> {
+        if self.machine() && self.eat("{") {
+            return self.concat_place();
+        }
         let Some(Tok::Ident(name)) = self.peek().cloned() else {
             return Err(SyntaxError(format!("expected a destination, found {:?}", self.peek())));
         };
@@ -278,9 +364,30 @@ impl Parser {
                 self.expect(".")?;
                 let ty = self.view()?;
                 if self.eat("[") {
-                    return Err(SyntaxError("writes one bit of D0 per lane (a compare's text)".into()));
+                    if !self.machine() {
+                        return Err(SyntaxError("writes one bit of D0 per lane (a compare's text)".into()));
+                    }
+                    self.lane_index()?;
+                    return Ok(Place::D0Lane);
                 }
                 Ok(Place::D0(ty))
+            }
+            "D1" if self.machine() => {
+                self.expect(".")?;
+                let ty = self.view()?;
+                if ty.width != 1 {
+                    return Err(SyntaxError(format!("writes D1 at {} bits; only a carry bit is modelled", ty.width)));
+                }
+                Ok(Place::D1Lane)
+            }
+            "EXEC" if self.machine() => {
+                self.expect(".")?;
+                let ty = self.view()?;
+                if self.eat("[") {
+                    self.lane_index()?;
+                    return Ok(Place::ExecLane);
+                }
+                Ok(Place::Exec(ty))
             }
             "SCC" => Ok(Place::Scc),
             "VCC" => {
@@ -298,10 +405,45 @@ impl Parser {
                 if self.eat(".") {
                     return Err(SyntaxError("typed writes to temporaries are not supported".into()));
                 }
-                Ok(Place::Tmp(name))
+                Ok(Place::Tmp(self.temp(&name)?))
+            }
+            _ if self.machine() && is_temp_name(&name) => {
+                if self.eat(".") {
+                    return Err(SyntaxError("typed writes to temporaries are not supported".into()));
+                }
+                Ok(Place::Tmp(self.temp(&name)?))
             }
             other => Err(SyntaxError(format!("writes `{other}`, which the subset does not model"))),
         }
+    }
+
+    /// `{ D1.u1, D0.u64 }` after its `{` (machine subset).
+    fn concat_place(&mut self) -> Result<Place, SyntaxError> {
+        let mut parts = Vec::new();
+        loop {
+            let at = self.at;
+            let place = self.place()?;
+            // The width each part takes is its view's: read the `.type` again.
+            let width = match &self.toks[at..self.at] {
+                [.., Tok::Op("."), Tok::Ident(ty)] => Ty::parse(ty).map(|t| t.width),
+                _ => None,
+            }
+            .ok_or_else(|| SyntaxError("a part of a concatenated write has no type".into()))?;
+            parts.push((place, width));
+            if self.eat("}") {
+                return Ok(Place::Concat(parts));
+            }
+            self.expect(",")?;
+        }
+    }
+
+    /// `laneId]` after a `[`.
+    fn lane_index(&mut self) -> Result<(), SyntaxError> {
+        if self.peek() != Some(&Tok::Ident("laneId".into())) {
+            return Err(SyntaxError("only the lane's own bit may be written".into()));
+        }
+        self.at += 1;
+        self.expect("]")
     }
 
     fn expr(&mut self) -> Result<Expr, SyntaxError> {
@@ -366,7 +508,8 @@ impl Parser {
                 let hi = self.small_int()?;
                 let lo = if self.eat(":") { self.small_int()? } else { hi };
                 self.expect("]")?;
-                if lo > hi || hi > 127 {
+                // `[0 : 31]` is the bits reversed (`S_BREV_B32`); only the machine reads it.
+                if (lo > hi && !self.machine()) || hi.max(lo) > 127 {
                     return Err(SyntaxError(format!("bad bit range [{hi} : {lo}]")));
                 }
                 e = Expr::Slice(Box::new(e), hi, lo);
@@ -410,8 +553,20 @@ impl Parser {
                 "D0" => Expr::D0,
                 "SCC" => Expr::Scc,
                 "VCC" => Expr::Vcc,
+                "EXEC" if self.machine() => Expr::Exec,
                 "laneId" => Expr::LaneId,
-                "tmp" => Expr::Tmp(name),
+                "tmp" => Expr::Tmp(self.temp(&name)?),
+                "signext" if self.machine() && self.eat("(") => {
+                    let e = self.expr()?;
+                    self.expect(")")?;
+                    Expr::SignExt(Box::new(e))
+                }
+                _ if self.machine() && is_temp_name(&name) && self.peek() != Some(&Tok::Op("(")) => {
+                    match self.temps.iter().position(|t| *t == name) {
+                        Some(i) => Expr::Tmp(i as u8),
+                        None => return Err(SyntaxError(format!("`{name}` read before it is written"))),
+                    }
+                }
                 _ if self.peek() == Some(&Tok::Op("(")) => return Err(SyntaxError(format!("calls `{name}`, which the subset does not model"))),
                 _ => return Err(SyntaxError(format!("reads `{name}`, which the subset does not model"))),
             },
@@ -432,11 +587,29 @@ pub struct Footprint {
     pub reads_scc: bool,
     pub reads_vcc: bool,
     pub reads_d0: bool,
+    /// Writes one bit of D0 per lane (a compare: D0 is a lane mask).
+    pub writes_d0_lane: bool,
+    /// Writes the lane's bit of D1 (a carry-out destination).
+    pub writes_d1: bool,
+    /// Writes EXEC's lane bit (`v_cmpx`) or the whole of EXEC (`s_and_saveexec`).
+    pub writes_exec_lane: bool,
+    pub writes_exec: bool,
+    pub reads_exec: bool,
 }
 
 impl Program {
+    /// Parses `text` in the prover's subset ([`Subset::Prover`]).
     pub fn parse(text: &str) -> Result<Program, SyntaxError> {
-        Parser { toks: lex(text)?, at: 0 }.program()
+        Program::parse_in(text, Subset::Prover)
+    }
+
+    /// Parses `text` in the machine's subset ([`Subset::Machine`]).
+    pub fn parse_machine(text: &str) -> Result<Program, SyntaxError> {
+        Program::parse_in(text, Subset::Machine)
+    }
+
+    pub fn parse_in(text: &str, subset: Subset) -> Result<Program, SyntaxError> {
+        Parser { toks: lex(text)?, at: 0, subset, temps: Vec::new() }.program()
     }
 
     pub fn footprint(&self) -> Footprint {
@@ -446,8 +619,9 @@ impl Program {
                 Expr::D0 => f.reads_d0 = true,
                 Expr::Scc => f.reads_scc = true,
                 Expr::Vcc => f.reads_vcc = true,
+                Expr::Exec => f.reads_exec = true,
                 Expr::Const(_) | Expr::LaneId | Expr::Tmp(_) => {}
-                Expr::View(e, _) | Expr::Slice(e, ..) | Expr::LaneBit(e) | Expr::Cast(_, e) | Expr::Unary(_, e) => walk(e, f),
+                Expr::View(e, _) | Expr::Slice(e, ..) | Expr::LaneBit(e) | Expr::Cast(_, e) | Expr::Unary(_, e) | Expr::SignExt(e) => walk(e, f),
                 Expr::Binary(_, a, b) => {
                     walk(a, f);
                     walk(b, f);
@@ -459,14 +633,22 @@ impl Program {
                 }
             }
         }
-        let mut f = Footprint::default();
-        for (place, expr) in &self.stmts {
+        fn write(place: &Place, f: &mut Footprint) {
             match place {
                 Place::D0(ty) => f.d0_writes.push(ty.width),
                 Place::Scc => f.writes_scc = true,
                 Place::VccLane => f.writes_vcc = true,
                 Place::Tmp(_) => {}
+                Place::D0Lane => f.writes_d0_lane = true,
+                Place::D1Lane => f.writes_d1 = true,
+                Place::ExecLane => f.writes_exec_lane = true,
+                Place::Exec(_) => f.writes_exec = true,
+                Place::Concat(parts) => parts.iter().for_each(|(p, _)| write(p, f)),
             }
+        }
+        let mut f = Footprint::default();
+        for (places, expr) in &self.stmts {
+            places.iter().for_each(|p| write(p, &mut f));
             walk(expr, &mut f);
         }
         f
@@ -476,27 +658,87 @@ impl Program {
     /// as its operand, `source_bits`). Errors are type errors found while running (a
     /// temporary read before written).
     pub fn run(&self, state: &mut Lane, sources: &[(u64, u8)]) -> Result<(), SyntaxError> {
-        let mut temps: Temps = Vec::new();
-        for (place, expr) in &self.stmts {
-            let v = eval(expr, state, sources, &temps)?;
-            match place {
-                Place::D0(ty) => {
-                    let keep = !(mask(ty.width) as u64) & if state.d0_bits >= 64 { u64::MAX } else { (1u64 << state.d0_bits) - 1 };
-                    state.d0 = (state.d0 & keep) | (v.cast(*ty).bits as u64 & !keep);
-                }
-                Place::Scc => state.scc = v.truth(),
-                Place::VccLane => {
-                    let bit = 1u64 << state.lane;
-                    state.vcc = if v.bits & 1 == 1 { state.vcc | bit } else { state.vcc & !bit };
-                }
-                Place::Tmp(name) => match temps.iter_mut().find(|(n, _)| *n == name.as_str()) {
-                    Some(slot) => slot.1 = v,
-                    None => temps.push((name.as_str(), v)),
-                },
+        let mut frame = Frame { d0: state.d0, d0_bits: state.d0_bits, d1: 0, scc: state.scc, vcc: state.vcc, vcc_out: state.vcc, exec: 0, exec_out: 0, lane: state.lane };
+        self.run_frame(&mut frame, sources)?;
+        state.d0 = frame.d0;
+        state.scc = frame.scc;
+        state.vcc = frame.vcc_out;
+        Ok(())
+    }
+
+    /// Runs the program on one lane of a wave (`frame`), whose sources are `sources`.
+    pub fn run_frame(&self, frame: &mut Frame, sources: &[(u64, u8)]) -> Result<(), SyntaxError> {
+        let mut temps: Temps = [None; MAX_TEMPS];
+        for (places, expr) in &self.stmts {
+            let v = eval(expr, frame, sources, &temps, &self.temps)?;
+            for place in places {
+                assign(place, v, frame, &mut temps);
             }
         }
         Ok(())
     }
+}
+
+fn set_lane_bit(mask: &mut u64, lane: u32, v: Val) {
+    let bit = 1u64 << lane;
+    *mask = if v.bits & 1 == 1 { *mask | bit } else { *mask & !bit };
+}
+
+fn assign(place: &Place, v: Val, st: &mut Frame, temps: &mut Temps) {
+    match place {
+        Place::D0(ty) => {
+            let keep = !(mask(ty.width) as u64) & if st.d0_bits >= 64 { u64::MAX } else { (1u64 << st.d0_bits) - 1 };
+            st.d0 = (st.d0 & keep) | (v.cast(*ty).bits as u64 & !keep);
+        }
+        Place::Scc => st.scc = v.truth(),
+        // A lane's bit is written to the mask read back (`vcc`, `exec`: a later statement of
+        // the same lane sees it) and to the one the instruction's destination receives.
+        Place::VccLane => {
+            set_lane_bit(&mut st.vcc, st.lane, v);
+            set_lane_bit(&mut st.vcc_out, st.lane, v);
+        }
+        Place::ExecLane => {
+            set_lane_bit(&mut st.exec, st.lane, v);
+            set_lane_bit(&mut st.exec_out, st.lane, v);
+        }
+        Place::D0Lane => set_lane_bit(&mut st.d0, st.lane, v),
+        Place::D1Lane => set_lane_bit(&mut st.d1, st.lane, v),
+        Place::Exec(ty) => {
+            let m = mask(ty.width) as u64;
+            st.exec = (st.exec & !m) | (v.cast(*ty).bits as u64 & m);
+            st.exec_out = st.exec;
+        }
+        Place::Tmp(i) => temps[*i as usize] = Some(v),
+        Place::Concat(parts) => {
+            let mut bits = v.bits;
+            for (part, width) in parts.iter().rev() {
+                assign(part, Val::new(bits, *width, false), st, temps);
+                bits = if *width >= 128 { 0 } else { bits >> width };
+            }
+        }
+    }
+}
+
+/// The state one lane of a wave sees while an instruction's program runs. Masks are whole (all
+/// lanes); a lane writes only its own bit of them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Frame {
+    /// The destination: the lane's value, or the mask a compare writes a bit of.
+    pub d0: u64,
+    /// Width of the destination register in bits (32 or 64).
+    pub d0_bits: u8,
+    /// The second destination's mask (carry-out of `V_MAD_U64_U32`).
+    pub d1: u64,
+    pub scc: bool,
+    /// VCC as read (the carry-in or mask source, which a VOP3 form names as its own operand).
+    pub vcc: u64,
+    /// VCC as written: the bits lanes write (the carry-out destination).
+    pub vcc_out: u64,
+    /// EXEC as read.
+    pub exec: u64,
+    /// EXEC as written.
+    pub exec_out: u64,
+    pub lane: u32,
 }
 
 /// The architectural state one lane's instruction sees.
@@ -510,11 +752,11 @@ pub struct Lane {
     pub lane: u32,
 }
 
-/// Temporaries by name (a text has one or two).
-type Temps<'a> = Vec<(&'a str, Val)>;
+/// Temporaries by index (unset until written).
+type Temps = [Option<Val>; MAX_TEMPS];
 
-fn eval(e: &Expr, st: &Lane, src: &[(u64, u8)], temps: &Temps) -> Result<Val, SyntaxError> {
-    let ev = |e: &Expr| eval(e, st, src, temps);
+fn eval(e: &Expr, st: &Frame, src: &[(u64, u8)], temps: &Temps, names: &[String]) -> Result<Val, SyntaxError> {
+    let ev = |e: &Expr| eval(e, st, src, temps, names);
     Ok(match e {
         Expr::Const(v) => *v,
         Expr::Src(n) => {
@@ -524,9 +766,17 @@ fn eval(e: &Expr, st: &Lane, src: &[(u64, u8)], temps: &Temps) -> Result<Val, Sy
         Expr::D0 => Val::new(u128::from(st.d0), st.d0_bits, false),
         Expr::Scc => Val::bool(st.scc),
         Expr::Vcc => Val::new(u128::from(st.vcc), 64, false),
+        Expr::Exec => Val::new(u128::from(st.exec), 64, false),
         Expr::LaneId => Val::new(u128::from(st.lane), 32, false),
-        Expr::Tmp(name) => temps.iter().find(|(n, _)| *n == name.as_str()).map(|t| t.1).ok_or_else(|| SyntaxError(format!("`{name}` read before it is written")))?,
+        Expr::Tmp(i) => temps[*i as usize].ok_or_else(|| SyntaxError(format!("`{}` read before it is written", names[*i as usize])))?,
+        Expr::SignExt(e) => Val { signed: true, ..ev(e)? },
         Expr::View(e, ty) => ev(e)?.cast(Ty { width: ty.width, signed: false }).cast(*ty),
+        Expr::Slice(e, hi, lo) if hi < lo => {
+            let width = lo - hi + 1;
+            let v = ev(e)?.bits >> hi;
+            let reversed = (0..width).fold(0u128, |acc, i| acc | ((v >> i) & 1) << (width - 1 - i));
+            Val::new(reversed, width, false)
+        }
         Expr::Slice(e, hi, lo) => {
             let v = ev(e)?;
             Val::new(v.bits >> lo, hi - lo + 1, false)
@@ -653,5 +903,48 @@ mod tests {
         let p = Program::parse("tmp = 64'U(S0.u32) + 64'U(S1.u32);\nSCC = tmp >= 0x100000000ULL ? 1'1U : 1'0U;\nD0.u32 = tmp.u32").unwrap();
         let f = p.footprint();
         assert_eq!((f.sources, f.d0_writes.as_slice(), f.writes_scc, f.writes_vcc), (2, &[32u8][..], true, false));
+    }
+
+    fn frame() -> Frame {
+        Frame { d0: 0, d0_bits: 32, d1: 0, scc: false, vcc: 0, vcc_out: 0, exec: 0, exec_out: 0, lane: 3 }
+    }
+
+    #[test]
+    fn the_machine_subset_writes_a_compare_s_lane_bit_and_exec() {
+        let p = Program::parse_machine("EXEC.u64[laneId] = D0.u64[laneId] = S0.i32 > S1.i32;\n// D0 = VCC in VOPC encoding.").unwrap();
+        let f = p.footprint();
+        assert!(f.writes_d0_lane && f.writes_exec_lane && !f.writes_exec, "{f:?}");
+        let mut st = frame();
+        p.run_frame(&mut st, &[(5, 32), (0xffff_ffff, 32)]).unwrap();
+        assert_eq!((st.d0, st.exec_out), (1 << 3, 1 << 3), "5 > -1 as signed");
+        let mut st = frame();
+        p.run_frame(&mut st, &[(0xffff_ffff, 32), (5, 32)]).unwrap();
+        assert_eq!((st.d0, st.exec_out), (0, 0));
+        assert!(Program::parse(&"EXEC.u64[laneId] = S0.u32 > S1.u32").is_err(), "not in the prover's subset");
+    }
+
+    #[test]
+    fn saveexec_names_its_temporary_and_writes_the_whole_mask() {
+        let p = Program::parse_machine("saveexec = EXEC.u64;\nEXEC.u64 = (S0.u64 & EXEC.u64);\nD0.u64 = saveexec.u64;\nSCC = EXEC.u64 != 0ULL").unwrap();
+        let mut st = Frame { d0_bits: 64, exec: 0xf0f0, exec_out: 0xf0f0, ..frame() };
+        p.run_frame(&mut st, &[(0xff00, 64)]).unwrap();
+        assert_eq!((st.d0, st.exec_out, st.scc), (0xf0f0, 0xf000, true));
+    }
+
+    #[test]
+    fn a_concatenated_write_splits_the_carry_from_the_sum() {
+        let p = Program::parse_machine("{ D1.u1, D0.u64 } = 65'B(65'U(S0.u32) * 65'U(S1.u32) + 65'U(S2.u64))").unwrap();
+        let mut st = Frame { d0_bits: 64, ..frame() };
+        p.run_frame(&mut st, &[(0xffff_ffff, 32), (0xffff_ffff, 32), (u64::MAX, 64)]).unwrap();
+        // (2^32-1)^2 + 2^64-1 = 2^65 - 2^33: the low 64 bits are -2^33, the 65th bit is set.
+        assert_eq!((st.d0, st.d1), (0u64.wrapping_sub(1 << 33), 1 << 3));
+    }
+
+    #[test]
+    fn signext_widens_by_the_sign() {
+        let p = Program::parse_machine("D0.i32 = 32'I(signext(S0.i16))").unwrap();
+        let mut st = frame();
+        p.run_frame(&mut st, &[(0xfffe, 32)]).unwrap();
+        assert_eq!(st.d0, 0xffff_fffe);
     }
 }

@@ -1,0 +1,623 @@
+//! What the emulator does for one encoding, decided once per encoding record: run a
+//! pseudocode program (ALU), run a built-in action (memory, control flow, lane access), or
+//! stop with the reason it cannot.
+//!
+//! An ALU instruction's text is the first that is the instruction's own (see
+//! [`crate::isa::semantics`]), parses in the evaluator's machine subset and *fits* the
+//! encoding (it reads no source the encoding lacks, writes the destination at its width or as a
+//! lane mask, and writes SCC, VCC and EXEC exactly when the encoding defines them); tables are
+//! tried nearest first, then [`super::transcribed`].
+
+use crate::isa::info::{Family, Form, classify};
+use crate::isa::operand::Operands;
+use crate::isa::reg::{Reg, Special};
+use crate::isa::semantics::eval::{Footprint, Program};
+use crate::isa::semantics::{Arch, Pseudocode, Semantics, base_name};
+use crate::isa::table::{Dir, Encoding, OperandName, implicit};
+use crate::isa::Generation;
+
+use super::transcribed;
+
+/// Where an ALU text came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Origin {
+    Table(Arch),
+    Transcribed,
+}
+
+impl Origin {
+    pub fn name(self) -> &'static str {
+        match self {
+            Origin::Table(a) => a.name(),
+            Origin::Transcribed => "transcribed",
+        }
+    }
+}
+
+/// Where a VALU text's `VCC` is read from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VccSource {
+    /// The VCC register (VOP2, VOPC).
+    Vcc,
+    /// An operand (index into the decoded operands): the VOP3 forms' carry-in or mask (`src2`).
+    Operand(usize),
+}
+
+/// Where lane bits written to `VCC` (or `D1`) go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MaskDest {
+    Vcc,
+    Operand(usize),
+}
+
+/// An ALU instruction ready to run.
+#[derive(Debug)]
+pub struct Alu {
+    pub program: Program,
+    pub footprint: Footprint,
+    pub origin: Origin,
+    /// Runs once per active lane (VALU) rather than once per wave (SALU).
+    pub vector: bool,
+    /// Operand indices of `S0..`, with the width each is read at.
+    pub sources: Vec<(usize, u8)>,
+    /// The destination operand and its width.
+    pub dest: Option<(usize, u8)>,
+    /// Where a compare's lane mask (`D0.u64[laneId]`) goes, written after all lanes ran.
+    pub mask_dest: Option<MaskDest>,
+    pub vcc_in: VccSource,
+    pub vcc_out: MaskDest,
+    /// A 16-bit result in a 32-bit register keeps the register's high half (GFX10+; GFX9
+    /// zeroes it: LLVM's `zeroesHigh16BitsOfDest`).
+    pub preserve_high: bool,
+    /// The SDWA form's operand selects, when the instruction is one.
+    pub sdwa: Option<Sdwa>,
+    /// Operands that must be zero because the emulator does not model them (source modifiers,
+    /// clamp, output modifiers, op_sel): a non-zero one stops the run.
+    pub unmodelled: Vec<usize>,
+}
+
+/// Where an SDWA instruction's selects are (operand indices).
+#[derive(Clone, Copy, Debug)]
+pub struct Sdwa {
+    /// Per source: its `srcN_sel` and, for integer sources, the modifiers holding `sext`.
+    pub src: [Option<(usize, Option<usize>)>; 2],
+    pub dst_sel: Option<usize>,
+    pub dst_unused: Option<usize>,
+}
+
+/// Width of a memory access and how it extends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Access {
+    pub bytes: u8,
+    pub signed: bool,
+}
+
+/// Which address space a vector memory instruction addresses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Space {
+    Global,
+    /// Generic (`flat_*`): global, LDS or private by the address's aperture.
+    Flat,
+    /// Per-lane private memory (`scratch_*`).
+    Scratch,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cond {
+    Scc0,
+    Scc1,
+    Vccz,
+    Vccnz,
+    Execz,
+    Execnz,
+}
+
+/// A built-in action.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Native {
+    /// Nothing to do (no cache or scheduling model): `s_nop`, `s_clause`, cache invalidations.
+    Nop,
+    /// `s_waitcnt*`: memory is in order, so it only counts.
+    Waitcnt,
+    EndPgm,
+    /// `s_trap`, `s_sethalt`: the run stops with a report.
+    Halt,
+    Branch,
+    CBranch(Cond),
+    GetPc,
+    SetPc,
+    SwapPc,
+    Call,
+    Barrier,
+    /// `s_load_*`: dwords into SGPRs.
+    SLoad { dwords: u8 },
+    VLoad { space: Space, access: Access, dwords: u8 },
+    VStore { space: Space, access: Access, dwords: u8 },
+    /// `global_atomic_add` and its kin: one dword, optionally returning the old value.
+    VAtomic { space: Space, op: AtomicOp, returns: bool },
+    DsLoad { access: Access, dwords: u8 },
+    DsStore { access: Access, dwords: u8 },
+    /// `ds_read2`/`ds_load_2addr`: two values at two offsets (scaled by the size, and by 64 for
+    /// `st64`).
+    DsLoad2 { bytes: u8, stride64: bool },
+    DsStore2 { bytes: u8, stride64: bool },
+    DsAtomic { op: AtomicOp, returns: bool },
+    ReadLane,
+    ReadFirstLane,
+    WriteLane,
+    /// `v_accvgpr_read`/`v_accvgpr_write`/`v_accvgpr_mov`: a copy between register files.
+    Copy,
+    /// `v_pk_mov_b32`: each half of the 64-bit result from either half of a source, by op_sel.
+    PkMov,
+    /// `buffer_load_*`/`buffer_store_*` through the private segment buffer (scratch on GFX9).
+    BufferLoad { access: Access, dwords: u8, offen: bool },
+    BufferStore { access: Access, dwords: u8, offen: bool },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AtomicOp {
+    Add,
+    Sub,
+    And,
+    Or,
+    Xor,
+    MinU,
+    MaxU,
+    MinI,
+    MaxI,
+    Swap,
+}
+
+impl AtomicOp {
+    pub fn apply(self, old: u32, v: u32) -> u32 {
+        match self {
+            AtomicOp::Add => old.wrapping_add(v),
+            AtomicOp::Sub => old.wrapping_sub(v),
+            AtomicOp::And => old & v,
+            AtomicOp::Or => old | v,
+            AtomicOp::Xor => old ^ v,
+            AtomicOp::MinU => old.min(v),
+            AtomicOp::MaxU => old.max(v),
+            AtomicOp::MinI => (old as i32).min(v as i32) as u32,
+            AtomicOp::MaxI => (old as i32).max(v as i32) as u32,
+            AtomicOp::Swap => v,
+        }
+    }
+
+    fn parse(word: &str) -> Option<AtomicOp> {
+        Some(match word {
+            "add" | "add_u32" => AtomicOp::Add,
+            "sub" | "sub_u32" => AtomicOp::Sub,
+            "and" | "and_b32" => AtomicOp::And,
+            "or" | "or_b32" => AtomicOp::Or,
+            "xor" | "xor_b32" => AtomicOp::Xor,
+            "umin" | "min_u32" => AtomicOp::MinU,
+            "umax" | "max_u32" => AtomicOp::MaxU,
+            "smin" | "min_i32" => AtomicOp::MinI,
+            "smax" | "max_i32" => AtomicOp::MaxI,
+            "swap" | "swap_b32" => AtomicOp::Swap,
+            _ => return None,
+        })
+    }
+}
+
+/// What to do for an encoding.
+#[derive(Debug)]
+pub enum Kind {
+    Alu(Box<Alu>),
+    /// A VOPD pair (`v_dual_mov_b32 v0, s2 :: v_dual_add_nc_u32 v1, v3, v4`): both read their
+    /// sources, then both write.
+    Dual(Box<[Alu; 2]>),
+    Native(Native),
+    /// Not implemented: the run stops naming the instruction and this reason.
+    Unimplemented(String),
+}
+
+/// The mnemonic without the `_e32`/`_e64` suffix LLVM gives VOP forms.
+pub fn plain_mnemonic(e: &Encoding) -> &'static str {
+    // An AsmString variant (`v_cmpx_gt_u32{_e64}`) ends the name.
+    let m = e.mnemonic();
+    let m = m.split('{').next().unwrap_or(m);
+    m.strip_suffix("_e32").or_else(|| m.strip_suffix("_e64")).unwrap_or(m)
+}
+
+/// Decides what to do for encoding `e` on `generation`. `ops` are one instance's decoded
+/// operands (the operand list is the encoding's; values are not looked at).
+pub fn compile(e: &Encoding, ops: &Operands, generation: Generation, wave64: bool) -> Kind {
+    let Some((family, form)) = classify(e) else {
+        return Kind::Unimplemented("no encoding family".into());
+    };
+    if form == Form::Sdwa && matches!(family, Family::Vop1 | Family::Vop2 | Family::Vopc) {
+        return match alu(e, ops, family, generation, wave64) {
+            Ok(mut alu) => {
+                let operands = ops.as_slice();
+                let find = |name: &str| operands.iter().position(|o| o.name.name() == name);
+                let int_mods = |name: &str| find(name).filter(|&i| operands[i].class.name().starts_with("Int"));
+                // Integer modifiers are `sext`, which the selects apply; float ones (neg,
+                // abs) stay unmodelled and must be zero.
+                alu.unmodelled.retain(|&i| int_mods(operands[i].name.name()) != Some(i));
+                alu.sdwa = Some(Sdwa {
+                    src: [find("src0_sel").map(|s| (s, int_mods("src0_modifiers"))), find("src1_sel").map(|s| (s, int_mods("src1_modifiers")))],
+                    dst_sel: find("dst_sel"),
+                    dst_unused: find("dst_unused"),
+                });
+                Kind::Alu(Box::new(alu))
+            }
+            Err(why) => Kind::Unimplemented(why),
+        };
+    }
+    if form != Form::Native {
+        return Kind::Unimplemented(format!("{} forms are not implemented", form.name().unwrap_or("extended")));
+    }
+    let mnemonic = plain_mnemonic(e);
+    if let Some(native) = native(mnemonic, family) {
+        let record = e.opcode.name();
+        return match native {
+            Native::BufferLoad { .. } | Native::BufferStore { .. } if ["_IDXEN", "_BOTHEN", "_ADDR64", "_LDS"].iter().any(|t| record.contains(t)) => {
+                Kind::Unimplemented("buffer addressing other than OFFSET/OFFEN is not implemented".into())
+            }
+            Native::BufferLoad { access, dwords, .. } => Kind::Native(Native::BufferLoad { access, dwords, offen: record.contains("_OFFEN") }),
+            Native::BufferStore { access, dwords, .. } => Kind::Native(Native::BufferStore { access, dwords, offen: record.contains("_OFFEN") }),
+            n => Kind::Native(n),
+        };
+    }
+    if family == Family::Vopd {
+        return match dual(e, ops, generation) {
+            Ok(pair) => Kind::Dual(Box::new(pair)),
+            Err(why) => Kind::Unimplemented(why),
+        };
+    }
+    match family {
+        Family::Sop1 | Family::Sop2 | Family::Sopc | Family::Sopk | Family::Vop1 | Family::Vop2 | Family::Vopc | Family::Vop3 | Family::Vop3sd => {
+            match alu(e, ops, family, generation, wave64) {
+                Ok(alu) => Kind::Alu(Box::new(alu)),
+                Err(why) => Kind::Unimplemented(why),
+            }
+        }
+        Family::Sopp => Kind::Unimplemented("this program-control instruction is not implemented".into()),
+        other => Kind::Unimplemented(format!("{other:?} instructions of this kind are not implemented")),
+    }
+}
+
+fn access_of(suffix: &str) -> Option<(Access, u8)> {
+    let a = |bytes, signed| Access { bytes, signed };
+    Some(match suffix {
+        "ubyte" | "u8" => (a(1, false), 1),
+        "sbyte" | "i8" => (a(1, true), 1),
+        "ushort" | "u16" => (a(2, false), 1),
+        "sshort" | "i16" => (a(2, true), 1),
+        "byte" | "b8" => (a(1, false), 1),
+        "short" | "b16" => (a(2, false), 1),
+        "dword" | "b32" => (a(4, false), 1),
+        "dwordx2" | "b64" => (a(4, false), 2),
+        "dwordx3" | "b96" => (a(4, false), 3),
+        "dwordx4" | "b128" => (a(4, false), 4),
+        _ => return None,
+    })
+}
+
+/// Built-in actions by mnemonic.
+fn native(m: &str, family: Family) -> Option<Native> {
+    use Native::*;
+    Some(match m {
+        "s_nop" | "s_clause" | "s_delay_alu" | "s_setprio" | "s_sendmsg" | "s_inst_prefetch" | "s_dcache_inv" | "s_icache_inv" | "s_code_end" | "buffer_gl0_inv" | "buffer_gl1_inv" | "buffer_wbinvl1" | "buffer_wbinvl1_vol" | "buffer_wbl2" | "buffer_inv" | "s_waitcnt_depctr" => {
+            // s_code_end pads after the last function; reaching it is a fall-through bug the
+            // decoder would show, but it does nothing when executed.
+            Nop
+        }
+        "s_waitcnt" | "s_waitcnt_vscnt" | "s_waitcnt_vmcnt" | "s_waitcnt_lgkmcnt" | "s_waitcnt_expcnt" => Waitcnt,
+        "s_endpgm" => EndPgm,
+        "s_trap" | "s_sethalt" => Halt,
+        "s_branch" => Branch,
+        "s_cbranch_scc0" => CBranch(Cond::Scc0),
+        "s_cbranch_scc1" => CBranch(Cond::Scc1),
+        "s_cbranch_vccz" => CBranch(Cond::Vccz),
+        "s_cbranch_vccnz" => CBranch(Cond::Vccnz),
+        "s_cbranch_execz" => CBranch(Cond::Execz),
+        "s_cbranch_execnz" => CBranch(Cond::Execnz),
+        "s_getpc_b64" => GetPc,
+        "s_setpc_b64" => SetPc,
+        "s_swappc_b64" => SwapPc,
+        "s_call_b64" => Call,
+        "s_barrier" => Barrier,
+        "v_readlane_b32" => ReadLane,
+        "v_readfirstlane_b32" => ReadFirstLane,
+        "v_writelane_b32" => WriteLane,
+        "v_accvgpr_read_b32" | "v_accvgpr_write_b32" | "v_accvgpr_mov_b32" => Copy,
+        "v_pk_mov_b32" => PkMov,
+        _ => return memory(m, family),
+    })
+}
+
+fn memory(m: &str, family: Family) -> Option<Native> {
+    use Native::*;
+    if family == Family::Mubuf {
+        // Which addressing a MUBUF record has is in its name, not its operands; the caller
+        // refines `offen` from the record.
+        if let Some(rest) = m.strip_prefix("buffer_load_") {
+            let (access, dwords) = access_of(rest)?;
+            return Some(BufferLoad { access, dwords, offen: false });
+        }
+        if let Some(rest) = m.strip_prefix("buffer_store_") {
+            let (access, dwords) = access_of(rest)?;
+            return Some(BufferStore { access, dwords, offen: false });
+        }
+        return None;
+    }
+    if family == Family::Smem {
+        let rest = m.strip_prefix("s_load_")?;
+        let dwords = match rest {
+            "dwordx8" | "b256" => 8,
+            "dwordx16" | "b512" => 16,
+            _ => access_of(rest).filter(|(a, _)| a.bytes == 4)?.1,
+        };
+        return Some(SLoad { dwords });
+    }
+    let space = match family {
+        Family::Global => Space::Global,
+        Family::Flat => Space::Flat,
+        Family::Scratch => Space::Scratch,
+        Family::Ds => return ds(m),
+        _ => return None,
+    };
+    let (_, op) = m.split_once('_')?;
+    if let Some(rest) = op.strip_prefix("load_") {
+        let (access, dwords) = access_of(rest)?;
+        return Some(VLoad { space, access, dwords });
+    }
+    if let Some(rest) = op.strip_prefix("store_") {
+        let (access, dwords) = access_of(rest)?;
+        return Some(VStore { space, access, dwords });
+    }
+    if let Some(rest) = op.strip_prefix("atomic_") {
+        // 64-bit and floating-point atomics are not implemented.
+        let (word, returns) = match rest.strip_suffix("_rtn") {
+            Some(w) => (w, true),
+            None => (rest, false),
+        };
+        let op = AtomicOp::parse(word)?;
+        // GFX9 marks the returning form with `glc` instead of a name; that is read at run time.
+        return Some(VAtomic { space, op, returns });
+    }
+    None
+}
+
+fn ds(m: &str) -> Option<Native> {
+    use Native::*;
+    let op = m.strip_prefix("ds_")?;
+    let (stride64, op) = match op.strip_prefix("read2st64_").or_else(|| op.strip_prefix("load_2addr_stride64_")) {
+        Some(rest) => (true, format!("read2_{rest}")),
+        None => match op.strip_prefix("write2st64_").or_else(|| op.strip_prefix("store_2addr_stride64_")) {
+            Some(rest) => (true, format!("write2_{rest}")),
+            None => (false, op.replace("load_2addr_", "read2_").replace("store_2addr_", "write2_")),
+        },
+    };
+    if let Some(rest) = op.strip_prefix("read2_") {
+        let (a, dwords) = access_of(rest)?;
+        return Some(DsLoad2 { bytes: a.bytes * dwords, stride64 });
+    }
+    if let Some(rest) = op.strip_prefix("write2_") {
+        let (a, dwords) = access_of(rest)?;
+        return Some(DsStore2 { bytes: a.bytes * dwords, stride64 });
+    }
+    if let Some(rest) = op.strip_prefix("read_").or_else(|| op.strip_prefix("load_")) {
+        let (access, dwords) = access_of(rest)?;
+        return Some(DsLoad { access, dwords });
+    }
+    if let Some(rest) = op.strip_prefix("write_").or_else(|| op.strip_prefix("store_")) {
+        let (access, dwords) = access_of(rest)?;
+        return Some(DsStore { access, dwords });
+    }
+    let (word, returns) = match op.strip_suffix("_rtn_u32").or_else(|| op.strip_suffix("_rtn_b32")).or_else(|| op.strip_suffix("_rtn_i32")) {
+        Some(w) => (w.to_owned(), true),
+        None => (op.strip_suffix("_u32").or_else(|| op.strip_suffix("_b32")).or_else(|| op.strip_suffix("_i32"))?.to_owned(), false),
+    };
+    let signed = op.ends_with("_i32");
+    let op = match (word.as_str(), signed) {
+        ("min", true) => AtomicOp::MinI,
+        ("max", true) => AtomicOp::MaxI,
+        ("min", false) => AtomicOp::MinU,
+        ("max", false) => AtomicOp::MaxU,
+        ("wrxchg", _) => AtomicOp::Swap,
+        (w, _) => AtomicOp::parse(w)?,
+    };
+    Some(DsAtomic { op, returns })
+}
+
+/// Width in bits a register-class operand is read at (`wave` for a lane mask).
+fn class_bits(reg_class: &str, wave: u8) -> u8 {
+    if reg_class.ends_with("_1") || reg_class.contains("_1_") {
+        // SReg_1, SReg_1_XEXEC, VReg_1: a lane mask.
+        return wave;
+    }
+    for (tag, bits) in [("_64", 64), ("_128", 128), ("_96", 96)] {
+        if reg_class.contains(tag) {
+            return bits.min(64);
+        }
+    }
+    32
+}
+
+fn alu(e: &Encoding, ops: &Operands, family: Family, generation: Generation, wave64: bool) -> Result<Alu, String> {
+    let wave = if wave64 { 64 } else { 32 };
+    let operands = ops.as_slice();
+    let index = |name: OperandName| operands.iter().position(|o| o.name == name);
+    let enc_op = |i: usize| e.operands.get(i);
+    // Sources in AMD's order: src0..src2 (an SOPK's register operand, then its immediate).
+    let mut sources = Vec::new();
+    let mut unmodelled = Vec::new();
+    for (i, op) in operands.iter().enumerate() {
+        let name = op.name.name();
+        let is_in = enc_op(i).is_none_or(|o| o.dir == Dir::In);
+        match name {
+            "src0" | "src1" | "src2" | "simm16" => sources.push((i, class_bits(op.class.info().reg_class, wave))),
+            "sdst" if is_in && family == Family::Sopk => sources.push((i, 32)),
+            "src0_modifiers" | "src1_modifiers" | "src2_modifiers" | "clamp" | "omod" | "op_sel" | "op_sel_hi" | "byte_sel" => unmodelled.push(i),
+            _ => {}
+        }
+    }
+    if family == Family::Sopk {
+        // The register operand comes first (`s_cmpk_gt_u32 s0, 10`: S0 = s0, S1 = 10).
+        sources.sort_by_key(|&(i, _)| (operands[i].name.name() == "simm16", i));
+    }
+    let is_out = |i: usize| enc_op(i).is_some_and(|o| o.dir == Dir::Out);
+    let vdst = index(OperandName::vdst).filter(|&i| is_out(i));
+    let sdst = index(OperandName::sdst).filter(|&i| is_out(i));
+    let vector = !matches!(family, Family::Sop1 | Family::Sop2 | Family::Sopc | Family::Sopk);
+    let vcc_in = match (family, index(OperandName::src2)) {
+        (Family::Vop3 | Family::Vop3sd, Some(i)) if class_bits(operands[i].class.info().reg_class, wave) == wave && operands[i].class.info().reg_class.starts_with("SReg") => VccSource::Operand(i),
+        _ => VccSource::Vcc,
+    };
+    let defs = e.defs;
+    let name = plain_mnemonic(e).to_ascii_uppercase();
+    let texts = candidate_texts(&name, generation);
+    let mut refused = Vec::new();
+    for (origin, text) in texts {
+        let program = match Program::parse_machine(&text) {
+            Ok(p) => p,
+            Err(err) => {
+                refused.push(format!("{}: outside the evaluated subset: {err}", origin.name()));
+                continue;
+            }
+        };
+        let f = program.footprint();
+        // The text's S2 may be the VOP3 mask operand's place: only count real sources.
+        let usable_sources = if vcc_in != VccSource::Vcc { sources.len() - 1 } else { sources.len() };
+        let why = if usize::from(f.sources) > usable_sources {
+            Some(format!("reads S{} but the instruction has {usable_sources} sources", f.sources - 1))
+        } else if f.writes_scc != defs.has(implicit::SCC) {
+            Some("writes SCC where the instruction does not (or the reverse)".to_owned())
+        } else if f.writes_exec || f.writes_exec_lane {
+            if defs.has(implicit::EXEC) { None } else { Some("writes EXEC, which the instruction does not".to_owned()) }
+        } else {
+            None
+        };
+        let mut dest = None;
+        let mut mask_dest = None;
+        let mut preserve_high = false;
+        let mut vcc_out = MaskDest::Vcc;
+        let why = why.or_else(|| {
+            if f.writes_d0_lane {
+                mask_dest = Some(match sdst {
+                    Some(i) => MaskDest::Operand(i),
+                    None if defs.has(implicit::VCC) => MaskDest::Vcc,
+                    None => return Some("writes a lane mask but the instruction has no mask destination".to_owned()),
+                });
+                None
+            } else if !f.d0_writes.is_empty() {
+                let d = if vector { vdst } else { sdst };
+                let Some(d) = d else { return Some("writes D0 but the instruction has no destination".to_owned()) };
+                let bits = operands[d].value_bits();
+                let half = bits == 32 && vector && f.d0_writes.iter().all(|&w| w == 16);
+                if half {
+                    preserve_high = generation.is_gfx10_plus();
+                } else if f.d0_writes.iter().any(|&w| w != bits) {
+                    return Some(format!("writes D0 at {:?} bits, the destination has {bits}", f.d0_writes));
+                }
+                dest = Some((d, bits));
+                None
+            } else if (vdst.is_some() && vector) || (sdst.is_some() && !vector) {
+                Some("never writes the destination".to_owned())
+            } else {
+                None
+            }
+        });
+        let why = why.or_else(|| {
+            if f.writes_vcc || f.writes_d1 {
+                vcc_out = match (vector, sdst) {
+                    (true, Some(i)) if vdst.is_some() => MaskDest::Operand(i),
+                    _ if defs.has(implicit::VCC) => MaskDest::Vcc,
+                    _ => return Some("writes a carry the instruction does not define".to_owned()),
+                };
+            } else if vector && vdst.is_some() && sdst.is_some() {
+                return Some("does not write the carry the instruction defines".to_owned());
+            }
+            None
+        });
+        if let Some(why) = why {
+            refused.push(format!("{}: {why}", origin.name()));
+            continue;
+        }
+        return Ok(Alu { footprint: f, program, origin, vector, sources, dest, mask_dest, vcc_in, vcc_out, preserve_high, sdwa: None, unmodelled });
+    }
+    if refused.is_empty() {
+        Err(format!("no table has a text of its own for {name}, and none is transcribed"))
+    } else {
+        Err(format!("no text for {name} fits its encoding ({})", refused.join("; ")))
+    }
+}
+
+/// The two components of a VOPD record, each from its own AMD text (`V_DUAL_MOV_B32` means
+/// `V_MOV_B32`).
+fn dual(e: &Encoding, ops: &Operands, generation: Generation) -> Result<[Alu; 2], String> {
+    let operands = ops.as_slice();
+    let find = |name: &str| operands.iter().position(|o| o.name.name() == name);
+    let mut parts = e.asm.split("::");
+    let mut component = |side: &str| -> Result<Alu, String> {
+        let asm = parts.next().ok_or("a VOPD record with one component")?;
+        let word = asm.trim().split([' ', '$']).next().unwrap_or("");
+        let name = format!("V_{}", word.strip_prefix("v_dual_").ok_or_else(|| format!("`{word}` is not a VOPD component"))?.to_ascii_uppercase());
+        let dest = find(&format!("vdst{side}")).ok_or("a VOPD component without a destination")?;
+        let sources: Vec<(usize, u8)> = [format!("src0{side}"), format!("vsrc1{side}"), format!("src2{side}")].iter().filter_map(|n| find(n)).map(|i| (i, 32)).collect();
+        let unmodelled: Vec<usize> = operands.iter().enumerate().filter(|(_, o)| o.name.name().ends_with(&format!("{side}_modifiers"))).map(|(i, _)| i).collect();
+        let mut refused = Vec::new();
+        for (origin, text) in candidate_texts(&name, generation) {
+            let program = match Program::parse_machine(&text) {
+                Ok(p) => p,
+                Err(err) => {
+                    refused.push(format!("{}: {err}", origin.name()));
+                    continue;
+                }
+            };
+            let f = program.footprint();
+            if usize::from(f.sources) > sources.len() || f.d0_writes != [32] || f.writes_scc || f.writes_vcc || f.writes_exec || f.writes_exec_lane || f.writes_d0_lane {
+                refused.push(format!("{}: does not fit a VOPD component", origin.name()));
+                continue;
+            }
+            return Ok(Alu { footprint: f, program, origin, vector: true, sources, dest: Some((dest, 32)), mask_dest: None, vcc_in: VccSource::Vcc, vcc_out: MaskDest::Vcc, preserve_high: false, sdwa: None, unmodelled });
+        }
+        Err(format!("no text for {name} (a VOPD component) fits ({})", refused.join("; ")))
+    };
+    Ok([component("X")?, component("Y")?])
+}
+
+/// The texts to try for AMD instruction `name` on `generation`: the attributable texts of the
+/// nearest table first, then the others, then a transcription.
+fn candidate_texts(name: &str, generation: Generation) -> Vec<(Origin, String)> {
+    let mut out = Vec::new();
+    let Some((home, _)) = Arch::for_generation(generation) else { return out };
+    let semantics = Semantics::get();
+    let mut order = vec![home];
+    order.extend(Arch::ALL.iter().copied().filter(|&a| a != home));
+    for arch in order {
+        for entry in semantics.entries_named(arch, base_name(name)) {
+            if let Pseudocode::Text { arch: from, text, .. } = semantics.pseudocode(arch, entry) {
+                if from == arch && !out.iter().any(|(_, t)| *t == text) {
+                    out.push((Origin::Table(arch), text));
+                }
+            }
+        }
+    }
+    if let Some(text) = transcribed::text(name) {
+        out.push((Origin::Transcribed, text.to_owned()));
+    }
+    out
+}
+
+/// Register helpers the wave uses for operand widths.
+pub trait OperandBits {
+    /// Width in bits of a register operand's value (32 per dword), 32 for immediates.
+    fn value_bits(&self) -> u8;
+}
+
+impl OperandBits for crate::isa::operand::Op {
+    fn value_bits(&self) -> u8 {
+        match self.value {
+            crate::isa::operand::Value::Reg(r) => match r {
+                Reg::Special(Special::Vcc | Special::Exec) => 64,
+                r => (u32::from(r.count()) * 32).min(64) as u8,
+            },
+            _ => class_bits(self.class.info().reg_class, 32),
+        }
+    }
+}

@@ -1,0 +1,126 @@
+//! Texts for instructions whose record in every AMD table is unusable, typed in by hand.
+//!
+//! AMD's machine-readable tables store one text per opcode number (see
+//! [`crate::isa::semantics`]), so almost no SALU instruction has a text of its own: `S_AND_B32`,
+//! `S_MOV_B32`, `S_CSELECT_B32` all carry a VOPC compare's or a buffer load's. The texts below
+//! are AMD's, from the RDNA3.5 ISA reference guide (sections "SOP1", "SOP2", "SOPC", "SOPK"),
+//! in the evaluator's machine subset; GFX9's names for the same operations (Vega ISA guide:
+//! `S_ANDN2_B64` is RDNA's `S_AND_NOT1_B64`) map to the same text. They are used only when no
+//! table has a text that is the instruction's own and fits its encoding, and every use is
+//! reported as transcribed ([`super::ops::Origin::Transcribed`]).
+//!
+//! The host-reference tests (`tests/emulate.rs`) run these on both generations.
+
+/// `(AMD name, text)`.
+pub const TEXTS: &[(&str, &str)] = &[
+    ("S_MOV_B32", "D0.b32 = S0.b32"),
+    // GFX940's 64-bit VALU move (CDNA3 ISA guide, VOP1).
+    ("V_MOV_B64", "D0.b64 = S0.b64"),
+    ("S_MOV_B64", "D0.b64 = S0.b64"),
+    ("S_CMOV_B32", "D0.b32 = SCC ? S0.b32 : D0.b32"),
+    ("S_CMOV_B64", "D0.b64 = SCC ? S0.b64 : D0.b64"),
+    ("S_MOVK_I32", "D0.i32 = 32'I(signext(S0.i16))"),
+    ("S_CMOVK_I32", "D0.i32 = SCC ? 32'I(signext(S0.i16)) : D0.i32"),
+    ("S_NOT_B32", "D0.u32 = ~S0.u32;\nSCC = D0.u32 != 0U"),
+    ("S_NOT_B64", "D0.u64 = ~S0.u64;\nSCC = D0.u64 != 0ULL"),
+    ("S_AND_B32", "D0.u32 = (S0.u32 & S1.u32);\nSCC = D0.u32 != 0U"),
+    ("S_AND_B64", "D0.u64 = (S0.u64 & S1.u64);\nSCC = D0.u64 != 0ULL"),
+    ("S_OR_B32", "D0.u32 = (S0.u32 | S1.u32);\nSCC = D0.u32 != 0U"),
+    ("S_OR_B64", "D0.u64 = (S0.u64 | S1.u64);\nSCC = D0.u64 != 0ULL"),
+    ("S_XOR_B32", "D0.u32 = (S0.u32 ^ S1.u32);\nSCC = D0.u32 != 0U"),
+    ("S_XOR_B64", "D0.u64 = (S0.u64 ^ S1.u64);\nSCC = D0.u64 != 0ULL"),
+    ("S_AND_NOT1_B32", "D0.u32 = (S0.u32 & ~S1.u32);\nSCC = D0.u32 != 0U"),
+    ("S_ANDN2_B32", "D0.u32 = (S0.u32 & ~S1.u32);\nSCC = D0.u32 != 0U"),
+    ("S_AND_NOT1_B64", "D0.u64 = (S0.u64 & ~S1.u64);\nSCC = D0.u64 != 0ULL"),
+    ("S_ANDN2_B64", "D0.u64 = (S0.u64 & ~S1.u64);\nSCC = D0.u64 != 0ULL"),
+    ("S_OR_NOT1_B32", "D0.u32 = (S0.u32 | ~S1.u32);\nSCC = D0.u32 != 0U"),
+    ("S_ORN2_B32", "D0.u32 = (S0.u32 | ~S1.u32);\nSCC = D0.u32 != 0U"),
+    ("S_OR_NOT1_B64", "D0.u64 = (S0.u64 | ~S1.u64);\nSCC = D0.u64 != 0ULL"),
+    ("S_ORN2_B64", "D0.u64 = (S0.u64 | ~S1.u64);\nSCC = D0.u64 != 0ULL"),
+    ("S_NAND_B32", "D0.u32 = ~(S0.u32 & S1.u32);\nSCC = D0.u32 != 0U"),
+    ("S_NOR_B32", "D0.u32 = ~(S0.u32 | S1.u32);\nSCC = D0.u32 != 0U"),
+    ("S_XNOR_B32", "D0.u32 = ~(S0.u32 ^ S1.u32);\nSCC = D0.u32 != 0U"),
+    ("S_AND_SAVEEXEC_B32", "saveexec = EXEC.u32;\nEXEC.u32 = (S0.u32 & EXEC.u32);\nD0.u32 = saveexec.u32;\nSCC = EXEC.u32 != 0U"),
+    ("S_AND_SAVEEXEC_B64", "saveexec = EXEC.u64;\nEXEC.u64 = (S0.u64 & EXEC.u64);\nD0.u64 = saveexec.u64;\nSCC = EXEC.u64 != 0ULL"),
+    ("S_OR_SAVEEXEC_B32", "saveexec = EXEC.u32;\nEXEC.u32 = (S0.u32 | EXEC.u32);\nD0.u32 = saveexec.u32;\nSCC = EXEC.u32 != 0U"),
+    ("S_OR_SAVEEXEC_B64", "saveexec = EXEC.u64;\nEXEC.u64 = (S0.u64 | EXEC.u64);\nD0.u64 = saveexec.u64;\nSCC = EXEC.u64 != 0ULL"),
+    ("S_XOR_SAVEEXEC_B32", "saveexec = EXEC.u32;\nEXEC.u32 = (S0.u32 ^ EXEC.u32);\nD0.u32 = saveexec.u32;\nSCC = EXEC.u32 != 0U"),
+    ("S_XOR_SAVEEXEC_B64", "saveexec = EXEC.u64;\nEXEC.u64 = (S0.u64 ^ EXEC.u64);\nD0.u64 = saveexec.u64;\nSCC = EXEC.u64 != 0ULL"),
+    ("S_AND_NOT1_SAVEEXEC_B32", "saveexec = EXEC.u32;\nEXEC.u32 = (S0.u32 & ~EXEC.u32);\nD0.u32 = saveexec.u32;\nSCC = EXEC.u32 != 0U"),
+    ("S_ANDN2_SAVEEXEC_B64", "saveexec = EXEC.u64;\nEXEC.u64 = (S0.u64 & ~EXEC.u64);\nD0.u64 = saveexec.u64;\nSCC = EXEC.u64 != 0ULL"),
+    ("S_AND_NOT1_SAVEEXEC_B64", "saveexec = EXEC.u64;\nEXEC.u64 = (S0.u64 & ~EXEC.u64);\nD0.u64 = saveexec.u64;\nSCC = EXEC.u64 != 0ULL"),
+    ("S_ADD_U32", "tmp = 64'U(S0.u32) + 64'U(S1.u32);\nSCC = tmp >= 0x100000000ULL ? 1'1U : 1'0U;\nD0.u32 = tmp.u32"),
+    ("S_ADDC_U32", "tmp = 64'U(S0.u32) + 64'U(S1.u32) + SCC.u64;\nSCC = tmp >= 0x100000000ULL ? 1'1U : 1'0U;\nD0.u32 = tmp.u32"),
+    ("S_SUB_U32", "tmp = S0.u32 - S1.u32;\nSCC = S1.u32 > S0.u32 ? 1'1U : 1'0U;\nD0.u32 = tmp.u32"),
+    ("S_SUBB_U32", "tmp = S0.u32 - S1.u32 - SCC.u32;\nSCC = 64'U(S1.u32) + SCC.u64 > 64'U(S0.u32) ? 1'1U : 1'0U;\nD0.u32 = tmp.u32"),
+    ("S_ADD_I32", "tmp = S0.i32 + S1.i32;\nSCC = ((S0.u32[31] == S1.u32[31]) && (S0.u32[31] != tmp.u32[31]));\nD0.i32 = tmp.i32"),
+    ("S_SUB_I32", "tmp = S0.i32 - S1.i32;\nSCC = ((S0.u32[31] != S1.u32[31]) && (S0.u32[31] != tmp.u32[31]));\nD0.i32 = tmp.i32"),
+    ("S_ADDK_I32", "tmp = S0.i32 + 32'I(signext(S1.i16));\nSCC = ((S0.u32[31] == S1.u16[15]) && (S0.u32[31] != tmp.u32[31]));\nD0.i32 = tmp.i32"),
+    ("S_MULK_I32", "D0.i32 = S0.i32 * 32'I(signext(S1.i16))"),
+    ("S_MUL_I32", "D0.i32 = S0.i32 * S1.i32"),
+    ("S_MUL_HI_U32", "D0.u32 = 32'U((64'U(S0.u32) * 64'U(S1.u32)) >> 32U)"),
+    ("S_LSHL_B32", "D0.u32 = (S0.u32 << S1[4 : 0].u32);\nSCC = D0.u32 != 0U"),
+    ("S_LSHL_B64", "D0.u64 = (S0.u64 << S1[5 : 0].u32);\nSCC = D0.u64 != 0ULL"),
+    ("S_LSHR_B32", "D0.u32 = (S0.u32 >> S1[4 : 0].u32);\nSCC = D0.u32 != 0U"),
+    ("S_LSHR_B64", "D0.u64 = (S0.u64 >> S1[5 : 0].u32);\nSCC = D0.u64 != 0ULL"),
+    ("S_ASHR_I32", "D0.i32 = (S0.i32 >> S1[4 : 0].u32);\nSCC = D0.i32 != 0"),
+    ("S_ASHR_I64", "D0.i64 = (S0.i64 >> S1[5 : 0].u32);\nSCC = D0.i64 != 0LL"),
+    ("S_LSHL1_ADD_U32", "tmp = (64'U(S0.u32) << 1U) + 64'U(S1.u32);\nSCC = tmp >= 0x100000000ULL ? 1'1U : 1'0U;\nD0.u32 = tmp.u32"),
+    ("S_LSHL2_ADD_U32", "tmp = (64'U(S0.u32) << 2U) + 64'U(S1.u32);\nSCC = tmp >= 0x100000000ULL ? 1'1U : 1'0U;\nD0.u32 = tmp.u32"),
+    ("S_LSHL3_ADD_U32", "tmp = (64'U(S0.u32) << 3U) + 64'U(S1.u32);\nSCC = tmp >= 0x100000000ULL ? 1'1U : 1'0U;\nD0.u32 = tmp.u32"),
+    ("S_LSHL4_ADD_U32", "tmp = (64'U(S0.u32) << 4U) + 64'U(S1.u32);\nSCC = tmp >= 0x100000000ULL ? 1'1U : 1'0U;\nD0.u32 = tmp.u32"),
+    ("S_MIN_U32", "SCC = S0.u32 < S1.u32;\nD0.u32 = SCC ? S0.u32 : S1.u32"),
+    ("S_MIN_I32", "SCC = S0.i32 < S1.i32;\nD0.i32 = SCC ? S0.i32 : S1.i32"),
+    ("S_MAX_U32", "SCC = S0.u32 > S1.u32;\nD0.u32 = SCC ? S0.u32 : S1.u32"),
+    ("S_MAX_I32", "SCC = S0.i32 > S1.i32;\nD0.i32 = SCC ? S0.i32 : S1.i32"),
+    ("S_CSELECT_B32", "D0.u32 = SCC ? S0.u32 : S1.u32"),
+    ("S_CSELECT_B64", "D0.u64 = SCC ? S0.u64 : S1.u64"),
+    ("S_BFE_U32", "D0.u32 = ((S0.u32 >> S1[4 : 0].u32) & ((1U << S1[22 : 16].u32) - 1U));\nSCC = D0.u32 != 0U"),
+    ("S_BREV_B32", "D0.u32 = S0.u32[0 : 31]"),
+    ("S_BFM_B32", "D0.u32 = (((1U << S0[4 : 0].u32) - 1U) << S1[4 : 0].u32)"),
+    ("S_SEXT_I32_I8", "D0.i32 = 32'I(signext(S0.i8))"),
+    ("S_SEXT_I32_I16", "D0.i32 = 32'I(signext(S0.i16))"),
+    ("S_CMP_EQ_U32", "SCC = S0.u32 == S1.u32"),
+    ("S_CMP_LG_U32", "SCC = S0.u32 != S1.u32"),
+    ("S_CMP_GT_U32", "SCC = S0.u32 > S1.u32"),
+    ("S_CMP_GE_U32", "SCC = S0.u32 >= S1.u32"),
+    ("S_CMP_LT_U32", "SCC = S0.u32 < S1.u32"),
+    ("S_CMP_LE_U32", "SCC = S0.u32 <= S1.u32"),
+    ("S_CMP_EQ_I32", "SCC = S0.i32 == S1.i32"),
+    ("S_CMP_LG_I32", "SCC = S0.i32 != S1.i32"),
+    ("S_CMP_GT_I32", "SCC = S0.i32 > S1.i32"),
+    ("S_CMP_GE_I32", "SCC = S0.i32 >= S1.i32"),
+    ("S_CMP_LT_I32", "SCC = S0.i32 < S1.i32"),
+    ("S_CMP_LE_I32", "SCC = S0.i32 <= S1.i32"),
+    ("S_CMP_EQ_U64", "SCC = S0.u64 == S1.u64"),
+    ("S_CMP_LG_U64", "SCC = S0.u64 != S1.u64"),
+    ("S_CMPK_EQ_U32", "SCC = S0.u32 == 32'U(S1.u16)"),
+    ("S_CMPK_LG_U32", "SCC = S0.u32 != 32'U(S1.u16)"),
+    ("S_CMPK_GT_U32", "SCC = S0.u32 > 32'U(S1.u16)"),
+    ("S_CMPK_GE_U32", "SCC = S0.u32 >= 32'U(S1.u16)"),
+    ("S_CMPK_LT_U32", "SCC = S0.u32 < 32'U(S1.u16)"),
+    ("S_CMPK_LE_U32", "SCC = S0.u32 <= 32'U(S1.u16)"),
+    ("S_CMPK_EQ_I32", "SCC = S0.i32 == 32'I(signext(S1.i16))"),
+    ("S_CMPK_LG_I32", "SCC = S0.i32 != 32'I(signext(S1.i16))"),
+    ("S_CMPK_GT_I32", "SCC = S0.i32 > 32'I(signext(S1.i16))"),
+    ("S_CMPK_GE_I32", "SCC = S0.i32 >= 32'I(signext(S1.i16))"),
+    ("S_CMPK_LT_I32", "SCC = S0.i32 < 32'I(signext(S1.i16))"),
+    ("S_CMPK_LE_I32", "SCC = S0.i32 <= 32'I(signext(S1.i16))"),
+];
+
+/// The transcribed text of AMD instruction `name`, if any.
+pub fn text(name: &str) -> Option<&'static str> {
+    TEXTS.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::isa::semantics::eval::Program;
+
+    #[test]
+    fn every_transcription_parses_in_the_machine_subset() {
+        for (name, text) in super::TEXTS {
+            Program::parse_machine(text).unwrap_or_else(|e| panic!("{name}: {e}"));
+        }
+    }
+}
