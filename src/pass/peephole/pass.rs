@@ -367,10 +367,8 @@ impl<'a> BlockLive<'a> {
             if unit >= VGPR0 && *exec == Exec::Covers && a.writes.contains(u) && overwrites_every_lane(&f, unit) {
                 return Some(true);
             }
-            if a.writes.contains(usize::from(EXEC_LO)) || a.writes.contains(usize::from(EXEC_HI)) {
-                if !widens_exec(&f, self.target) {
-                    *exec = Exec::Unknown;
-                }
+            if (a.writes.contains(usize::from(EXEC_LO)) || a.writes.contains(usize::from(EXEC_HI))) && !widens_exec(&f, self.target) {
+                *exec = Exec::Unknown;
             }
         }
         None
