@@ -248,7 +248,7 @@ fn constant64(value: Option<Value>) -> Option<u64> {
 }
 
 /// Proves the SGPR pair of the `s_add_pc_i64` at `insts[at]` by walking back through its block
-/// (at most [`WINDOW`] instructions): `Ok(pair)` or why not.
+/// (at most `WINDOW` instructions): `Ok(pair)` or why not.
 pub fn add_pc_pair(insts: &[(u64, Inst)], at: usize, is_leader: &dyn Fn(u64) -> bool, target: &Target) -> Result<AddPcPair, String> {
     let (address, inst) = insts[at];
     let (_, ops) = operands(&inst, target).ok_or("undecodable s_add_pc_i64")?;

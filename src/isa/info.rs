@@ -2,7 +2,7 @@
 //!
 //! For each generation (one representative processor each, [`GENERATIONS`]) the encodings of the
 //! instruction that decode there: the LLVM records whose LLVM version, decoder namespace
-//! (the decoder's [`plan`](super::decode::plan)) and checked predicates admit them, exactly as
+//! (the decoder's [`plan`]) and checked predicates admit them, exactly as
 //! the decoder selects them. For each encoding:
 //!
 //! - **family**: AMD's encoding name, from the record's TSFlags (`VOP1`, `VOPC`, `VOP3`, `SOP2`,
@@ -27,7 +27,7 @@
 //!   generation, so a record without modifiers still shows where ABS and NEG sit.
 //! - **operands**: LLVM's outs and ins, with class and bits.
 //! - **AMD**: the entry of AMD's table for the family's encoding and opcode (see
-//!   [`semantics`](super::semantics) for which table serves which generation and for which
+//!   [`semantics`] for which table serves which generation and for which
 //!   pseudocode is shown), AMD's name for the instruction, and its pseudocode.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};

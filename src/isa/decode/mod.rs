@@ -37,14 +37,14 @@ pub use plan::{Attempt, plan};
 pub use sweep::Swept;
 
 /// A decoder for one target: the tables its plan tries, in order, merged into one decision
-/// tree ([`dispatch`]).
+/// tree (`dispatch`).
 ///
 /// Code repeats itself: the same first dword recurs thousands of times in a kernel (a 32-bit
 /// instruction is all of it; a 64-bit one's opcode, destination and modifiers), and more
 /// often still its bits a decode reads: the walk's switches, the candidates' patterns and
 /// the fields a validation checks, not the registers of VGPR-only fields. The decoder
 /// remembers, under those bits of the first dword, what the decode of any instruction
-/// agreeing with them comes to ([`memo`]): the whole answer when the decode read nothing
+/// agreeing with them comes to (`memo`): the whole answer when the decode read nothing
 /// else, or where in the tree's leaf the first candidate that could match is, so a repeat
 /// costs one probe and one candidate. A decode that read into the second dword but no
 /// further (most 64-bit forms: VOP3, SMEM, FLAT, DS, MUBUF, whose sources there are
@@ -53,7 +53,7 @@ pub use sweep::Swept;
 /// it comes to is a result note (encoding, length, literal position: the instruction, given
 /// its bytes), which a sweep keeps as it is ([`Swept`]) and `decode` turns into an [`Inst`].
 ///
-/// The tree and the memos belong to the target's decode group ([`group`]): the processors
+/// The tree and the memos belong to the target's decode group (`group`): the processors
 /// of a generation that decode alike but for a few candidates. The decoders of one
 /// [`Decoders`] share the group's memos, so gfx908 finds gfx906's kernels decoded.
 pub struct Decoder {
@@ -735,7 +735,7 @@ fn raw(bytes: &[u8]) -> Inst {
 }
 
 /// The decoders of one run over many code objects (a library's), one per target: objects of
-/// a target share its decoder, and the decoders of a decode group ([`group`]) share its
+/// a target share its decoder, and the decoders of a decode group (`group`) share its
 /// memos, which depend only on the bytes and the class. A library holds many objects per
 /// target (a kernel family built once per processor, split across objects) and the same
 /// kernels for several processors of a generation, so the memo warms once per group, not

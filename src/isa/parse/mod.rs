@@ -101,7 +101,7 @@ impl Parser {
     }
 
     /// Parses one instruction (no label; comments are left out, as the file reader does:
-    /// see [`text::code_of`]).
+    /// see `text::code_of`).
     pub fn parse(&self, line: &str) -> Result<Parsed, ParseError> {
         let code = text::code_of(line);
         let line = &*code;

@@ -58,7 +58,7 @@ pub fn print(inst: &Inst, target: &Target, address: u64) -> String {
 /// Code repeats itself, so the text of recent instructions is remembered per thread in a
 /// direct-mapped memo keyed by target, encoding and every word of the instruction (all a
 /// print reads, except the address, which only branch targets print: those are never
-/// memoized). A slot is one cache line: the key and, for texts of up to [`INLINE_TEXT`]
+/// memoized). A slot is one cache line: the key and, for texts of up to `INLINE_TEXT`
 /// bytes (most), the text itself, so a repeat costs one line's load and a copy. Longer texts
 /// live in a ring of bytes the slot points into; a slot whose text the ring has since
 /// overwritten is a miss.
@@ -303,7 +303,7 @@ pub fn write_inst_uncached(out: &mut String, inst: &Inst, target: &Target, addre
     });
 }
 
-/// The text of an instruction given as an encoding and its operands (what [`print`] writes for
+/// The text of an instruction given as an encoding and its operands (what [`print()`] writes for
 /// the bytes they decode from); the parser checks its candidates with it.
 pub fn print_operands(
     encoding: &'static Encoding,

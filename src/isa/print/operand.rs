@@ -11,7 +11,7 @@
 //!   (always hex);
 //! * the `vcc`/`vcc_lo` operands LLVM's printer inserts by itself (VOPC with an implicit VCC
 //!   def, `v_cndmask_b32_e32`, the `v_*_co_ci_u32` carries);
-//! * `printNamedBit`, used directly by [`super::dispatch`].
+//! * `printNamedBit`, used directly by `super::dispatch`.
 //!
 //! Other modules print an operand's value through [`print_regular`] (the whole
 //! `printRegularOperand`, with its trailing vcc) or [`print_value`] (only the register or

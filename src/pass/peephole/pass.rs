@@ -2,7 +2,7 @@
 //! edit API.
 //!
 //! Per block: the matcher ([`Matcher::run_block`]) finds the matches and decides, with a reason,
-//! which may be applied; liveness is the program's ([`crate::ir::Liveness`]) refined inside the
+//! which may be applied; liveness is the program's ([`crate::ir::liveness::Liveness`]) refined inside the
 //! block (below). Each applied rewrite replaces the pattern's last instruction with the
 //! replacement, encoded by `isa::encode` (which decodes its own output), and deletes the other
 //! matched instructions (or replaces them with `s_nop 0` where a GFX9 wait state needs the
