@@ -53,7 +53,8 @@ impl EmbeddedObject<'_> {
 #[derive(Debug)]
 pub struct Input<'data> {
     pub kind: InputKind,
-    /// For a host ELF: its machine and `.hip_fatbin` extent.
+    /// For a host ELF: its machine, the extent of its first `.hip_fatbin` (a grown library has
+    /// more, see `write::grow`) and the number of bundles in all of them.
     pub host: Option<HostInfo>,
     pub objects: Vec<EmbeddedObject<'data>>,
 }

@@ -255,7 +255,9 @@ fn write_host(
     }
     let mut grower: Option<Result<Grower, String>> = None;
     let mut plans = Vec::new();
-    let mut moves: Vec<(BundleMove, Vec<usize>)> = Vec::new();
+    let mut moves: Vec<BundleMove> = Vec::new();
+    // The replaced objects of each moved bundle, for the notes.
+    let mut moved_objects: Vec<Vec<usize>> = Vec::new();
     for (bundle_index, (section_index, b)) in bundles.iter().enumerate() {
         if !by_object.keys().any(|&i| input.objects[i].bundle_index == bundle_index) {
             continue;
@@ -291,13 +293,18 @@ fn write_host(
         let verdict = grower.as_ref().map_err(Clone::clone).and_then(|g| g.can_move(address, slot_len));
         match verdict {
             Ok(()) => {
-                let bytes = match packed {
-                    Some(p) => p,
-                    None => repack(b, &replaced)?,
-                };
-                check_entry_table(b, &bytes)?;
-                let objects = replaced.values().map(|&(o, _)| o).collect();
-                moves.push((BundleMove { section_index: *section_index, old_address: address, old_offset: b.offset, slot_len, bytes }, objects));
+                let bytes = packed.map_or_else(|| repack(b, &replaced), Ok).and_then(|bytes| check_entry_table(b, &bytes).map(|()| bytes));
+                match bytes {
+                    Ok(bytes) => {
+                        moves.push(BundleMove { section_index: *section_index, old_address: address, old_offset: b.offset, slot_len, bytes });
+                        moved_objects.push(replaced.values().map(|&(o, _)| o).collect::<Vec<usize>>());
+                    }
+                    // A bundle that cannot be re-packed stays, and its misfits say why.
+                    Err(e) => plans.push(match b.format {
+                        BundleFormat::Plain => BundlePlan::Plain { bundle: bundle_index, slot_end, replaced, refusal: Some(e.to_string()) },
+                        BundleFormat::Compressed { .. } => BundlePlan::CompressedMisfits { bundle: bundle_index, slot_end, replaced, refusal: e.to_string() },
+                    }),
+                }
             }
             Err(refusal) => plans.push(match b.format {
                 BundleFormat::Plain => BundlePlan::Plain { bundle: bundle_index, slot_end, replaced, refusal: Some(refusal) },
@@ -306,7 +313,7 @@ fn write_host(
         }
     }
 
-    let grown: u64 = moves.iter().map(|(m, _)| m.bytes.len() as u64 + 2 * BUNDLE_ALIGN).sum();
+    let grown: u64 = moves.iter().map(|m| m.bytes.len() as u64 + 2 * BUNDLE_ALIGN).sum();
     let mut out = Vec::with_capacity(original.len() + if moves.is_empty() { 0 } else { grown as usize + (4 << 20) });
     out.extend_from_slice(original);
     for plan in plans {
@@ -325,9 +332,8 @@ fn write_host(
     }
     if !moves.is_empty() {
         let Some(Ok(grower)) = &grower else { unreachable!("bundles move only when growth is possible") };
-        let list: Vec<BundleMove> = moves.iter().map(|(m, _)| m.clone()).collect();
-        let placements = grower.apply(&file, &mut out, &list)?;
-        for ((m, objects), p) in moves.iter().zip(placements) {
+        let placements = grower.apply(&file, &mut out, &moves)?;
+        for ((m, objects), p) in moves.iter().zip(&moved_objects).zip(placements) {
             for &object in objects {
                 notes.moved.push(Moved {
                     object,
