@@ -7,7 +7,7 @@
 //! whose replacement is missing there fires. On the whole library the rules must reach at least
 //! [`AT_LEAST`] rewrites per target (issue 34: the sound fusions an independent count finds).
 //! The per-target, per-rule and per-reason counts are written to `target/peephole-corpus.txt`
-//! (docs/peephole-reach.md records them). `GFXPATCH_PEEPHOLE_OBJECTS=N` takes the first N
+//! (docs/peephole.md records them). `GFXPATCH_PEEPHOLE_OBJECTS=N` takes the first N
 //! objects of each target only (and skips the thresholds).
 
 mod common;
