@@ -316,12 +316,12 @@ fn texts(function: &Function, block: usize, matched: &[usize], target: &Target) 
 /// Liveness after an instruction of one block, for the matcher's `dead` conditions: the
 /// program's liveness ([`Liveness`]), refined. The program's analysis never lets a VGPR write
 /// kill (inactive lanes keep their values). Here a later write of the whole register in every
-/// lane EXEC enables (a full 32-bit VALU write, or a load: [`overwrites_every_lane`]) kills it
-/// while EXEC still enables every lane it did at the match ([`Exec`]): the write overwrites
+/// lane EXEC enables (a full 32-bit VALU write, or a load: `overwrites_every_lane`) kills it
+/// while EXEC still enables every lane it did at the match (`Exec`): the write overwrites
 /// every lane the removed instruction wrote, so the removed value is dead if nothing reads the
 /// register before. The walk follows the function's control flow past the block's end (an
 /// if/else that overwrites the register on both sides kills it), visiting at most
-/// [`VISITS`] blocks per question and taking the program's answer at a block beyond them or
+/// `VISITS` blocks per question and taking the program's answer at a block beyond them or
 /// once EXEC may have lost a lane.
 pub struct BlockLive<'a> {
     function: &'a Function,
