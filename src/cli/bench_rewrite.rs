@@ -155,6 +155,21 @@ mod whole {
         peak_rss: u64,
     }
 
+    impl Cost {
+        /// One line of the report: wall and CPU time, peak RSS against the input's `size`, and
+        /// the wall time against the plain copy's.
+        fn row(self, what: &str, size: u64, copy: Duration) -> String {
+            format!(
+                "  {what:<27} {:>8.2} s wall {:>8.2} s CPU  peak RSS {:>8.0} MiB = {:.2}x the input   {:.2}x the copy",
+                self.wall.as_secs_f64(),
+                self.cpu.as_secs_f64(),
+                self.peak_rss as f64 / (1 << 20) as f64,
+                self.peak_rss as f64 / size as f64,
+                self.wall.as_secs_f64() / copy.as_secs_f64()
+            )
+        }
+    }
+
     /// Runs `command` and waits for it with wait4(2), which reports its own peak RSS and CPU time.
     fn measure(command: &mut Command) -> anyhow::Result<Cost> {
         let start = Instant::now();
@@ -201,7 +216,6 @@ mod whole {
             c
         };
         println!("{}: {:.2} GB; {} run(s) of each, in turn: copy, identity, peephole", input.display(), size as f64 / 1e9, args.runs);
-        let mib = |b: u64| b as f64 / (1 << 20) as f64;
         let mut identity_ratios = Vec::new();
         for run in 1..=args.runs {
             let copied = dir.0.join("copy");
@@ -221,22 +235,8 @@ mod whole {
             identity_ratios.push(ratio);
             println!("run {run}:");
             println!("  copy (read, write, fsync)   {:>8.2} s wall", t_copy.as_secs_f64());
-            println!(
-                "  identity rewrite            {:>8.2} s wall {:>8.2} s CPU  peak RSS {:>8.0} MiB = {:.2}x the input   {:.2}x the copy",
-                identity.wall.as_secs_f64(),
-                identity.cpu.as_secs_f64(),
-                mib(identity.peak_rss),
-                identity.peak_rss as f64 / size as f64,
-                ratio
-            );
-            println!(
-                "  peephole rewrite            {:>8.2} s wall {:>8.2} s CPU  peak RSS {:>8.0} MiB = {:.2}x the input   {:.2}x the copy",
-                peephole.wall.as_secs_f64(),
-                peephole.cpu.as_secs_f64(),
-                mib(peephole.peak_rss),
-                peephole.peak_rss as f64 / size as f64,
-                peephole.wall.as_secs_f64() / t_copy.as_secs_f64()
-            );
+            println!("{}", identity.row("identity rewrite", size, t_copy));
+            println!("{}", peephole.row("peephole rewrite", size, t_copy));
             println!("  peephole: {applied} rewrites applied (sum over objects {per_object}), {refused} object(s) refused");
             anyhow::ensure!(applied == per_object, "the report's applied ({applied}) is not the sum of its objects' ({per_object})");
         }
