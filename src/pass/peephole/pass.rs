@@ -12,6 +12,7 @@
 //! (control flow, a PC-relative chain, an opaque function) or a replacement that does not
 //! encode declines the match (`edit: <why>`, `encode`), and the function is left as it was.
 
+use std::cell::OnceCell;
 use std::collections::BTreeMap;
 
 use super::matcher::{needs_kept_distances, Facts, Matcher, NewInst, Rewrite, RuleStats, Unit, EXEC_HI, EXEC_LO, VGPR0};
@@ -106,9 +107,12 @@ impl Peephole {
             return;
         }
         matcher.keep_distances(needs_kept_distances(ctx.target, function.blocks.iter().flat_map(|b| b.nodes.iter().map(|n| &n.inst))));
-        // Solved once: a rewrite only removes reads (and writes of values proven dead), so the
-        // sets stay a superset of the truth while blocks are rewritten, which keeps "dead" a proof.
-        let liveness = Liveness::compute(function, ctx.target);
+        // Solved once, on the function as found: a rewrite only removes reads (and writes of
+        // values proven dead), so the sets stay a superset of the truth while blocks are
+        // rewritten, which keeps "dead" a proof. Solved when first asked for (most candidate
+        // blocks hold no complete match and never ask), and at the latest before the first
+        // edit (`run_round`), so it is always the liveness of the function as found.
+        let liveness = OnceCell::new();
         for block in (0..candidates.len()).filter(|&b| candidates[b]) {
             // To a fixed point: a rewrite may make another match (a copy folded into the fused op
             // just made). A later round looks only at matches with an instruction the round
@@ -139,7 +143,7 @@ impl Peephole {
         function: &mut Function,
         block: usize,
         matcher: &Matcher<'_>,
-        liveness: &Liveness,
+        liveness: &OnceCell<Liveness>,
         fresh_from: Option<usize>,
         ctx: &Ctx<'_>,
         stats: &mut PassStats,
@@ -206,6 +210,9 @@ impl Peephole {
             ops.extend(p.edits.iter().cloned());
         }
         ops.sort_by_key(|(i, e)| (std::cmp::Reverse(*i), matches!(e, Edit::Delete)));
+        if !ops.is_empty() {
+            liveness.get_or_init(|| Liveness::compute(function, ctx.target));
+        }
         let saved = (function.blocks[block].clone(), function.edits.len());
         let mut failed = None;
         for (index, edit) in ops {
@@ -369,7 +376,8 @@ pub struct BlockLive<'a> {
     function: &'a Function,
     block: usize,
     facts: &'a [Facts],
-    liveness: &'a Liveness,
+    /// The program's liveness of the function as the pass found it, solved on first use.
+    liveness: &'a OnceCell<Liveness>,
     target: &'a Target,
 }
 
@@ -387,8 +395,14 @@ enum Exec {
 const VISITS: usize = 32;
 
 impl<'a> BlockLive<'a> {
-    pub fn new(function: &'a Function, block: usize, facts: &'a [Facts], liveness: &'a Liveness, target: &'a Target) -> BlockLive<'a> {
+    /// `liveness` is solved on `function` when first needed: `function` must not have been
+    /// edited since the pass found it unless `liveness` is solved already.
+    pub fn new(function: &'a Function, block: usize, facts: &'a [Facts], liveness: &'a OnceCell<Liveness>, target: &'a Target) -> BlockLive<'a> {
         BlockLive { function, block, facts, liveness, target }
+    }
+
+    fn program(&self) -> &Liveness {
+        self.liveness.get_or_init(|| Liveness::compute(self.function, self.target))
     }
 
     /// Walks `nodes` (with their facts): `Some(dead)` once the unit is read or killed,
@@ -421,7 +435,7 @@ impl<'a> BlockLive<'a> {
     /// nothing new).
     fn dead_from(&self, block: usize, unit: Unit, exec: Exec, seen: &mut Vec<(usize, Exec)>) -> bool {
         if exec == Exec::Unknown || seen.len() >= VISITS {
-            return !self.liveness.live_in[block].contains(usize::from(unit));
+            return !self.program().live_in[block].contains(usize::from(unit));
         }
         if seen.contains(&(block, exec)) {
             return true;
@@ -440,14 +454,14 @@ impl<'a> BlockLive<'a> {
     fn dead_at_end(&self, block: usize, unit: Unit, exec: Exec, seen: &mut Vec<(usize, Exec)>) -> bool {
         let b = &self.function.blocks[block];
         if exec == Exec::Unknown {
-            return !self.liveness.live_out[block].contains(usize::from(unit));
+            return !self.program().live_out[block].contains(usize::from(unit));
         }
         // Leaving the function: nothing is read after the wave ends, anything may be otherwise.
         if b.exits && !matches!(b.nodes.last().map(|n| n.flow), Some(Flow::End)) {
             return false;
         }
         if b.successors.is_empty() {
-            return !self.liveness.live_out[block].contains(usize::from(unit));
+            return !self.program().live_out[block].contains(usize::from(unit));
         }
         b.successors.iter().all(|&s| self.dead_from(s, unit, exec, seen))
     }
