@@ -186,6 +186,26 @@ fn grown_fixture_hosts_pass_every_check() {
     }
 }
 
+/// A new output keeps its input's execute bit: a rewritten executable still runs, a rewritten
+/// shared library is mapped as before (the outputs were written 0644 until 2026-12-07), and an
+/// input nobody may execute gives an output nobody may execute.
+#[test]
+fn new_outputs_are_executable_where_their_input_is() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode();
+    let dir = tempfile::tempdir().unwrap();
+    for (name, passes) in [("hip_app", "insert-nops"), ("hip_app", ""), ("libhip_app.so", "insert-nops")] {
+        let input = dir.path().join(name);
+        std::fs::copy(host_fixture(name), &input).unwrap();
+        for (input_mode, executable) in [(0o755, true), (0o644, false)] {
+            std::fs::set_permissions(&input, std::fs::Permissions::from_mode(input_mode)).unwrap();
+            let output = dir.path().join(format!("{name}.{input_mode:o}.{}", if passes.is_empty() { "identity" } else { passes }));
+            rewrite(&input, &output, passes);
+            assert_eq!(mode(&output) & 0o100 != 0, executable, "{name} ({input_mode:o}) --passes {passes:?}: the output's mode is {:o}", mode(&output));
+        }
+    }
+}
+
 /// Through the writer's API: one object grows; its bundle moves, and every other object stays
 /// byte-identical (its neighbours in the moved bundle included). A library that has grown once
 /// grows again. (Growth and shrinking mixed in one bundle: tests/write_object.rs.)

@@ -16,7 +16,7 @@ use rayon::prelude::*;
 
 use crate::container::bundle::DecompressLimits;
 use crate::container::input::{Input, InputKind, MappedFile};
-use crate::container::write::{write_file_atomically, write_input_noting};
+use crate::container::write::{write_file_atomically_with, write_input_noting};
 use crate::isa::Decoders;
 use crate::pass::{self, Pass};
 use crate::rewrite::{self, ObjectReport, Options, Outcome, PassReport, Report};
@@ -217,7 +217,8 @@ fn rewrite_file(input_path: &Path, out_path: &Path, options: &Options<'_>, expla
     // Decompressed bundles go before the output is written.
     drop(input);
     // An unchanged input is written straight from the mapped file: no copy of it in memory.
-    write_file_atomically(out_path, bytes.as_deref().unwrap_or(data)).with_context(|| out_path.display().to_string())?;
+    let bytes = bytes.as_deref().unwrap_or(data);
+    write_file_atomically_with(out_path, Some(input_path), |file| file.write_all(bytes)).with_context(|| out_path.display().to_string())?;
     let objects = ids
         .into_iter()
         .zip(outcomes)

@@ -86,6 +86,13 @@ pub trait Pass: Sync {
     /// One line for `--help` and reports.
     fn description(&self) -> &'static str;
     fn run(&self, function: &mut Function, ctx: &Ctx<'_>, stats: &mut PassStats);
+    /// Runs over every function of `program`, in order. A pass with work to do once per
+    /// program (the peephole resolves its rules for the target) overrides this.
+    fn run_program(&self, program: &mut Program, ctx: &Ctx<'_>, stats: &mut PassStats) {
+        for f in &mut program.functions {
+            self.run(f, ctx, stats);
+        }
+    }
 }
 
 /// Every pass, in the order they are documented.
@@ -104,8 +111,6 @@ pub fn run(pass: &dyn Pass, program: &mut Program) -> PassStats {
     let target = program.target;
     let ctx = Ctx { target: &target, builder: std::cell::RefCell::new(Builder::new(target)) };
     let mut stats = PassStats { name: pass.name(), ..PassStats::default() };
-    for f in &mut program.functions {
-        pass.run(f, &ctx, &mut stats);
-    }
+    pass.run_program(program, &ctx, &mut stats);
     stats
 }

@@ -42,18 +42,20 @@ pub fn structure_with(data: &[u8], decoders: &mut Decoders) -> Result<Summary, V
     let object = CodeObject::parse(data).map_err(|e| vec![e.to_string()])?;
     let program = read_program_with(&object, decoders).map_err(|e| vec![e.to_string()])?.map_err(|e| vec![e.to_string()])?;
     let mut problems = Vec::new();
-    let starts: HashSet<u64> = program.functions.iter().flat_map(|f| f.nodes()).filter_map(|n| n.origin.input_address()).collect();
+    // Sorted addresses searched by bisection: hashing every instruction's address cost more
+    // than decoding it.
+    let starts = Sorted::new(program.functions.iter().flat_map(|f| f.nodes()).filter_map(|n| n.origin.input_address()).map(|a| (a, ())).collect());
     for f in &program.functions {
         for n in f.nodes() {
             let Some(a) = n.origin.input_address() else { continue };
             if let Kind::Branch(t) | Kind::CondBranch(t) | Kind::DirectCall(t) | Kind::AddPc(t) = classify(&n.inst, a)
-                && !starts.contains(&t)
+                && !starts.contains(t)
             {
                 problems.push(format!("{}: branch at {a:#x} to {t:#x}, which is not an instruction start", f.name));
             }
         }
         for p in &f.add_pc_pairs {
-            if !starts.contains(&p.target) {
+            if !starts.contains(p.target) {
                 problems.push(format!("{}: s_add_pc_i64 at {:#x} to {:#x}, which is not an instruction start", f.name, p.add_pc, p.target));
             }
         }
@@ -76,6 +78,27 @@ pub fn structure_with(data: &[u8], decoders: &mut Decoders) -> Result<Summary, V
     }
     summary.opaque = program.functions.iter().filter_map(|f| f.opaque.as_ref().map(|o| format!("{}: {}", f.name, o.reason))).collect();
     if problems.is_empty() { Ok(summary) } else { Err(problems) }
+}
+
+/// Values keyed by address, sorted (they come in address order: functions, blocks and nodes
+/// are), looked up by bisection.
+struct Sorted<T>(Vec<(u64, T)>);
+
+impl<T> Sorted<T> {
+    fn new(mut v: Vec<(u64, T)>) -> Sorted<T> {
+        if !v.is_sorted_by_key(|&(a, _)| a) {
+            v.sort_by_key(|&(a, _)| a);
+        }
+        Sorted(v)
+    }
+
+    fn get(&self, address: u64) -> Option<&T> {
+        self.0.binary_search_by_key(&address, |&(a, _)| a).ok().map(|i| &self.0[i].1)
+    }
+
+    fn contains(&self, address: u64) -> bool {
+        self.get(address).is_some()
+    }
 }
 
 /// Checks `output`, the rewrite of `input` by the edits in `program` laid out as `layout`,
@@ -111,7 +134,7 @@ pub fn against(input: &[u8], program: &Program, layout: &Layout, output: &[u8], 
     };
     let map = |a: u64| layout.map(a);
 
-    let nodes: HashMap<u64, crate::ir::Node> = program.functions.iter().flat_map(|f| f.nodes()).filter_map(|n| n.origin.input_address().map(|a| (a, *n))).collect();
+    let nodes = Sorted::new(program.functions.iter().flat_map(|f| f.nodes()).filter_map(|n| n.origin.input_address().map(|a| (a, *n))).collect());
     let mut chain_parts: HashSet<u64> = program.functions.iter().flat_map(|f| &f.pcrel).flat_map(|c| [c.add_lo, c.add_hi]).collect();
     chain_parts.extend(program.functions.iter().flat_map(|f| &f.add_pc_pairs).flat_map(|p| p.moves()));
     let relaxed: HashMap<u64, u64> = layout.relaxed.iter().map(|r| (r.address, r.new_address)).collect();
@@ -124,7 +147,7 @@ pub fn against(input: &[u8], program: &Program, layout: &Layout, output: &[u8], 
             problems.push(format!("{a:#x} placed at {b:#x}, outside the output text"));
             continue;
         };
-        let node = nodes.get(&a);
+        let node = nodes.get(a);
         let kind = classify(&old, a);
         if let Some(n) = node.filter(|n| matches!(n.origin, Origin::Replaced { .. })) {
             if new.words() != n.inst.words() {

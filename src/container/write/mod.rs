@@ -191,7 +191,17 @@ pub enum WriteError {
 /// Writes `bytes` to `path` so that no reader ever sees a partial file: a temporary file in the
 /// same directory (so the rename cannot cross file systems) is written, flushed to disk and
 /// renamed over `path`. On any error the temporary file is removed and `path` is untouched.
+/// A replaced file keeps its mode.
 pub fn write_file_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    write_file_atomically_with(path, None, |file| file.write_all(bytes))
+}
+
+/// [`write_file_atomically`] with the contents written by `write` (which may seek: the output
+/// of a host library is the input copied, then patched in place and extended). The mode is the
+/// replaced file's; a new file gets the usual mode for new files, executable where `like` (the
+/// input) is: a rewritten executable or shared library stays executable.
+pub fn write_file_atomically_with(path: &Path, like: Option<&Path>, write: impl FnOnce(&mut std::fs::File) -> io::Result<()>) -> io::Result<()> {
+    use std::os::unix::fs::PermissionsExt as _;
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
@@ -204,11 +214,19 @@ pub fn write_file_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
     temp_name.push(format!(".gfxpatch-{}.tmp", std::process::id()));
     let temp = dir.join(temp_name);
     let result = (|| {
-        let mut file = std::fs::OpenOptions::new().write(true).create_new(true).open(&temp)?;
-        file.write_all(bytes)?;
-        // Keep the mode of the file being replaced (a host library is usually executable).
+        let mut file = std::fs::OpenOptions::new().read(true).write(true).create_new(true).open(&temp)?;
+        write(&mut file)?;
         if let Ok(old) = std::fs::metadata(path) {
+            // Keep the mode of the file being replaced (a host library is usually executable).
             file.set_permissions(old.permissions())?;
+        } else if let Some(input) = like.and_then(|l| std::fs::metadata(l).ok()) {
+            // As created (the umask applied), plus execute for whoever may read it, where the
+            // input is executable for the same class of user.
+            let created = file.metadata()?.permissions().mode();
+            let exec = (created & 0o444) >> 2 & input.permissions().mode() & 0o111;
+            if exec != 0 {
+                file.set_permissions(std::fs::Permissions::from_mode(created | exec))?;
+            }
         }
         file.sync_all()?;
         std::fs::rename(&temp, path)?;

@@ -226,6 +226,50 @@ pub struct Matcher<'r> {
     rules: Vec<Compiled<'r>>,
     /// Keep every removed instruction as `s_nop 0` (see [`Matcher::keep_distances`]).
     keep_distances: bool,
+    prefilter: Prefilter,
+}
+
+/// Which blocks can hold a match at all, decided on encodings alone (see [`Matcher::may_match`]).
+/// Every pattern instruction of every alternative is one position, one bit; a block may match
+/// only if, for some alternative, each of its positions has an instruction of one of its forms.
+struct Prefilter {
+    /// Per encoding index: which position's forms it is one of (an index into `masks`, 0 for none).
+    by_encoding: Vec<u16>,
+    masks: Vec<u128>,
+    /// The positions of each alternative.
+    alternatives: Vec<u128>,
+    /// More positions than bits: every block is a candidate.
+    off: bool,
+}
+
+impl Prefilter {
+    fn new(rules: &[Compiled<'_>]) -> Prefilter {
+        let mut by_encoding = vec![0u16; crate::isa::table::encodings().len()];
+        let mut masks = vec![0u128];
+        let mut alternatives = Vec::new();
+        let mut position = 0usize;
+        for alt in rules.iter().flat_map(|c| &c.alternatives) {
+            if position + alt.len() > 128 {
+                return Prefilter { by_encoding: Vec::new(), masks: Vec::new(), alternatives: Vec::new(), off: true };
+            }
+            let mut all = 0u128;
+            for (_, forms) in alt {
+                let bit = 1u128 << position;
+                position += 1;
+                all |= bit;
+                for f in forms {
+                    let slot = &mut by_encoding[usize::from(f.index)];
+                    if *slot == 0 {
+                        *slot = masks.len() as u16;
+                        masks.push(0);
+                    }
+                    masks[usize::from(*slot)] |= bit;
+                }
+            }
+            alternatives.push(all);
+        }
+        Prefilter { by_encoding, masks, alternatives, off: false }
+    }
 }
 
 /// How far back a pattern instruction is looked for.
@@ -259,7 +303,28 @@ impl<'r> Matcher<'r> {
                 rules.push(Compiled { rule, alternatives, replacement });
             }
         }
-        Matcher { target: *target, rules, keep_distances: false }
+        let prefilter = Prefilter::new(&rules);
+        Matcher { target: *target, rules, keep_distances: false, prefilter }
+    }
+
+    /// Whether a block of these instructions may hold a match of some rule: for some rule's
+    /// alternative, each pattern instruction has an instruction of one of its forms here. A
+    /// match binds every pattern instruction to an instruction of the block with one of its
+    /// forms, so `false` is a proof that [`Matcher::run_block`] finds nothing (no match, no
+    /// decline, no count); the pass skips such blocks, and functions without any, before it
+    /// decodes operands or solves liveness.
+    pub fn may_match<'i>(&self, insts: impl IntoIterator<Item = &'i Inst>) -> bool {
+        let p = &self.prefilter;
+        if p.off {
+            return true;
+        }
+        let mut present = 0u128;
+        for inst in insts {
+            if let Some(e) = inst.encoding_index() {
+                present |= p.masks[usize::from(p.by_encoding[usize::from(e)])];
+            }
+        }
+        p.alternatives.iter().any(|&alt| present & alt == alt)
     }
 
     /// Keeps every removed instruction as `s_nop 0`, so no distance between two other

@@ -12,12 +12,13 @@
 //! (control flow, a PC-relative chain, an opaque function) or a replacement that does not
 //! encode declines the match (`edit: <why>`, `encode`), and the function is left as it was.
 
+use std::cell::OnceCell;
 use std::collections::BTreeMap;
 
 use super::matcher::{needs_kept_distances, Facts, Matcher, NewInst, Rewrite, RuleStats, Unit, EXEC_HI, EXEC_LO, VGPR0};
 use super::RuleSet;
 use crate::ir::liveness::{access, Liveness};
-use crate::ir::{Flow, Function, InstRef, Node, Origin};
+use crate::ir::{Flow, Function, InstRef, Node, Origin, Program};
 use crate::isa::operand::{Op, Operands, Value};
 use crate::isa::reg::{Reg, Special};
 use crate::isa::table::{encodings, flag, Dir, OperandName};
@@ -31,14 +32,23 @@ pub struct Peephole {
     rules: Option<&'static RuleSet>,
     /// Record each rewrite and each declined match for `--explain`.
     pub explain: bool,
+    /// Skip blocks in which no rule can match ([`Matcher::may_match`]) and functions without
+    /// such a block. Off only to test that skipping changes nothing.
+    prefilter: bool,
 }
 
 /// The registry's entry: every shipped rule, no explanations.
-pub static BUILTIN: Peephole = Peephole { rules: None, explain: false };
+pub static BUILTIN: Peephole = Peephole { rules: None, explain: false, prefilter: true };
 
 impl Peephole {
     pub fn new(rules: &'static RuleSet, explain: bool) -> Peephole {
-        Peephole { rules: Some(rules), explain }
+        Peephole { rules: Some(rules), explain, prefilter: true }
+    }
+
+    /// This pass looking at every block, even those no rule can match: slower, the same result
+    /// (tests/peephole_prefilter.rs compares the two).
+    pub fn without_prefilter(&self) -> Peephole {
+        Peephole { prefilter: false, ..*self }
     }
 
     pub fn rules(&self) -> &'static RuleSet {
@@ -58,29 +68,65 @@ impl Pass for Peephole {
     fn run(&self, function: &mut Function, ctx: &Ctx<'_>, stats: &mut PassStats) {
         let set = self.rules();
         let mut matcher = Matcher::new(set, ctx.target);
-        matcher.keep_distances(needs_kept_distances(ctx.target, function.blocks.iter().flat_map(|b| b.nodes.iter().map(|n| &n.inst))));
-        let mut per_rule: BTreeMap<String, RuleStats> = set.rules.iter().map(|r| (r.rule.name.clone(), RuleStats::default())).collect();
-        if matcher.rule_names().is_empty() || function.blocks.iter().all(|b| b.nodes.is_empty()) {
-            merge_rules(stats, &per_rule);
+        let mut per_rule = zero_counts(set);
+        self.run_function(function, &mut matcher, ctx, stats, &mut per_rule);
+        merge_rules(stats, &per_rule);
+    }
+
+    /// The rules are resolved for the target once, not per function; per-rule counts are
+    /// summed over the program and merged once.
+    fn run_program(&self, program: &mut Program, ctx: &Ctx<'_>, stats: &mut PassStats) {
+        if program.functions.is_empty() {
             return;
         }
-        // Solved once: a rewrite only removes reads (and writes of values proven dead), so the
-        // sets stay a superset of the truth while blocks are rewritten, which keeps "dead" a proof.
-        let liveness = Liveness::compute(function, ctx.target);
-        for block in 0..function.blocks.len() {
+        let set = self.rules();
+        let mut matcher = Matcher::new(set, ctx.target);
+        let mut per_rule = zero_counts(set);
+        for function in &mut program.functions {
+            self.run_function(function, &mut matcher, ctx, stats, &mut per_rule);
+        }
+        merge_rules(stats, &per_rule);
+    }
+}
+
+/// Every rule of `set`, counted zero (the report lists each rule, matched or not).
+fn zero_counts(set: &RuleSet) -> BTreeMap<String, RuleStats> {
+    set.rules.iter().map(|r| (r.rule.name.clone(), RuleStats::default())).collect()
+}
+
+impl Peephole {
+    fn run_function(&self, function: &mut Function, matcher: &mut Matcher<'_>, ctx: &Ctx<'_>, stats: &mut PassStats, per_rule: &mut BTreeMap<String, RuleStats>) {
+        if matcher.rule_names().is_empty() {
+            return;
+        }
+        // Most blocks of a library hold no instruction some rule ends in: they are skipped
+        // before their operands are decoded, and a function with none before its liveness is
+        // solved (the matcher would find nothing there: no rewrite, no decline, no count).
+        let candidates: Vec<bool> = function.blocks.iter().map(|b| !b.nodes.is_empty() && (!self.prefilter || matcher.may_match(b.nodes.iter().map(|n| &n.inst)))).collect();
+        if !candidates.contains(&true) {
+            return;
+        }
+        matcher.keep_distances(needs_kept_distances(ctx.target, function.blocks.iter().flat_map(|b| b.nodes.iter().map(|n| &n.inst))));
+        // Solved once, on the function as found: a rewrite only removes reads (and writes of
+        // values proven dead), so the sets stay a superset of the truth while blocks are
+        // rewritten, which keeps "dead" a proof. Solved when first asked for (most candidate
+        // blocks hold no complete match and never ask), and at the latest before the first
+        // edit (`run_round`), so it is always the liveness of the function as found.
+        let liveness = OnceCell::new();
+        for block in (0..candidates.len()).filter(|&b| candidates[b]) {
             // To a fixed point: a rewrite may make another match (a copy folded into the fused op
             // just made). A later round looks only at matches with an instruction the round
-            // before produced, so no match is counted twice.
+            // before produced, so no match is counted twice. Rewrites stay inside their block,
+            // so a block no rule could match before stays so.
             let mut fresh_from: Option<usize> = None;
             for _round in 0..ROUNDS {
                 let edits_before = function.edits.len();
-                if !self.run_round(function, block, &matcher, &liveness, fresh_from, ctx, stats, &mut per_rule) {
+                if !self.run_round(function, block, matcher, &liveness, fresh_from, ctx, stats, per_rule) {
                     break;
                 }
                 fresh_from = Some(edits_before);
             }
         }
-        merge_rules(stats, &per_rule);
     }
 }
 
@@ -97,7 +143,7 @@ impl Peephole {
         function: &mut Function,
         block: usize,
         matcher: &Matcher<'_>,
-        liveness: &Liveness,
+        liveness: &OnceCell<Liveness>,
         fresh_from: Option<usize>,
         ctx: &Ctx<'_>,
         stats: &mut PassStats,
@@ -164,6 +210,9 @@ impl Peephole {
             ops.extend(p.edits.iter().cloned());
         }
         ops.sort_by_key(|(i, e)| (std::cmp::Reverse(*i), matches!(e, Edit::Delete)));
+        if !ops.is_empty() {
+            liveness.get_or_init(|| Liveness::compute(function, ctx.target));
+        }
         let saved = (function.blocks[block].clone(), function.edits.len());
         let mut failed = None;
         for (index, edit) in ops {
@@ -327,7 +376,8 @@ pub struct BlockLive<'a> {
     function: &'a Function,
     block: usize,
     facts: &'a [Facts],
-    liveness: &'a Liveness,
+    /// The program's liveness of the function as the pass found it, solved on first use.
+    liveness: &'a OnceCell<Liveness>,
     target: &'a Target,
 }
 
@@ -345,8 +395,14 @@ enum Exec {
 const VISITS: usize = 32;
 
 impl<'a> BlockLive<'a> {
-    pub fn new(function: &'a Function, block: usize, facts: &'a [Facts], liveness: &'a Liveness, target: &'a Target) -> BlockLive<'a> {
+    /// `liveness` is solved on `function` when first needed: `function` must not have been
+    /// edited since the pass found it unless `liveness` is solved already.
+    pub fn new(function: &'a Function, block: usize, facts: &'a [Facts], liveness: &'a OnceCell<Liveness>, target: &'a Target) -> BlockLive<'a> {
         BlockLive { function, block, facts, liveness, target }
+    }
+
+    fn program(&self) -> &Liveness {
+        self.liveness.get_or_init(|| Liveness::compute(self.function, self.target))
     }
 
     /// Walks `nodes` (with their facts): `Some(dead)` once the unit is read or killed,
@@ -379,7 +435,7 @@ impl<'a> BlockLive<'a> {
     /// nothing new).
     fn dead_from(&self, block: usize, unit: Unit, exec: Exec, seen: &mut Vec<(usize, Exec)>) -> bool {
         if exec == Exec::Unknown || seen.len() >= VISITS {
-            return !self.liveness.live_in[block].contains(usize::from(unit));
+            return !self.program().live_in[block].contains(usize::from(unit));
         }
         if seen.contains(&(block, exec)) {
             return true;
@@ -398,14 +454,14 @@ impl<'a> BlockLive<'a> {
     fn dead_at_end(&self, block: usize, unit: Unit, exec: Exec, seen: &mut Vec<(usize, Exec)>) -> bool {
         let b = &self.function.blocks[block];
         if exec == Exec::Unknown {
-            return !self.liveness.live_out[block].contains(usize::from(unit));
+            return !self.program().live_out[block].contains(usize::from(unit));
         }
         // Leaving the function: nothing is read after the wave ends, anything may be otherwise.
         if b.exits && !matches!(b.nodes.last().map(|n| n.flow), Some(Flow::End)) {
             return false;
         }
         if b.successors.is_empty() {
-            return !self.liveness.live_out[block].contains(usize::from(unit));
+            return !self.program().live_out[block].contains(usize::from(unit));
         }
         b.successors.iter().all(|&s| self.dead_from(s, unit, exec, seen))
     }
