@@ -194,18 +194,34 @@ fn cli_args(case: &Case) -> Vec<String> {
         .collect()
 }
 
-/// The rewriting passes must not change what a kernel computes: every reference kernel,
-/// rewritten by `insert-nops` and by `peephole`, runs the same as the original.
+/// The rewriting passes must not change what a kernel computes: every reference kernel the
+/// rewrite changed, rewritten by `insert-nops` and by `peephole`, runs the same as the
+/// original through `gfxpatch check`. A kernel the rewrite left as it was proves nothing and is
+/// not checked; `insert-nops` changes every one (asserted). The peephole finds nothing to fuse
+/// in this compiler output today; its own fixtures are checked in tests/emulate_peephole.rs.
 #[test]
 fn rewrites_run_the_same_as_the_original() {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
     for target in ["gfx1100", "gfx90a", "gfx942"] {
         let original = fixture(target, "O2");
+        let elf = std::fs::read(&original).unwrap();
+        let co = gfxpatch::container::CodeObject::parse(&elf).unwrap();
         for pass in ["insert-nops", "peephole"] {
             let rewritten = dir.join(format!("emu_int.{target}.{pass}.co"));
             let out = common::gfxpatch(&["rewrite", original.to_str().unwrap(), "--passes", pass, "-o", rewritten.to_str().unwrap()]);
             assert!(out.status.success(), "rewrite {pass}: {}", String::from_utf8_lossy(&out.stderr));
+            let new_elf = std::fs::read(&rewritten).unwrap();
+            let new_co = gfxpatch::container::CodeObject::parse(&new_elf).unwrap();
             for case in CASES {
+                let code = |co: &gfxpatch::container::CodeObject<'_>| {
+                    let k = co.kernels.iter().find(|k| k.name == case.kernel).unwrap();
+                    let at = k.entry_offset.unwrap() as usize;
+                    co.data[at..at + k.code_size as usize].to_vec()
+                };
+                if code(&co) == code(&new_co) {
+                    assert_ne!(pass, "insert-nops", "{target}: insert-nops left {} unchanged", case.kernel);
+                    continue;
+                }
                 let (grid, block) = (case.grid.to_string(), case.block.to_string());
                 let mut args = vec!["check", original.to_str().unwrap(), rewritten.to_str().unwrap(), "--kernel", case.kernel, "--grid", &grid, "--block", &block, "--seeds", "2"];
                 let specs = cli_args(case);
