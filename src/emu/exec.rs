@@ -226,6 +226,17 @@ fn native(n: Native, wave: &mut Wave, ops: &[Op], pc: u64, next: u64, ctx: &mut 
             wave.pc = branch_target(next, ops);
         }
         Barrier => wave.at_barrier = true,
+        GetReg { flat_scratch } => {
+            let field = HwReg::decode(imm(ops, OperandName::simm16));
+            let v = field.get(*hw_reg(wave, field.id, flat_scratch)?);
+            wave.write_scalar(op(ops, OperandName::sdst).unwrap().value, u64::from(v), 32).map_err(rf)?;
+        }
+        SetReg { imm: literal, flat_scratch } => {
+            let field = HwReg::decode(imm(ops, OperandName::simm16));
+            let v = if literal { imm(ops, OperandName::imm) as u32 } else { wave.read_scalar(op(ops, OperandName::sdst).unwrap().value, 32).map_err(rf)? as u32 };
+            let reg = hw_reg(wave, field.id, flat_scratch)?;
+            *reg = field.set(*reg, v);
+        }
         ReadLane | ReadFirstLane => {
             let lane = if n == ReadLane {
                 (wave.read_scalar(op(ops, OperandName::src1).unwrap().value, 32).map_err(rf)? % u64::from(wave.lanes)) as u32
@@ -302,6 +313,46 @@ fn native(n: Native, wave: &mut Wave, ops: &[Op], pc: u64, next: u64, ctx: &mut 
     }
     let _ = pc;
     Ok(())
+}
+
+/// A field of a hardware register as `s_getreg`/`s_setreg` name it: `hwreg(id, offset, size)`
+/// packed in simm16 (id 5:0, offset 10:6, size - 1 15:11).
+#[derive(Clone, Copy)]
+struct HwReg {
+    id: u32,
+    offset: u32,
+    size: u32,
+}
+
+impl HwReg {
+    fn decode(simm16: i64) -> HwReg {
+        let s = simm16 as u32;
+        HwReg { id: s & 0x3f, offset: (s >> 6) & 0x1f, size: ((s >> 11) & 0x1f) + 1 }
+    }
+
+    fn mask(self) -> u32 {
+        (u64::MAX >> (64 - self.size)) as u32
+    }
+
+    fn get(self, reg: u32) -> u32 {
+        (reg >> self.offset) & self.mask()
+    }
+
+    fn set(self, reg: u32, v: u32) -> u32 {
+        let m = self.mask() << self.offset;
+        (reg & !m) | ((v << self.offset) & m)
+    }
+}
+
+/// The modelled hardware registers: MODE (id 1) and, on GFX10, FLAT_SCR_LO/HI (20/21).
+/// Others (STATUS, HW_ID, TRAPSTS, ...) stop the run rather than read as a guess.
+fn hw_reg(wave: &mut Wave, id: u32, flat_scratch: bool) -> Result<&mut u32, Fault> {
+    match id {
+        1 => Ok(&mut wave.mode),
+        20 if flat_scratch => Ok(&mut wave.flat_scratch[0]),
+        21 if flat_scratch => Ok(&mut wave.flat_scratch[1]),
+        _ => Err(Fault::new(StopKind::Unimplemented, format!("hardware register {id} is not implemented by the emulator (only MODE, and FLAT_SCR_LO/HI on GFX10)"))),
+    }
 }
 
 /// A MUBUF access through the private segment buffer: per lane, the private offset is

@@ -150,6 +150,10 @@ pub enum Native {
     Copy,
     /// `v_pk_mov_b32`: each half of the 64-bit result from either half of a source, by op_sel.
     PkMov,
+    /// `s_getreg_b32`, `s_setreg_b32`, `s_setreg_imm32_b32`: a field of a hardware register
+    /// ([`HwReg`]); `flat_scratch` says whether this generation has the FLAT_SCR_LO/HI ids.
+    GetReg { flat_scratch: bool },
+    SetReg { imm: bool, flat_scratch: bool },
     /// `buffer_load_*`/`buffer_store_*` through the private segment buffer (scratch on GFX9).
     BufferLoad { access: Access, dwords: u8, offen: bool },
     BufferStore { access: Access, dwords: u8, offen: bool },
@@ -320,7 +324,11 @@ pub fn compile(e: &Encoding, ops: &Operands, generation: Generation, wave64: boo
     let mnemonic = plain_mnemonic(e);
     if let Some(native) = native(mnemonic, family) {
         let record = e.opcode.name();
+        // GFX10 initialises flat scratch with s_setreg (HW_REG_FLAT_SCR_LO/HI, ids 20/21).
+        let flat_scratch = matches!(generation, Generation::Gfx10_1 | Generation::Gfx10_3);
         return match native {
+            Native::GetReg { .. } => Kind::Native(Native::GetReg { flat_scratch }),
+            Native::SetReg { imm, .. } => Kind::Native(Native::SetReg { imm, flat_scratch }),
             Native::BufferLoad { .. } | Native::BufferStore { .. } if ["_IDXEN", "_BOTHEN", "_ADDR64", "_LDS"].iter().any(|t| record.contains(t)) => {
                 Kind::Unimplemented("buffer addressing other than OFFSET/OFFEN is not implemented".into())
             }
@@ -368,7 +376,7 @@ fn access_of(suffix: &str) -> Option<(Access, u8)> {
 fn native(m: &str, family: Family) -> Option<Native> {
     use Native::*;
     Some(match m {
-        "s_nop" | "s_clause" | "s_delay_alu" | "s_setprio" | "s_sendmsg" | "s_inst_prefetch" | "s_dcache_inv" | "s_icache_inv" | "s_code_end" | "buffer_gl0_inv" | "buffer_gl1_inv" | "buffer_wbinvl1" | "buffer_wbinvl1_vol" | "buffer_wbl2" | "buffer_inv" | "s_waitcnt_depctr" => {
+        "s_nop" | "s_clause" | "s_delay_alu" | "s_setprio" | "s_sendmsg" | "s_inst_prefetch" | "s_dcache_inv" | "s_icache_inv" | "s_code_end" | "buffer_gl0_inv" | "buffer_gl1_inv" | "buffer_wbinvl1" | "buffer_wbinvl1_vol" | "buffer_wbl2" | "buffer_inv" | "s_waitcnt_depctr" | "global_wb" | "global_inv" | "global_wbinv" => {
             // s_code_end pads after the last function; reaching it is a fall-through bug the
             // decoder would show, but it does nothing when executed.
             Nop
@@ -388,6 +396,16 @@ fn native(m: &str, family: Family) -> Option<Native> {
         "s_swappc_b64" => SwapPc,
         "s_call_b64" => Call,
         "s_barrier" => Barrier,
+        // GFX12 splits the workgroup barrier in two: signal, then wait. Waves run until they
+        // reach a barrier, so the signal is where a wave stops and the wait has nothing left
+        // to do. (Named barriers, `s_barrier_signal_isfirst` and `s_barrier_init` stop.)
+        "s_barrier_signal" => Barrier,
+        "s_barrier_wait" => Nop,
+        "s_getreg_b32" => GetReg { flat_scratch: false },
+        "s_setreg_b32" => SetReg { imm: false, flat_scratch: false },
+        "s_setreg_imm32_b32" => SetReg { imm: true, flat_scratch: false },
+        // GFX12's counters: `s_wait_loadcnt`, `s_wait_kmcnt`, `s_wait_loadcnt_dscnt`, ...
+        m if m.starts_with("s_wait_") && m.ends_with("cnt") => Waitcnt,
         "v_readlane_b32" => ReadLane,
         "v_readfirstlane_b32" => ReadFirstLane,
         "v_writelane_b32" => WriteLane,
