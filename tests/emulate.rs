@@ -167,6 +167,46 @@ fn gfx942_o2_matches_the_host() {
 }
 
 #[test]
+fn gfx900_o2_matches_the_host() {
+    compare_with_host("gfx900", "O2");
+}
+
+#[test]
+fn gfx1030_o2_matches_the_host() {
+    compare_with_host("gfx1030", "O2");
+}
+
+#[test]
+fn gfx1151_o2_matches_the_host() {
+    compare_with_host("gfx1151", "O2");
+}
+
+#[test]
+fn gfx1200_o2_matches_the_host() {
+    compare_with_host("gfx1200", "O2");
+}
+
+#[test]
+fn gfx900_o0_matches_the_host() {
+    compare_with_host("gfx900", "O0");
+}
+
+#[test]
+fn gfx1030_o0_matches_the_host() {
+    compare_with_host("gfx1030", "O0");
+}
+
+#[test]
+fn gfx1151_o0_matches_the_host() {
+    compare_with_host("gfx1151", "O0");
+}
+
+#[test]
+fn gfx1200_o0_matches_the_host() {
+    compare_with_host("gfx1200", "O0");
+}
+
+#[test]
 fn gfx1100_o0_matches_the_host() {
     compare_with_host("gfx1100", "O0");
 }
@@ -313,7 +353,7 @@ fn check_catches_a_mutant_and_passes_the_original() {
 #[test]
 #[ignore]
 fn list_unsupported_instructions() {
-    for target in ["gfx1100", "gfx90a", "gfx942"] {
+    for target in ["gfx1100", "gfx1151", "gfx90a", "gfx942", "gfx900", "gfx1030", "gfx1200"] {
         for opt in ["O2", "O0"] {
             let elf = std::fs::read(fixture(target, opt)).unwrap();
             for (m, why) in emu::launch::support(&elf).unwrap() {
@@ -330,7 +370,7 @@ fn list_unsupported_instructions() {
 #[test]
 #[ignore]
 fn print_opcode_coverage() {
-    for target in ["gfx1100", "gfx90a", "gfx942"] {
+    for target in ["gfx1100", "gfx1151", "gfx90a", "gfx942", "gfx900", "gfx1030", "gfx1200"] {
         let mut all = std::collections::BTreeMap::new();
         for opt in ["O2", "O0"] {
             for (m, n) in compare_with_host(target, opt) {

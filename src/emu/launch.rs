@@ -369,7 +369,13 @@ fn initial_sgprs(wave: &mut Wave, field: &dyn Fn(&str) -> u64, k: &Kernel, group
     if field("enable_sgpr_private_segment_size") != 0 {
         push(wave, private_size as u32);
     }
-    let _ = (k, generation);
+    let _ = k;
+    if generation >= Generation::Gfx12 {
+        // Architected SGPRs (GFX12): the workgroup ids are in ttmp9 (X) and ttmp7 (Y in 15:0,
+        // Z in 31:16), where LLVM's code reads them, whatever the descriptor enables.
+        wave.sgpr[super::wave::TTMP0 + 9] = group[0];
+        wave.sgpr[super::wave::TTMP0 + 7] = group[1] & 0xffff | group[2] << 16;
+    }
     // System SGPRs follow the user SGPRs the descriptor counts (preloaded kernargs included).
     let mut s = field("user_sgpr_count") as usize;
     for (i, name) in ["enable_sgpr_workgroup_id_x", "enable_sgpr_workgroup_id_y", "enable_sgpr_workgroup_id_z"].iter().enumerate() {

@@ -61,6 +61,7 @@ pub const TEXTS: &[(&str, &str)] = &[
     ("S_SUB_CO_CI_U32", "tmp = S0.u32 - S1.u32 - SCC.u32;\nSCC = 64'U(S1.u32) + SCC.u64 > 64'U(S0.u32) ? 1'1U : 1'0U;\nD0.u32 = tmp.u32"),
     ("S_ADD_NC_U64", "D0.u64 = S0.u64 + S1.u64"),
     ("S_SUB_NC_U64", "D0.u64 = S0.u64 - S1.u64"),
+    ("S_MUL_U64", "D0.u64 = S0.u64 * S1.u64"),
     ("S_ADD_CO_I32", "tmp = S0.i32 + S1.i32;\nSCC = ((S0.u32[31] == S1.u32[31]) && (S0.u32[31] != tmp.u32[31]));\nD0.i32 = tmp.i32"),
     ("S_SUB_CO_I32", "tmp = S0.i32 - S1.i32;\nSCC = ((S0.u32[31] != S1.u32[31]) && (S0.u32[31] != tmp.u32[31]));\nD0.i32 = tmp.i32"),
     ("S_ADD_I32", "tmp = S0.i32 + S1.i32;\nSCC = ((S0.u32[31] == S1.u32[31]) && (S0.u32[31] != tmp.u32[31]));\nD0.i32 = tmp.i32"),

@@ -14,7 +14,7 @@ use super::ops::{Alu, MaskDest, VccSource};
 pub const VCC_LO: usize = 106;
 pub const M0: usize = 124;
 pub const EXEC_LO: usize = 126;
-const TTMP0: usize = 108;
+pub const TTMP0: usize = 108;
 const FLAT_SCRATCH_LO: usize = 102;
 const XNACK_MASK_LO: usize = 104;
 /// VGPRs (and AGPRs) a wave may name.
