@@ -151,7 +151,8 @@ pub enum Native {
     /// `v_pk_mov_b32`: each half of the 64-bit result from either half of a source, by op_sel.
     PkMov,
     /// `s_getreg_b32`, `s_setreg_b32`, `s_setreg_imm32_b32`: a field of a hardware register
-    /// ([`HwReg`]); `flat_scratch` says whether this generation has the FLAT_SCR_LO/HI ids.
+    /// (`hwreg(id, offset, size)`); `flat_scratch` says whether this generation has the
+    /// FLAT_SCR_LO/HI ids.
     GetReg { flat_scratch: bool },
     SetReg { imm: bool, flat_scratch: bool },
     /// `buffer_load_*`/`buffer_store_*` through the private segment buffer (scratch on GFX9).
