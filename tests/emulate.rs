@@ -167,6 +167,46 @@ fn gfx942_o2_matches_the_host() {
 }
 
 #[test]
+fn gfx900_o2_matches_the_host() {
+    compare_with_host("gfx900", "O2");
+}
+
+#[test]
+fn gfx1030_o2_matches_the_host() {
+    compare_with_host("gfx1030", "O2");
+}
+
+#[test]
+fn gfx1151_o2_matches_the_host() {
+    compare_with_host("gfx1151", "O2");
+}
+
+#[test]
+fn gfx1200_o2_matches_the_host() {
+    compare_with_host("gfx1200", "O2");
+}
+
+#[test]
+fn gfx900_o0_matches_the_host() {
+    compare_with_host("gfx900", "O0");
+}
+
+#[test]
+fn gfx1030_o0_matches_the_host() {
+    compare_with_host("gfx1030", "O0");
+}
+
+#[test]
+fn gfx1151_o0_matches_the_host() {
+    compare_with_host("gfx1151", "O0");
+}
+
+#[test]
+fn gfx1200_o0_matches_the_host() {
+    compare_with_host("gfx1200", "O0");
+}
+
+#[test]
 fn gfx1100_o0_matches_the_host() {
     compare_with_host("gfx1100", "O0");
 }
@@ -194,18 +234,34 @@ fn cli_args(case: &Case) -> Vec<String> {
         .collect()
 }
 
-/// The rewriting passes must not change what a kernel computes: every reference kernel,
-/// rewritten by `insert-nops` and by `peephole`, runs the same as the original.
+/// The rewriting passes must not change what a kernel computes: every reference kernel the
+/// rewrite changed, rewritten by `insert-nops` and by `peephole`, runs the same as the
+/// original through `gfxpatch check`. A kernel the rewrite left as it was proves nothing and is
+/// not checked; `insert-nops` changes every one (asserted). The peephole finds nothing to fuse
+/// in this compiler output today; its own fixtures are checked in tests/emulate_peephole.rs.
 #[test]
 fn rewrites_run_the_same_as_the_original() {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
     for target in ["gfx1100", "gfx90a", "gfx942"] {
         let original = fixture(target, "O2");
+        let elf = std::fs::read(&original).unwrap();
+        let co = gfxpatch::container::CodeObject::parse(&elf).unwrap();
         for pass in ["insert-nops", "peephole"] {
             let rewritten = dir.join(format!("emu_int.{target}.{pass}.co"));
             let out = common::gfxpatch(&["rewrite", original.to_str().unwrap(), "--passes", pass, "-o", rewritten.to_str().unwrap()]);
             assert!(out.status.success(), "rewrite {pass}: {}", String::from_utf8_lossy(&out.stderr));
+            let new_elf = std::fs::read(&rewritten).unwrap();
+            let new_co = gfxpatch::container::CodeObject::parse(&new_elf).unwrap();
             for case in CASES {
+                let code = |co: &gfxpatch::container::CodeObject<'_>| {
+                    let k = co.kernels.iter().find(|k| k.name == case.kernel).unwrap();
+                    let at = k.entry_offset.unwrap() as usize;
+                    co.data[at..at + k.code_size as usize].to_vec()
+                };
+                if code(&co) == code(&new_co) {
+                    assert_ne!(pass, "insert-nops", "{target}: insert-nops left {} unchanged", case.kernel);
+                    continue;
+                }
                 let (grid, block) = (case.grid.to_string(), case.block.to_string());
                 let mut args = vec!["check", original.to_str().unwrap(), rewritten.to_str().unwrap(), "--kernel", case.kernel, "--grid", &grid, "--block", &block, "--seeds", "2"];
                 let specs = cli_args(case);
@@ -247,7 +303,8 @@ fn encode(mcpu: &str, text: &str) -> Vec<u8> {
 
 #[test]
 fn an_unimplemented_instruction_stops_the_run_naming_it() {
-    for (target, text, name) in [("gfx1100", "s_getreg_b32 s0, hwreg(HW_REG_MODE)", "s_getreg_b32"), ("gfx90a", "s_getreg_b32 s0, hwreg(HW_REG_MODE)", "s_getreg_b32")] {
+    // A float op (no float types in the evaluator yet) and a hardware register other than MODE.
+    for (target, text, name) in [("gfx1100", "v_sin_f32 v0, v1", "v_sin_f32"), ("gfx90a", "s_getreg_b32 s0, hwreg(HW_REG_HW_ID)", "s_getreg_b32")] {
         let elf = std::fs::read(fixture(target, "O2")).unwrap();
         let patched = patch_entry(&elf, "int_mix", &encode(target, text));
         let case = &CASES[0];
@@ -296,7 +353,7 @@ fn check_catches_a_mutant_and_passes_the_original() {
 #[test]
 #[ignore]
 fn list_unsupported_instructions() {
-    for target in ["gfx1100", "gfx90a", "gfx942"] {
+    for target in ["gfx1100", "gfx1151", "gfx90a", "gfx942", "gfx900", "gfx1030", "gfx1200"] {
         for opt in ["O2", "O0"] {
             let elf = std::fs::read(fixture(target, opt)).unwrap();
             for (m, why) in emu::launch::support(&elf).unwrap() {
@@ -313,7 +370,7 @@ fn list_unsupported_instructions() {
 #[test]
 #[ignore]
 fn print_opcode_coverage() {
-    for target in ["gfx1100", "gfx90a", "gfx942"] {
+    for target in ["gfx1100", "gfx1151", "gfx90a", "gfx942", "gfx900", "gfx1030", "gfx1200"] {
         let mut all = std::collections::BTreeMap::new();
         for opt in ["O2", "O0"] {
             for (m, n) in compare_with_host(target, opt) {

@@ -131,6 +131,11 @@ pub fn run(elf: &[u8], kernel: &str, dispatch: &Dispatch, args: &[Arg], options:
     let apertures = Apertures { shared_hi: map::SHARED_APERTURE_HI, private_hi: map::PRIVATE_APERTURE_HI };
     let packed_ids = matches!(generation, Generation::Gfx90a | Generation::Gfx940 | Generation::Gfx950) || generation >= Generation::Gfx11;
     let waves_per_group = items_per_group.div_ceil(u64::from(wave_size));
+    // HW_REG_MODE at wave start: FP_ROUND (3:0) and FP_DENORM (7:4) from compute_pgm_rsrc1's
+    // FLOAT_ROUND_MODE_* (13:12, 15:14) and FLOAT_DENORM_MODE_* (17:16, 19:18), DX10_CLAMP (8)
+    // and IEEE (9) from ENABLE_DX10_CLAMP (21) and ENABLE_IEEE_MODE (23) before GFX12.
+    let rsrc1 = k.descriptor.compute_pgm_rsrc1();
+    let mode = (rsrc1 >> 12) & 0xff | if generation < Generation::Gfx12 { ((rsrc1 >> 21) & 1) << 8 | ((rsrc1 >> 23) & 1) << 9 } else { 0 };
 
     let mut group_index = 0u64;
     for gz in 0..groups[2] {
@@ -143,6 +148,7 @@ pub fn run(elf: &[u8], kernel: &str, dispatch: &Dispatch, args: &[Arg], options:
                 for w in 0..waves_per_group {
                     let mut wave = Wave::new(wave_size, apertures);
                     wave.pc = entry;
+                    wave.mode = mode;
                     let first = w * u64::from(wave_size);
                     let mut exec = 0u64;
                     for lane in 0..wave_size {
@@ -363,7 +369,13 @@ fn initial_sgprs(wave: &mut Wave, field: &dyn Fn(&str) -> u64, k: &Kernel, group
     if field("enable_sgpr_private_segment_size") != 0 {
         push(wave, private_size as u32);
     }
-    let _ = (k, generation);
+    let _ = k;
+    if generation >= Generation::Gfx12 {
+        // Architected SGPRs (GFX12): the workgroup ids are in ttmp9 (X) and ttmp7 (Y in 15:0,
+        // Z in 31:16), where LLVM's code reads them, whatever the descriptor enables.
+        wave.sgpr[super::wave::TTMP0 + 9] = group[0];
+        wave.sgpr[super::wave::TTMP0 + 7] = group[1] & 0xffff | group[2] << 16;
+    }
     // System SGPRs follow the user SGPRs the descriptor counts (preloaded kernargs included).
     let mut s = field("user_sgpr_count") as usize;
     for (i, name) in ["enable_sgpr_workgroup_id_x", "enable_sgpr_workgroup_id_y", "enable_sgpr_workgroup_id_z"].iter().enumerate() {

@@ -14,7 +14,7 @@ use super::ops::{Alu, MaskDest, VccSource};
 pub const VCC_LO: usize = 106;
 pub const M0: usize = 124;
 pub const EXEC_LO: usize = 126;
-const TTMP0: usize = 108;
+pub const TTMP0: usize = 108;
 const FLAT_SCRATCH_LO: usize = 102;
 const XNACK_MASK_LO: usize = 104;
 /// VGPRs (and AGPRs) a wave may name.
@@ -44,6 +44,12 @@ pub struct Wave {
     pub first_item: u64,
     pub done: bool,
     pub at_barrier: bool,
+    /// HW_REG_MODE (float rounding and denormal modes, from the descriptor at launch; what
+    /// `s_setreg` writes and `s_getreg` reads).
+    pub mode: u32,
+    /// GFX10's HW_REG_FLAT_SCR_LO/HI, as `s_setreg` left them (the emulator's scratch does not
+    /// go through them).
+    pub flat_scratch: [u32; 2],
 }
 
 impl Wave {
@@ -59,6 +65,8 @@ impl Wave {
             first_item: 0,
             done: false,
             at_barrier: false,
+            mode: 0,
+            flat_scratch: [0; 2],
         }
     }
 
