@@ -38,7 +38,10 @@ pub fn run(args: &RetargetArgs) -> anyhow::Result<()> {
     let mapped = MappedFile::open(&args.input).with_context(|| path.clone())?;
     let input = Input::parse(mapped.bytes(), &DecompressLimits::default()).with_context(|| path.clone())?;
     let ([only], InputKind::Elf) = (&input.objects[..], input.kind) else {
-        bail!("{path}: retarget reads one code object; offload bundles and host libraries (new entries beside the old) are not supported yet");
+        if !args.check {
+            bail!("{path}: writing offload bundles and host libraries (new entries beside the old) is not supported yet; --check says what would retarget");
+        }
+        return check_all(&path, &input, args);
     };
     let object = CodeObject::parse(&only.bytes).with_context(|| path.clone())?;
     let destinations = if args.to.iter().any(|t| t == "all") {
@@ -100,4 +103,78 @@ pub fn run(args: &RetargetArgs) -> anyhow::Result<()> {
 fn stem(p: &Path) -> String {
     let name = p.file_name().map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
     name.strip_suffix(".co").map_or(name.clone(), str::to_owned)
+}
+
+/// `--check` over every code object of a bundle or host library: per source processor and
+/// destination, how many objects retarget and what blocks the others (counted by reason).
+fn check_all(path: &str, input: &Input<'_>, args: &RetargetArgs) -> anyhow::Result<()> {
+    use rayon::prelude::*;
+    use std::collections::BTreeMap;
+    let all = args.to.iter().any(|t| t == "all");
+    let named: Vec<&'static crate::isa::Processor> = if all { Vec::new() } else { args.to.iter().map(|t| retarget::processor(t)).collect::<anyhow::Result<_>>()? };
+    let verdicts: Vec<(String, Vec<Verdict>)> = input
+        .objects
+        .par_iter()
+        .enumerate()
+        .map(|(i, o)| -> anyhow::Result<Option<(String, Vec<Verdict>)>> {
+            let object = CodeObject::parse(&o.bytes).with_context(|| format!("{path}: {}", o.describe(i)))?;
+            let source = object.target.processor;
+            let destinations: Vec<_> = if all {
+                retarget::siblings(source)
+            } else {
+                named.iter().copied().filter(|d| retarget::family(d).is_some() && retarget::family(d) == retarget::family(source) && d.name != source.name).collect()
+            };
+            if destinations.is_empty() {
+                return Ok(None);
+            }
+            let v = destinations.into_iter().map(|d| retarget::check(&object, d)).collect::<anyhow::Result<Vec<_>>>().with_context(|| format!("{path}: {}", o.describe(i)))?;
+            Ok(Some((source.name.to_owned(), v)))
+        })
+        .filter_map(Result::transpose)
+        .collect::<anyhow::Result<_>>()?;
+    // (source, destination) -> (retargeted, refused, reason -> objects)
+    let mut table: BTreeMap<(String, &str), (usize, usize, BTreeMap<String, usize>)> = BTreeMap::new();
+    for (source, vs) in &verdicts {
+        for v in vs {
+            let row = table.entry((source.clone(), v.destination)).or_default();
+            if v.retargets() {
+                row.0 += 1;
+            } else {
+                row.1 += 1;
+                let mut reasons: Vec<String> = v.blockers.iter().map(reason).collect();
+                reasons.sort();
+                reasons.dedup();
+                for r in reasons {
+                    *row.2.entry(r).or_default() += 1;
+                }
+            }
+        }
+    }
+    if args.json {
+        let rows: Vec<serde_json::Value> = table
+            .iter()
+            .map(|((s, d), (ok, refused, why))| serde_json::json!({"source": s, "destination": d, "retargets": ok, "refused": refused, "reasons": why}))
+            .collect();
+        println!("{}", serde_json::to_string_pretty(&serde_json::json!({"input": path, "objects": input.objects.len(), "rows": rows}))?);
+        return Ok(());
+    }
+    println!("{path}: {} code objects", input.objects.len());
+    for ((source, dest), (ok, refused, why)) in &table {
+        println!("  {source} -> {dest}: {ok} retarget, {refused} refused");
+        for (r, n) in why {
+            println!("      {n:>5}  {r}");
+        }
+    }
+    Ok(())
+}
+
+/// A blocker's reason without its place: what the summary counts.
+fn reason(b: &retarget::Blocker) -> String {
+    match b.address {
+        // "`v_dot2_f32_f16` does not exist on gfx900": the mnemonic, not the operands.
+        Some(_) if b.why.starts_with("does not exist") || b.why.starts_with("decodes on") => {
+            format!("{}: {}", b.what.split_whitespace().next().unwrap_or(""), b.why.split(" as `").next().unwrap_or(&b.why))
+        }
+        _ => b.why.clone(),
+    }
 }

@@ -117,8 +117,8 @@ impl<'h> Scan<'h> {
         Scan { hazards, target, hits: vec![None; hazards.len()] }
     }
 
-    /// One instruction at `address`, printed as `text`.
-    pub fn see(&mut self, inst: &Inst, address: u64, text: &str) {
+    /// One instruction at `address`; `text` prints it (only called for a hit).
+    pub fn see(&mut self, inst: &Inst, address: u64, text: &dyn Fn() -> String) {
         let Some(e) = inst.encoding() else { return };
         let mnemonic = e.mnemonic();
         for (h, hit) in self.hazards.iter().zip(self.hits.iter_mut()) {
@@ -132,7 +132,7 @@ impl<'h> Scan<'h> {
                 Trigger::Wave32Kernel | Trigger::Always => false,
             };
             if triggers {
-                *hit = Some(Hit { address: Some(address), what: text.to_owned() });
+                *hit = Some(Hit { address: Some(address), what: text() });
             }
         }
     }
