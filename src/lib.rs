@@ -66,4 +66,5 @@ pub mod isa;
 pub mod layout;
 pub mod llvm;
 pub mod pass;
+pub mod retarget;
 pub mod rewrite;

@@ -15,6 +15,7 @@ mod disasm_json;
 mod emulate;
 pub(crate) mod info;
 mod isa;
+mod retarget;
 mod rewrite;
 mod verify;
 
@@ -51,6 +52,8 @@ enum Command {
     Emulate(emulate::EmulateArgs),
     /// Run a kernel from two code objects on the same inputs; exit 0 same, 1 different, 2 could not run.
     Check(check::CheckArgs),
+    /// Prove a code object valid on other processors of its generic family and write it for them.
+    Retarget(retarget::RetargetArgs),
 }
 
 /// Exit status for bad input or a refused operation (clap uses 2 for usage errors too).
@@ -69,6 +72,7 @@ pub fn main() -> ExitCode {
         Command::Bench(args) => bench::run(&args),
         Command::Emulate(args) => emulate::run(&args),
         Command::Check(args) => check::run(&args),
+        Command::Retarget(args) => retarget::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

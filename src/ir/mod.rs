@@ -13,6 +13,7 @@
 //! passes may only make same-size edits in it.
 
 pub mod build;
+pub mod delay;
 pub mod edit;
 pub mod flow;
 pub mod liveness;

@@ -24,8 +24,8 @@
 //! - `operand-class`, `literal`, `constant-bus`: the replacement would be illegal VOP3 on the
 //!   target (a VGPR-only operand given something else; a literal before GFX10; more scalar
 //!   values than the constant bus carries: one before GFX10, two from GFX10);
-//! - `delay-alu`: on GFX11+, an `s_delay_alu` near the match counts VALU instructions across
-//!   the one removed;
+//! - `delay-alu` (decided by the pass, [`super::delays`]): on GFX11+, the block's `s_delay_alu`
+//!   cannot be rewritten to keep their meaning;
 //! - `wait-state`: the rewrite would bring a VALU write of a VGPR right after a store reading
 //!   it (the store-data hazard; GFX9-family VALU-to-consumer wait states become `s_nop 0`).
 //!
@@ -444,7 +444,6 @@ impl<'r> Matcher<'r> {
     }
 
     fn check(&self, compiled: &Compiled, alt: &[(&InstPat, Vec<Form>)], facts: &[Facts], matched: &[usize], bind: &Binding, live: &dyn Liveness) -> Result<Rewrite, &'static str> {
-        let generation = self.target.generation();
         let rule = &compiled.rule.rule;
         let (first, last) = (matched[0], *matched.last().unwrap());
         // Forms and modifiers.
@@ -561,11 +560,6 @@ impl<'r> Matcher<'r> {
             if u.iter().any(|x| !dest_units.contains(x) && !live.dead_after(last, *x)) {
                 return Err("live-after");
             }
-        }
-        if generation >= Generation::Gfx11
-            && facts[first..(last + 16).min(facts.len())].iter().any(|f| f.mnemonic() == "s_delay_alu")
-        {
-            return Err("delay-alu");
         }
         // The replacement, legal on the target.
         let mut new = Vec::new();

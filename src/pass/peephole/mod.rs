@@ -12,6 +12,7 @@
 
 /// The pseudocode evaluator lives beside the tables it reads, shared with the emulator.
 pub use crate::isa::semantics::eval;
+pub mod delays;
 pub mod matcher;
 pub mod meaning;
 pub mod pass;

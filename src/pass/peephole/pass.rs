@@ -16,12 +16,14 @@ use std::cell::OnceCell;
 use std::collections::BTreeMap;
 
 use super::matcher::{needs_kept_distances, Facts, Matcher, NewInst, Rewrite, RuleStats, Unit, EXEC_HI, EXEC_LO, VGPR0};
+use super::delays::{self, Change};
 use super::RuleSet;
 use crate::ir::liveness::{access, Liveness};
 use crate::ir::{Flow, Function, InstRef, Node, Origin, Program};
 use crate::isa::operand::{Op, Operands, Value};
 use crate::isa::reg::{Reg, Special};
 use crate::isa::table::{encodings, flag, Dir, OperandName};
+use crate::isa::processor::Generation;
 use crate::isa::{encode, print, Inst, Target};
 use crate::pass::{Ctx, Pass, PassStats};
 
@@ -178,26 +180,44 @@ impl Peephole {
         rewrites.sort_by_key(|r| std::cmp::Reverse(r.matched[0]));
         let mut applied: Vec<(String, &Rewrite)> = Vec::new();
         let mut plans = Vec::new();
+        let decline = |r: &Rewrite, reason: &'static str, why: &str, stats: &mut PassStats, per_rule: &mut BTreeMap<String, RuleStats>| {
+            let s = per_rule.entry(r.rule.clone()).or_default();
+            s.applied -= 1;
+            *s.declined.entry(reason).or_insert(0) += 1;
+            stats.decline(reason);
+            if self.explain {
+                stats.explain.push(format!(
+                    "{} {}: {} declined ({reason}{why}): {}",
+                    function.name,
+                    address_of(function, block, *r.matched.last().unwrap()),
+                    r.rule,
+                    texts(function, block, &r.matched, ctx.target)
+                ));
+            }
+        };
         for r in rewrites {
             match plan(function, block, r, ctx) {
                 Ok(p) => plans.push((r, p)),
-                Err(reason) => {
-                    let s = per_rule.entry(r.rule.clone()).or_default();
-                    s.applied -= 1;
-                    *s.declined.entry(reason).or_insert(0) += 1;
-                    stats.decline(reason);
-                    if self.explain {
-                        stats.explain.push(format!(
-                            "{} {}: {} declined ({}): {}",
-                            function.name,
-                            address_of(function, block, *r.matched.last().unwrap()),
-                            r.rule,
-                            reason,
-                            texts(function, block, &r.matched, ctx.target)
-                        ));
+                Err(reason) => decline(r, reason, "", stats, per_rule),
+            }
+        }
+        // GFX11+: the block's `s_delay_alu` rewritten with it, plan by plan; a plan whose
+        // rewrite cannot keep their meaning is declined.
+        let mut delays_wanted = None;
+        if ctx.target.generation() >= Generation::Gfx11 && !plans.is_empty() {
+            let mut kept: Vec<(&Rewrite, Plan)> = Vec::new();
+            for (r, p) in plans {
+                let mut trial: Vec<(&Rewrite, Vec<(usize, Change)>)> = kept.iter().map(|(r, p)| (*r, p.changes())).collect();
+                trial.push((r, p.changes()));
+                match delays::plan(function, block, &trial).and_then(|w| delays::reached_from_after(function, block, &trial).map(|()| w)) {
+                    Ok(w) => {
+                        delays_wanted = Some(w);
+                        kept.push((r, p));
                     }
+                    Err(why) => decline(r, "delay-alu", &format!(": {why}"), stats, per_rule),
                 }
             }
+            plans = kept;
         }
         // Every edit of every planned rewrite, last position first.
         let mut ops: Vec<(usize, Edit)> = Vec::new();
@@ -225,9 +245,15 @@ impl Peephole {
                 Edit::Delete => function.delete(at, NAME),
             };
             if let Err(e) = done {
-                failed = Some(e);
+                failed = Some(e.reason());
                 break;
             }
+        }
+        if failed.is_none()
+            && let Some(wanted) = &delays_wanted
+            && let Err(e) = delays::apply(function, block, wanted, ctx, NAME)
+        {
+            failed = Some(e);
         }
         if let Some(e) = failed {
             // Checked before, so this is a bug; still, leave the block as it was.
@@ -237,7 +263,7 @@ impl Peephole {
                 let s = per_rule.entry(r.rule.clone()).or_default();
                 s.applied -= 1;
                 *s.declined.entry("edit refused").or_insert(0) += 1;
-                stats.decline(e.reason());
+                stats.decline(e);
             }
             return false;
         }
@@ -273,6 +299,23 @@ enum Edit {
 struct Plan {
     edits: Vec<(usize, Edit)>,
     after: String,
+}
+
+impl Plan {
+    /// The edits as the delay planner reads them.
+    fn changes(&self) -> Vec<(usize, Change)> {
+        self.edits
+            .iter()
+            .map(|(i, e)| {
+                let c = match e {
+                    Edit::Replace(first, rest) => Change::Replace(std::iter::once(*first).chain(rest.iter().copied()).collect()),
+                    Edit::Nop(inst) => Change::Nop(*inst),
+                    Edit::Delete => Change::Delete,
+                };
+                (*i, c)
+            })
+            .collect()
+    }
 }
 
 /// The edits of one rewrite, checked against what the edit API allows, or why not.

@@ -1,0 +1,180 @@
+//! `gfxpatch retarget IN --to gfx1032[,gfx1031,...|all] (-o OUT | --out-dir DIR | --check)`:
+//! prove a code object valid on other members of its generic family and write it for each
+//! (see [`crate::retarget`]).
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context as _};
+
+use crate::container::bundle::DecompressLimits;
+use crate::container::input::{Input, InputKind, MappedFile};
+use crate::container::write::write_file_atomically;
+use crate::container::CodeObject;
+use crate::retarget::{self, Verdict};
+
+#[derive(clap::Args)]
+pub struct RetargetArgs {
+    /// A code object.
+    input: PathBuf,
+    /// Destination processors, comma-separated, or `all` for every other member of the family.
+    #[arg(long, value_delimiter = ',', required = true)]
+    to: Vec<String>,
+    /// Where to write the result (one destination).
+    #[arg(short, long, conflicts_with_all = ["out_dir", "check"])]
+    output: Option<PathBuf>,
+    /// Write each destination's code object here as `STEM.PROCESSOR.co`.
+    #[arg(long, conflicts_with = "check")]
+    out_dir: Option<PathBuf>,
+    /// Only say what would be retargeted and what blocks the rest.
+    #[arg(long)]
+    check: bool,
+    /// Print the verdicts as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: &RetargetArgs) -> anyhow::Result<()> {
+    let path = args.input.display().to_string();
+    let mapped = MappedFile::open(&args.input).with_context(|| path.clone())?;
+    let input = Input::parse(mapped.bytes(), &DecompressLimits::default()).with_context(|| path.clone())?;
+    let ([only], InputKind::Elf) = (&input.objects[..], input.kind) else {
+        if !args.check {
+            bail!("{path}: writing offload bundles and host libraries (new entries beside the old) is not supported yet; --check says what would retarget");
+        }
+        return check_all(&path, &input, args);
+    };
+    let object = CodeObject::parse(&only.bytes).with_context(|| path.clone())?;
+    let destinations = if args.to.iter().any(|t| t == "all") {
+        retarget::siblings(object.target.processor)
+    } else {
+        args.to.iter().map(|t| retarget::processor(t)).collect::<anyhow::Result<_>>()?
+    };
+    if destinations.is_empty() {
+        bail!("{path}: {} has no generic family, so nothing to retarget to", object.target.processor);
+    }
+    if args.output.is_some() && destinations.len() != 1 {
+        bail!("-o takes one destination; use --out-dir for {}", destinations.len());
+    }
+    if args.output.is_none() && args.out_dir.is_none() && !args.check {
+        bail!("say where to write (-o OUT or --out-dir DIR), or --check");
+    }
+    if let Some(dir) = &args.out_dir {
+        std::fs::create_dir_all(dir).with_context(|| dir.display().to_string())?;
+    }
+    let mut verdicts: Vec<Verdict> = Vec::new();
+    for dest in destinations {
+        let verdict = retarget::check(&object, dest).with_context(|| path.clone())?;
+        if verdict.retargets() && !args.check {
+            let out = match (&args.output, &args.out_dir) {
+                (Some(o), _) => o.clone(),
+                (None, Some(dir)) => dir.join(format!("{}.{}.co", stem(&args.input), dest.name)),
+                (None, None) => unreachable!("checked above"),
+            };
+            let bytes = retarget::write(&object, &verdict).with_context(|| format!("{path}: {}", dest.name))?;
+            write_file_atomically(&out, &bytes).with_context(|| out.display().to_string())?;
+            if !args.json {
+                println!("{path}: {} -> {}: {}", object.target, verdict.target.as_deref().unwrap_or(dest.name), out.display());
+            }
+        } else if !args.json {
+            if verdict.retargets() {
+                println!("{path}: {} -> {}: retargets", object.target, verdict.target.as_deref().unwrap_or(dest.name));
+            } else {
+                println!("{path}: {} -> {}: refused", object.target, dest.name);
+                for b in &verdict.blockers {
+                    match b.address {
+                        Some(a) => println!("  {a:#x}: {}: {}", b.what, b.why),
+                        None => println!("  {}: {}", b.what, b.why),
+                    }
+                }
+            }
+        }
+        verdicts.push(verdict);
+    }
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&serde_json::json!({ "input": path, "source": object.target.to_string(), "verdicts": verdicts }))?);
+    }
+    let refused = verdicts.iter().filter(|v| !v.retargets()).count();
+    if refused > 0 {
+        bail!("{path}: {refused} of {} destination(s) refused", verdicts.len());
+    }
+    Ok(())
+}
+
+fn stem(p: &Path) -> String {
+    let name = p.file_name().map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
+    name.strip_suffix(".co").map_or(name.clone(), str::to_owned)
+}
+
+/// `--check` over every code object of a bundle or host library: per source processor and
+/// destination, how many objects retarget and what blocks the others (counted by reason).
+fn check_all(path: &str, input: &Input<'_>, args: &RetargetArgs) -> anyhow::Result<()> {
+    use rayon::prelude::*;
+    use std::collections::BTreeMap;
+    let all = args.to.iter().any(|t| t == "all");
+    let named: Vec<&'static crate::isa::Processor> = if all { Vec::new() } else { args.to.iter().map(|t| retarget::processor(t)).collect::<anyhow::Result<_>>()? };
+    let verdicts: Vec<(String, Vec<Verdict>)> = input
+        .objects
+        .par_iter()
+        .enumerate()
+        .map(|(i, o)| -> anyhow::Result<Option<(String, Vec<Verdict>)>> {
+            let object = CodeObject::parse(&o.bytes).with_context(|| format!("{path}: {}", o.describe(i)))?;
+            let source = object.target.processor;
+            let destinations: Vec<_> = if all {
+                retarget::siblings(source)
+            } else {
+                named.iter().copied().filter(|d| retarget::family(d).is_some() && retarget::family(d) == retarget::family(source) && d.name != source.name).collect()
+            };
+            if destinations.is_empty() {
+                return Ok(None);
+            }
+            let v = destinations.into_iter().map(|d| retarget::check(&object, d)).collect::<anyhow::Result<Vec<_>>>().with_context(|| format!("{path}: {}", o.describe(i)))?;
+            Ok(Some((source.name.to_owned(), v)))
+        })
+        .filter_map(Result::transpose)
+        .collect::<anyhow::Result<_>>()?;
+    // (source, destination) -> (retargeted, refused, reason -> objects)
+    let mut table: BTreeMap<(String, &str), (usize, usize, BTreeMap<String, usize>)> = BTreeMap::new();
+    for (source, vs) in &verdicts {
+        for v in vs {
+            let row = table.entry((source.clone(), v.destination)).or_default();
+            if v.retargets() {
+                row.0 += 1;
+            } else {
+                row.1 += 1;
+                let mut reasons: Vec<String> = v.blockers.iter().map(reason).collect();
+                reasons.sort();
+                reasons.dedup();
+                for r in reasons {
+                    *row.2.entry(r).or_default() += 1;
+                }
+            }
+        }
+    }
+    if args.json {
+        let rows: Vec<serde_json::Value> = table
+            .iter()
+            .map(|((s, d), (ok, refused, why))| serde_json::json!({"source": s, "destination": d, "retargets": ok, "refused": refused, "reasons": why}))
+            .collect();
+        println!("{}", serde_json::to_string_pretty(&serde_json::json!({"input": path, "objects": input.objects.len(), "rows": rows}))?);
+        return Ok(());
+    }
+    println!("{path}: {} code objects", input.objects.len());
+    for ((source, dest), (ok, refused, why)) in &table {
+        println!("  {source} -> {dest}: {ok} retarget, {refused} refused");
+        for (r, n) in why {
+            println!("      {n:>5}  {r}");
+        }
+    }
+    Ok(())
+}
+
+/// A blocker's reason without its place: what the summary counts.
+fn reason(b: &retarget::Blocker) -> String {
+    match b.address {
+        // "`v_dot2_f32_f16` does not exist on gfx900": the mnemonic, not the operands.
+        Some(_) if b.why.starts_with("does not exist") || b.why.starts_with("decodes on") => {
+            format!("{}: {}", b.what.split_whitespace().next().unwrap_or(""), b.why.split(" as `").next().unwrap_or(&b.why))
+        }
+        _ => b.why.clone(),
+    }
+}

@@ -1,0 +1,264 @@
+//! Retargeting: proving that a code object built for one processor is valid, unchanged, on
+//! another member of its generic family, and writing it for that processor.
+//!
+//! LLVM's generic processors (AMDGPUUsage, "Generic processors") group chips that share an ISA
+//! and list what differs inside each family: instructions some members lack, hazards some
+//! members have. `HSA_OVERRIDE_GFX_VERSION` asserts the answer for every kernel of a process;
+//! here it is proven per code object, and the file says which processor it is for.
+//!
+//! A code object retargets to a destination when:
+//!
+//! - the destination is in the source's family ([`family`]);
+//! - every instruction of `.text`, decoded linearly as llvm-objdump does, decodes on the
+//!   destination to the same text (so LLVM 19's disassembly for the destination equals the
+//!   source's): an instruction the destination lacks (a dot product on gfx1011, an SALU float
+//!   on gfx1102) does not decode there and blocks, at its address;
+//! - no hazard the destination has and the source has not ([`hazards`]) can arise in the code,
+//!   by a check per hazard; a hazard with no check blocks (we insert no wait states yet);
+//! - DPP with an SGPR as src1 only where the destination allows it;
+//! - each kernel's LDS fits the destination; the descriptor's register granules mean the same
+//!   there (every member of a family encodes VGPRs and SGPRs in the same granules and
+//!   addresses the same number: LLVM's `getVGPREncodingGranule`, `getAddressableNumVGPRs`);
+//! - the target features (xnack, sramecc) the code was built with exist on the destination, or
+//!   were `any`.
+//!
+//! Writing changes only `e_flags` (processor and feature bits) and the metadata's
+//! `amdhsa.target` string, in place: every other byte stays. Generic destinations
+//! (`gfx10-3-generic`) need code object v6 and are refused for now.
+
+pub mod hazards;
+
+use serde::Serialize;
+
+use crate::container::amdgpu::{EF_AMDGPU_FEATURE_SRAMECC_V4, EF_AMDGPU_FEATURE_XNACK_V4, EF_AMDGPU_MACH};
+use crate::container::target_id::CodeObjectVersion;
+use crate::container::CodeObject;
+use crate::isa::encode::Builder;
+use crate::isa::operand::{decode_operands, Value};
+use crate::isa::predicates;
+use crate::isa::processor::{Generation, Processor, PROCESSORS};
+use crate::isa::reg::Reg;
+use crate::isa::table::{flag, OperandName};
+use crate::isa::target_id::{FeatureSetting, TargetId};
+use crate::isa::{print, Target};
+
+/// Each generic processor and the processors it covers (AMDGPUUsage's generic processor table).
+pub const FAMILIES: &[(&str, &[&str])] = &[
+    ("gfx9-generic", &["gfx900", "gfx902", "gfx904", "gfx906", "gfx909", "gfx90c"]),
+    ("gfx9-4-generic", &["gfx942", "gfx950"]),
+    ("gfx10-1-generic", &["gfx1010", "gfx1011", "gfx1012", "gfx1013"]),
+    ("gfx10-3-generic", &["gfx1030", "gfx1031", "gfx1032", "gfx1033", "gfx1034", "gfx1035", "gfx1036"]),
+    ("gfx11-generic", &["gfx1100", "gfx1101", "gfx1102", "gfx1103", "gfx1150", "gfx1151", "gfx1152", "gfx1153"]),
+    ("gfx12-generic", &["gfx1200", "gfx1201"]),
+];
+
+/// The generic processor whose family `p` belongs to (itself, for a generic processor).
+pub fn family(p: &Processor) -> Option<&'static str> {
+    FAMILIES.iter().find(|(generic, members)| *generic == p.name || members.contains(&p.name)).map(|(g, _)| *g)
+}
+
+/// The other members of `p`'s family: the processors `p`'s code may retarget to.
+pub fn siblings(p: &Processor) -> Vec<&'static Processor> {
+    let Some((_, members)) = FAMILIES.iter().find(|(_, m)| m.contains(&p.name)) else { return Vec::new() };
+    members.iter().filter(|m| **m != p.name).filter_map(|m| Processor::by_name(m)).collect()
+}
+
+/// LDS a workgroup may allocate, in bytes (`FeatureAddressableLocalMemorySize*`).
+pub fn lds_bytes(p: &Processor) -> u32 {
+    match p.generation {
+        Generation::Gfx950 => 163_840,
+        Generation::Gfx1250 => 327_680,
+        _ => 65_536,
+    }
+}
+
+/// What keeps a code object from a destination.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Blocker {
+    /// The instruction's address, where one is to blame.
+    pub address: Option<u64>,
+    /// Its text on the source, or the kernel's name.
+    pub what: String,
+    pub why: String,
+}
+
+/// The answer for one destination.
+#[derive(Clone, Debug, Serialize)]
+pub struct Verdict {
+    pub destination: &'static str,
+    /// The target id written (`gfx1032`, `gfx902:xnack-`), when retargeted.
+    pub target: Option<String>,
+    pub blockers: Vec<Blocker>,
+}
+
+impl Verdict {
+    pub fn retargets(&self) -> bool {
+        self.blockers.is_empty()
+    }
+}
+
+/// Checks `object` against `dest`; on success, `Verdict::target` is the id to write.
+pub fn check(object: &CodeObject<'_>, dest: &'static Processor) -> anyhow::Result<Verdict> {
+    let source = object.target.processor;
+    let mut blockers: Vec<Blocker> = Vec::new();
+    let block = |blockers: &mut Vec<Blocker>, address: Option<u64>, what: String, why: String| blockers.push(Blocker { address, what, why });
+    let mut verdict = Verdict { destination: dest.name, target: None, blockers: Vec::new() };
+    if dest.is_generic() {
+        block(&mut blockers, None, dest.name.into(), "a generic destination needs code object v6 (not yet written by gfxpatch)".into());
+    } else if family(source).is_none() || family(source) != family(dest) {
+        block(&mut blockers, None, source.name.into(), format!("{} is not in {}'s generic family", dest.name, source.name));
+    }
+    if object.version < CodeObjectVersion::V4 {
+        block(&mut blockers, None, object.version.to_string(), "code object v3 spells target features differently; not retargeted".into());
+    }
+    let dest_id = match destination_id(&object.target, dest) {
+        Ok(id) => Some(id),
+        Err(why) => {
+            block(&mut blockers, None, object.target.to_string(), why);
+            None
+        }
+    };
+    if !blockers.is_empty() {
+        verdict.blockers = blockers;
+        return Ok(verdict);
+    }
+    let dest_id = dest_id.expect("checked above");
+    let source_target = crate::rewrite::target_of(object)?;
+    let dest_target = Target::from_target_id(&dest_id, source_target.wave64)?;
+    let hazards = hazards::new_on(source, dest);
+
+    // Every instruction of .text, as llvm-objdump walks it.
+    let src_decoder = Builder::new(source_target);
+    let dest_decoder = Builder::new(dest_target);
+    let mut hazard_hits = hazards::Scan::new(&hazards, dest_target);
+    let same_tables = predicates::llvm_version(source) == predicates::llvm_version(dest) && source.generation == dest.generation;
+    for section in object.sections.iter().filter(|s| s.name == ".text") {
+        let bytes = object
+            .data
+            .get(section.offset as usize..(section.offset + section.size) as usize)
+            .ok_or_else(|| anyhow::anyhow!(".text at {:#x} ({} bytes) lies past the end of the file", section.offset, section.size))?;
+        let mut at = 0usize;
+        while at < bytes.len() {
+            let here = &bytes[at..];
+            let inst = src_decoder.decode(here);
+            let len = inst.len().max(4);
+            let address = section.address + at as u64;
+            let theirs = dest_decoder.decode(here);
+            // The same record of the same tables prints the same on both (one generation, one
+            // wave size): compare texts only where the records differ.
+            let same_record = same_tables && !inst.is_raw() && inst.encoding_index() == theirs.encoding_index() && theirs.len() == inst.len();
+            let text = || print::print(&inst, &source_target, address);
+            let differs = !same_record && (theirs.len().max(4) != len || print::print(&theirs, &dest_target, address) != text());
+            if differs {
+                let their_text = print::print(&theirs, &dest_target, address);
+                let why = if theirs.is_raw() {
+                    format!("does not exist on {}", dest.name)
+                } else {
+                    format!("decodes on {} as `{their_text}`", dest.name)
+                };
+                block(&mut blockers, Some(address), text(), why);
+            } else {
+                if !has_dpp_src1_sgpr(dest) && is_dpp_with_sgpr_src1(&inst, &source_target) {
+                    block(&mut blockers, Some(address), text(), format!("{} takes no SGPR as src1 of a DPP instruction", dest.name));
+                }
+                hazard_hits.see(&inst, address, &text);
+            }
+            at += len;
+        }
+    }
+    for (hazard, hit) in hazard_hits.finish(object) {
+        block(&mut blockers, hit.address, hit.what, format!("{} needs {} ({}), which gfxpatch does not mitigate", dest.name, hazard.name, hazard.what));
+    }
+    for kernel in &object.kernels {
+        let lds = kernel.descriptor.group_segment_fixed_size();
+        if lds > lds_bytes(dest) {
+            block(&mut blockers, None, kernel.name.to_owned(), format!("{lds} bytes of LDS; {} has {}", dest.name, lds_bytes(dest)));
+        }
+    }
+    verdict.target = blockers.is_empty().then(|| dest_id.to_string());
+    verdict.blockers = blockers;
+    Ok(verdict)
+}
+
+/// The target id for `dest` with the source's feature settings, or why they do not carry over.
+fn destination_id(source: &TargetId, dest: &'static Processor) -> Result<TargetId, String> {
+    let carry = |name: &str, setting: FeatureSetting, supported: bool| match (setting, supported) {
+        (FeatureSetting::Unsupported, true) => Ok(FeatureSetting::Any),
+        (FeatureSetting::Unsupported | FeatureSetting::Any, false) => Ok(FeatureSetting::Unsupported),
+        (s, true) => Ok(s),
+        (s, false) => Err(format!("built with {name}{} but {} has no {name}", if s == FeatureSetting::On { "+" } else { "-" }, dest.name)),
+    };
+    Ok(TargetId {
+        processor: dest,
+        xnack: carry("xnack", source.xnack, dest.supports_xnack)?,
+        sramecc: carry("sramecc", source.sramecc, dest.supports_sramecc)?,
+        generic_version: 0,
+    })
+}
+
+/// GFX11.5+ and GFX12 allow an SGPR as src1 of DPP (`FeatureDPPSrc1SGPR`).
+fn has_dpp_src1_sgpr(p: &Processor) -> bool {
+    matches!(p.generation, Generation::Gfx11_5 | Generation::Gfx12 | Generation::Gfx1250)
+}
+
+fn is_dpp_with_sgpr_src1(inst: &crate::isa::Inst, target: &Target) -> bool {
+    let Some(e) = inst.encoding() else { return false };
+    if !e.flags.has(flag::DPP) {
+        return false;
+    }
+    let Ok(ops) = decode_operands(e, inst.encoded_bits(), &inst.bytes()[inst.tail_at()..], target) else { return true };
+    e.operands.iter().zip(ops.as_slice()).any(|(o, op)| o.name == OperandName::src1 && matches!(op.value, Value::Reg(Reg::Sgpr { .. })))
+}
+
+/// The code object's bytes for `dest`: `e_flags` and the metadata's target string, in place.
+pub fn write(object: &CodeObject<'_>, verdict: &Verdict) -> anyhow::Result<Vec<u8>> {
+    let target = verdict.target.as_deref().ok_or_else(|| anyhow::anyhow!("{} is not a destination of this code object", verdict.destination))?;
+    let dest = Processor::by_name(verdict.destination).expect("a known processor");
+    let id = destination_id(&object.target, dest).map_err(|e| anyhow::anyhow!(e))?;
+    let mut out = object.data.to_vec();
+    let xnack = match id.xnack {
+        FeatureSetting::Unsupported => 0,
+        FeatureSetting::Any => 0x100,
+        FeatureSetting::Off => 0x200,
+        FeatureSetting::On => 0x300,
+    };
+    let sramecc = match id.sramecc {
+        FeatureSetting::Unsupported => 0,
+        FeatureSetting::Any => 0x400,
+        FeatureSetting::Off => 0x800,
+        FeatureSetting::On => 0xc00,
+    };
+    let e_flags = (object.e_flags & !(EF_AMDGPU_MACH | EF_AMDGPU_FEATURE_XNACK_V4 | EF_AMDGPU_FEATURE_SRAMECC_V4)) | u32::from(dest.mach) | xnack | sramecc;
+    out[48..52].copy_from_slice(&e_flags.to_le_bytes());
+    // amdhsa.target: the same triple, the new processor and features. Same length or refused
+    // (the note lies before .text; a longer one would move everything).
+    let (Some(metadata), Some((offset, len))) = (&object.metadata, object.metadata_range) else {
+        anyhow::bail!("no NT_AMDGPU_METADATA note to name the target in");
+    };
+    let old = metadata.target.as_deref().ok_or_else(|| anyhow::anyhow!("the metadata names no amdhsa.target"))?;
+    let (triple, _) = old.rsplit_once("--").ok_or_else(|| anyhow::anyhow!("amdhsa.target `{old}` is not TRIPLE--PROCESSOR"))?;
+    let new = format!("{triple}--{target}");
+    if new.len() != old.len() {
+        anyhow::bail!("amdhsa.target `{old}` -> `{new}` changes the note's length (not supported yet)");
+    }
+    let desc = &mut out[offset as usize..(offset + len) as usize];
+    let hits: Vec<usize> = desc.windows(old.len()).enumerate().filter(|(_, w)| *w == old.as_bytes()).map(|(i, _)| i).collect();
+    let [at] = hits[..] else {
+        anyhow::bail!("amdhsa.target `{old}` appears {} times in the metadata", hits.len());
+    };
+    desc[at..at + new.len()].copy_from_slice(new.as_bytes());
+    Ok(out)
+}
+
+/// Every processor a code object could be retargeted to, with its verdict.
+pub fn candidates(object: &CodeObject<'_>) -> anyhow::Result<Vec<Verdict>> {
+    siblings(object.target.processor).into_iter().map(|p| check(object, p)).collect()
+}
+
+/// A processor by name, or the list of names.
+pub fn processor(name: &str) -> anyhow::Result<&'static Processor> {
+    Processor::by_name(name).ok_or_else(|| {
+        let known: Vec<&str> = PROCESSORS.iter().filter(|p| family(p).is_some()).map(|p| p.name).collect();
+        anyhow::anyhow!("unknown processor `{name}` (processors in a generic family: {})", known.join(", "))
+    })
+}
