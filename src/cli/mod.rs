@@ -9,11 +9,13 @@ mod asm;
 mod bench;
 mod bench_rewrite;
 mod check;
+mod counters;
 mod decode;
 mod disasm;
 mod disasm_json;
 mod emulate;
 pub(crate) mod info;
+mod instrument;
 mod isa;
 mod rewrite;
 mod verify;
@@ -51,6 +53,10 @@ enum Command {
     Emulate(emulate::EmulateArgs),
     /// Run a kernel from two code objects on the same inputs; exit 0 same, 1 different, 2 could not run.
     Check(check::CheckArgs),
+    /// Add probes (count-blocks, count-kernel) and the counters they add to (docs/instrumentation.md).
+    Instrument(instrument::InstrumentArgs),
+    /// Read the counters an instrumented run dumped, with the map `instrument` wrote.
+    Counters(counters::CountersArgs),
 }
 
 /// Exit status for bad input or a refused operation (clap uses 2 for usage errors too).
@@ -69,6 +75,8 @@ pub fn main() -> ExitCode {
         Command::Bench(args) => bench::run(&args),
         Command::Emulate(args) => emulate::run(&args),
         Command::Check(args) => check::run(&args),
+        Command::Instrument(args) => instrument::run(&args),
+        Command::Counters(args) => counters::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
