@@ -243,7 +243,8 @@ fn instrument(function: &mut Function, ctx: &Ctx<'_>, stats: &mut PassStats, pas
                 return;
             }
         };
-        match probe::sequence(&mut ctx.builder.borrow_mut(), regs, lanes) {
+        let built = probe::sequence(&mut ctx.builder.borrow_mut(), regs, lanes);
+        match built {
             Ok(mut seq) => {
                 tag_probe(&ctx.builder.borrow(), &mut seq, kind);
                 planned.push((at, seq));
@@ -409,9 +410,23 @@ pub fn check(original: &Program, instrumented: &Program) -> Result<(), Vec<Strin
                     continue;
                 }
                 let l = unnamed.prune(&live.get_or_insert_with(|| Liveness::compute(of, target)).live_before(of, target, b, original_index));
-                let run: Vec<Inst> = nb.nodes[start..i].iter().map(|n| n.inst).collect();
-                if let Err(why) = check_probe(&run, &l, target) {
-                    problems.push(format!("{}: probe before {:#x}: {why}", nf.name, ob.nodes[original_index].origin.input_address().unwrap_or(ob.address)));
+                // The run may hold several probes (count-kernel's and count-blocks' at a kernel
+                // entry): each was inserted back to front, one edit after another, so a probe's
+                // edit numbers fall by one from each instruction to the next.
+                let edit = |n: &crate::ir::Node| match n.origin {
+                    Origin::Inserted { edit } => edit,
+                    _ => unreachable!("a probe instruction is inserted"),
+                };
+                let mut first = start;
+                for j in start + 1..=i {
+                    if j < i && edit(&nb.nodes[j]) + 1 == edit(&nb.nodes[j - 1]) {
+                        continue;
+                    }
+                    let run: Vec<Inst> = nb.nodes[first..j].iter().map(|n| n.inst).collect();
+                    if let Err(why) = check_probe(&run, &l, target) {
+                        problems.push(format!("{}: probe before {:#x}: {why}", nf.name, ob.nodes[original_index].origin.input_address().unwrap_or(ob.address)));
+                    }
+                    first = j;
                 }
             }
         }
