@@ -10,7 +10,7 @@ use crate::isa::{Decoder, Inst, Target};
 
 use super::StopKind;
 use super::memory::Memory;
-use super::ops::{self, Access, AtomicOp, Cond, Kind, Native, Space};
+use super::ops::{self, Access, Atomic, AtomicOp, Cond, Kind, Native, Space};
 use super::wave::Wave;
 
 /// Where the emulated address space puts things (see `docs/emulator.md`).
@@ -363,7 +363,7 @@ fn buffer(wave: &mut Wave, ops: &[Op], ctx: &mut Context, access: Access, dwords
 enum MemOp {
     Load,
     Store,
-    Atomic(AtomicOp),
+    Atomic(Atomic),
 }
 
 /// Where a lane's access goes, resolved to an address in [`Memory`].
@@ -438,7 +438,10 @@ fn vector_memory(wave: &mut Wave, ops: &[Op], ctx: &mut Context, space: Space, a
     let vaddr = present(ops, OperandName::vaddr);
     let data = present(ops, OperandName::vdata);
     let vdst = present(ops, OperandName::vdst);
-    let size = access.map_or(4, |a| a.bytes);
+    let size = match mem {
+        MemOp::Atomic(a) => a.bytes(),
+        _ => access.map_or(4, |a| a.bytes),
+    };
     ctx.counts.lane_instructions += u64::from(wave.exec().count_ones());
     for lane in wave.active() {
         let base = match (space, saddr, vaddr) {
@@ -490,14 +493,21 @@ fn vector_memory(wave: &mut Wave, ops: &[Op], ctx: &mut Context, space: Space, a
                 write_bytes(ctx, &t, lane, &buf[..len as usize])?;
             }
             MemOp::Atomic(a) => {
-                let src = data.ok_or_else(|| Fault::new(StopKind::Unimplemented, "an atomic without data"))?;
-                let v = wave.read_lane(src, lane, 32).map_err(rf)? as u32;
-                let mut old = [0u8; 4];
-                read_bytes(ctx, &t, lane, &mut old)?;
-                let old = u32::from_le_bytes(old);
-                write_bytes(ctx, &t, lane, &a.apply(old, v).to_le_bytes())?;
+                let Some(Value::Reg(Reg::Vgpr { index, .. })) = data else {
+                    return Err(Fault::new(StopKind::Unimplemented, "an atomic whose data is not in VGPRs"));
+                };
+                // The data registers hold src, then (cmpswap) cmp, each one element wide.
+                let words = usize::from(a.bytes() / 4);
+                let element = |k: usize| (0..words).fold(0u64, |v, w| v | u64::from(wave.v(index as usize + k * words + w, lane)) << (32 * w));
+                let (src, cmp) = (element(0), if a.op == AtomicOp::CmpSwap { element(1) } else { 0 });
+                let mut old = [0u8; 8];
+                let old_bytes = &mut old[..len as usize];
+                read_bytes(ctx, &t, lane, old_bytes)?;
+                let old = u64::from_le_bytes(old);
+                let new = a.apply(old, src, cmp).to_le_bytes();
+                write_bytes(ctx, &t, lane, &new[..len as usize])?;
                 if let Some(dst) = vdst {
-                    wave.write_lane(dst, lane, u64::from(old), 32).map_err(rf)?;
+                    wave.write_lane(dst, lane, old, a.bytes() * 8).map_err(rf)?;
                 }
             }
         }
@@ -516,7 +526,7 @@ enum DsOp {
     Store(Access, u8),
     Load2(u8, bool),
     Store2(u8, bool),
-    Atomic(AtomicOp),
+    Atomic(Atomic),
 }
 
 fn ds(wave: &mut Wave, ops: &[Op], ctx: &mut Context, ds_op: DsOp) -> Result<(), Fault> {
@@ -580,12 +590,16 @@ fn ds(wave: &mut Wave, ops: &[Op], ctx: &mut Context, ds_op: DsOp) -> Result<(),
                 }
             }
             DsOp::Atomic(a) => {
-                let v = wave.read_lane(data0.ok_or_else(|| Fault::new(StopKind::Unimplemented, "a DS atomic without data"))?, lane, 32).map_err(rf)? as u32;
-                let r = lds_range(ctx, lane, lds_addr(base, offset), 4)?;
-                let old = u32::from_le_bytes(ctx.lds[r.clone()].try_into().unwrap());
-                ctx.lds[r].copy_from_slice(&a.apply(old, v).to_le_bytes());
+                let data = data0.ok_or_else(|| Fault::new(StopKind::Unimplemented, "a DS atomic without data"))?;
+                let src = wave.read_lane(data, lane, a.bytes() * 8).map_err(rf)?;
+                let r = lds_range(ctx, lane, lds_addr(base, offset), u64::from(a.bytes()))?;
+                let mut old = [0u8; 8];
+                old[..r.len()].copy_from_slice(&ctx.lds[r.clone()]);
+                let old = u64::from_le_bytes(old);
+                let n = r.len();
+                ctx.lds[r].copy_from_slice(&a.apply(old, src, 0).to_le_bytes()[..n]);
                 if let Some(dst) = vdst {
-                    wave.write_lane(dst, lane, u64::from(old), 32).map_err(rf)?;
+                    wave.write_lane(dst, lane, old, a.bytes() * 8).map_err(rf)?;
                 }
             }
         }

@@ -133,15 +133,16 @@ pub enum Native {
     SLoad { dwords: u8 },
     VLoad { space: Space, access: Access, dwords: u8 },
     VStore { space: Space, access: Access, dwords: u8 },
-    /// `global_atomic_add` and its kin: one dword, optionally returning the old value.
-    VAtomic { space: Space, op: AtomicOp, returns: bool },
+    /// `global_atomic_add` and its kin: one 32- or 64-bit element, optionally returning the
+    /// old value.
+    VAtomic { space: Space, op: Atomic, returns: bool },
     DsLoad { access: Access, dwords: u8 },
     DsStore { access: Access, dwords: u8 },
     /// `ds_read2`/`ds_load_2addr`: two values at two offsets (scaled by the size, and by 64 for
     /// `st64`).
     DsLoad2 { bytes: u8, stride64: bool },
     DsStore2 { bytes: u8, stride64: bool },
-    DsAtomic { op: AtomicOp, returns: bool },
+    DsAtomic { op: Atomic, returns: bool },
     ReadLane,
     ReadFirstLane,
     WriteLane,
@@ -166,38 +167,105 @@ pub enum AtomicOp {
     MinI,
     MaxI,
     Swap,
+    /// `MEM = MEM == cmp ? src : MEM`, the data register holding src then cmp.
+    CmpSwap,
+    /// `MEM = MEM >= src ? 0 : MEM + 1` (unsigned).
+    Inc,
+    /// `MEM = MEM == 0 || MEM > src ? src : MEM - 1` (unsigned).
+    Dec,
 }
 
-impl AtomicOp {
-    pub fn apply(self, old: u32, v: u32) -> u32 {
-        match self {
-            AtomicOp::Add => old.wrapping_add(v),
-            AtomicOp::Sub => old.wrapping_sub(v),
-            AtomicOp::And => old & v,
-            AtomicOp::Or => old | v,
-            AtomicOp::Xor => old ^ v,
-            AtomicOp::MinU => old.min(v),
-            AtomicOp::MaxU => old.max(v),
-            AtomicOp::MinI => (old as i32).min(v as i32) as u32,
-            AtomicOp::MaxI => (old as i32).max(v as i32) as u32,
-            AtomicOp::Swap => v,
-        }
+/// An integer atomic read-modify-write on one 32- or 64-bit element.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Atomic {
+    pub op: AtomicOp,
+    /// 64-bit (`_x2`, `_u64`, `_i64`, `_b64`) rather than 32-bit.
+    pub wide: bool,
+}
+
+impl Atomic {
+    pub fn bytes(self) -> u8 {
+        if self.wide { 8 } else { 4 }
     }
 
-    fn parse(word: &str) -> Option<AtomicOp> {
-        Some(match word {
-            "add" | "add_u32" => AtomicOp::Add,
-            "sub" | "sub_u32" => AtomicOp::Sub,
-            "and" | "and_b32" => AtomicOp::And,
-            "or" | "or_b32" => AtomicOp::Or,
-            "xor" | "xor_b32" => AtomicOp::Xor,
-            "umin" | "min_u32" => AtomicOp::MinU,
-            "umax" | "max_u32" => AtomicOp::MaxU,
-            "smin" | "min_i32" => AtomicOp::MinI,
-            "smax" | "max_i32" => AtomicOp::MaxI,
-            "swap" | "swap_b32" => AtomicOp::Swap,
+    /// The new memory value from the old one and the lane's data (`cmp` only for
+    /// [`AtomicOp::CmpSwap`]); all three are zero-extended to 64 bits, the result is truncated
+    /// to the element's width.
+    pub fn apply(self, old: u64, src: u64, cmp: u64) -> u64 {
+        let bits = if self.wide { 64 } else { 32 };
+        let mask = if self.wide { u64::MAX } else { u64::from(u32::MAX) };
+        let signed = |v: u64| ((v << (64 - bits)) as i64) >> (64 - bits);
+        let (old, src, cmp) = (old & mask, src & mask, cmp & mask);
+        let new = match self.op {
+            AtomicOp::Add => old.wrapping_add(src),
+            AtomicOp::Sub => old.wrapping_sub(src),
+            AtomicOp::And => old & src,
+            AtomicOp::Or => old | src,
+            AtomicOp::Xor => old ^ src,
+            AtomicOp::MinU => old.min(src),
+            AtomicOp::MaxU => old.max(src),
+            AtomicOp::MinI => signed(old).min(signed(src)) as u64,
+            AtomicOp::MaxI => signed(old).max(signed(src)) as u64,
+            AtomicOp::Swap => src,
+            AtomicOp::CmpSwap => {
+                if old == cmp {
+                    src
+                } else {
+                    old
+                }
+            }
+            AtomicOp::Inc => {
+                if old >= src {
+                    0
+                } else {
+                    old + 1
+                }
+            }
+            AtomicOp::Dec => {
+                if old == 0 || old > src {
+                    src
+                } else {
+                    old - 1
+                }
+            }
+        };
+        new & mask
+    }
+
+    /// An atomic's name after `atomic_` (global/flat) or `ds_` with `_rtn` removed: GFX9/10
+    /// spell the width `_x2` and the signedness in the word (`smin`), GFX11+ in a type suffix
+    /// (`min_i64`). Float and other atomics are `None` (not implemented).
+    fn parse(name: &str) -> Option<Atomic> {
+        let (word, ty) = match name.strip_suffix("_x2") {
+            Some(w) => (w, "x2"),
+            None => match name.rsplit_once('_') {
+                Some((w, t)) if matches!(t, "u32" | "i32" | "b32" | "u64" | "i64" | "b64") => (w, t),
+                _ => (name, ""),
+            },
+        };
+        let wide = matches!(ty, "x2" | "u64" | "i64" | "b64");
+        let signed = matches!(ty, "i32" | "i64");
+        let op = match word {
+            "add" => AtomicOp::Add,
+            "sub" => AtomicOp::Sub,
+            "and" => AtomicOp::And,
+            "or" => AtomicOp::Or,
+            "xor" => AtomicOp::Xor,
+            "umin" => AtomicOp::MinU,
+            "umax" => AtomicOp::MaxU,
+            "smin" => AtomicOp::MinI,
+            "smax" => AtomicOp::MaxI,
+            "min" if signed => AtomicOp::MinI,
+            "max" if signed => AtomicOp::MaxI,
+            "min" => AtomicOp::MinU,
+            "max" => AtomicOp::MaxU,
+            "swap" | "wrxchg" | "storexchg" => AtomicOp::Swap,
+            "cmpswap" => AtomicOp::CmpSwap,
+            "inc" => AtomicOp::Inc,
+            "dec" => AtomicOp::Dec,
             _ => return None,
-        })
+        };
+        Some(Atomic { op, wide })
     }
 }
 
@@ -370,12 +438,12 @@ fn memory(m: &str, family: Family) -> Option<Native> {
         return Some(VStore { space, access, dwords });
     }
     if let Some(rest) = op.strip_prefix("atomic_") {
-        // 64-bit and floating-point atomics are not implemented.
+        // Floating-point atomics are not implemented.
         let (word, returns) = match rest.strip_suffix("_rtn") {
             Some(w) => (w, true),
             None => (rest, false),
         };
-        let op = AtomicOp::parse(word)?;
+        let op = Atomic::parse(word)?;
         // GFX9 marks the returning form with `glc` instead of a name; that is read at run time.
         return Some(VAtomic { space, op, returns });
     }
@@ -408,19 +476,11 @@ fn ds(m: &str) -> Option<Native> {
         let (access, dwords) = access_of(rest)?;
         return Some(DsStore { access, dwords });
     }
-    let (word, returns) = match op.strip_suffix("_rtn_u32").or_else(|| op.strip_suffix("_rtn_b32")).or_else(|| op.strip_suffix("_rtn_i32")) {
-        Some(w) => (w.to_owned(), true),
-        None => (op.strip_suffix("_u32").or_else(|| op.strip_suffix("_b32")).or_else(|| op.strip_suffix("_i32"))?.to_owned(), false),
-    };
-    let signed = op.ends_with("_i32");
-    let op = match (word.as_str(), signed) {
-        ("min", true) => AtomicOp::MinI,
-        ("max", true) => AtomicOp::MaxI,
-        ("min", false) => AtomicOp::MinU,
-        ("max", false) => AtomicOp::MaxU,
-        ("wrxchg", _) => AtomicOp::Swap,
-        (w, _) => AtomicOp::parse(w)?,
-    };
+    // `ds_add_rtn_u64`: the returning form has `_rtn` before the type. The compare-and-store
+    // forms (`ds_cmpst_b32`, `ds_cmpstore_b32`) order their data differently by generation and
+    // are not implemented.
+    let returns = op.contains("_rtn_");
+    let op = Atomic::parse(&op.replace("_rtn_", "_")).filter(|a| a.op != AtomicOp::CmpSwap)?;
     Some(DsAtomic { op, returns })
 }
 
