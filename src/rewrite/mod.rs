@@ -176,7 +176,6 @@ pub fn rewrite_object_with(data: &[u8], options: &Options<'_>, decoders: &mut De
         }
     }
     let bytes = out.bytes.as_ref().unwrap();
-    if let Ok(p) = std::env::var("GFXPATCH_DEBUG_DUMP") { let _ = std::fs::write(p, bytes); }
     if let Err(problems) = verify::against(data, &program, &laid, bytes, decoders) {
         anyhow::bail!("the rewritten object fails verification: {}", problems.join("; "));
     }
