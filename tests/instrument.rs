@@ -169,3 +169,37 @@ fn emulated_counters_equal_the_emulators_own_counts() {
     // gfx1100 O2 and O0 and gfx90a O2: every case ran instrumented.
     assert!(runs >= 3 * CASES.len(), "only {runs} instrumented runs");
 }
+
+/// `gfxpatch instrument` writes the object and its map; `gfxpatch counters` reads a dump of
+/// the counters after an (emulated) run: the waves started equal the waves the grid has, every
+/// wave ended, and `--dot` draws the kernel's blocks.
+#[test]
+fn instrument_and_counters_commands() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = common::repo().join("fixtures/co/gfx1100/emu_int.O2.co");
+    let out = dir.path().join("i.co");
+    let r = common::gfxpatch(&["instrument", input.to_str().unwrap(), "-o", out.to_str().unwrap(), "--probe", "count-blocks,count-kernel", "--kernels", "int_*"]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let map_path = dir.path().join("i.co.map.json");
+    let map: serde_json::Value = serde_json::from_slice(&std::fs::read(&map_path).unwrap()).unwrap();
+    let probes = map["objects"][0]["counters"]["probes"].as_array().unwrap();
+    assert!(probes.iter().all(|p| p["function"].as_str().unwrap().starts_with("int_")), "--kernels int_* selects only int_* kernels");
+    let bytes = std::fs::read(&out).unwrap();
+    let args = vec![Arg::Buffer(vec![0; 1024]), Arg::Buffer(random(1024, 3))];
+    let options = emu::Options { read_symbols: vec!["__gfxpatch_counters".into()], ..emu::Options::default() };
+    let run = emu::run(&bytes, "int_branchy", &Dispatch { grid: [256, 1, 1], block: [64, 1, 1] }, &args, &options).unwrap();
+    let dump = dir.path().join("dump.bin");
+    std::fs::write(&dump, &run.symbols[0]).unwrap();
+    let r = common::gfxpatch(&["counters", map_path.to_str().unwrap(), dump.to_str().unwrap(), "--json"]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let counts: serde_json::Value = serde_json::from_slice(&r.stdout).unwrap();
+    let k = counts.as_array().unwrap().iter().find(|f| f["function"] == "int_branchy").unwrap();
+    // 256 work-items in wave32: 8 waves, all of which end.
+    assert_eq!((k["waves_started"].as_u64(), k["lanes_started"].as_u64(), k["waves_ended"].as_u64()), (Some(8), Some(256), Some(8)));
+    assert!(k["wave_instructions"].as_u64().unwrap() > 8 * 10 && k["thread_instructions"].as_u64().unwrap() > k["wave_instructions"].as_u64().unwrap());
+    let other = counts.as_array().unwrap().iter().find(|f| f["function"] == "int_mix").unwrap();
+    assert_eq!(other["waves_started"].as_u64(), Some(0), "int_mix did not run");
+    let r = common::gfxpatch(&["counters", map_path.to_str().unwrap(), dump.to_str().unwrap(), "--dot", "int_branchy"]);
+    let dot = String::from_utf8_lossy(&r.stdout);
+    assert!(r.status.success() && dot.starts_with("digraph \"int_branchy\"") && dot.contains(" -> "), "{dot}");
+}
