@@ -190,15 +190,41 @@ fn instrumented(object: &CodeObject<'_>, program: &Program, before: &Program, la
     // their address, does not depend on the constants aimed at them.
     let (placeholder, _) = writer::write(object, program, laid, strip_debug)?;
     let at = crate::container::write::counters::address(&placeholder).map_err(|e| e.to_string())?;
-    instrument::aim(program, laid, sites, at)?;
+    aim(program, laid, sites, at)?;
     let (bytes, notes) = writer::write(object, program, laid, strip_debug)?;
     let size = instrument::counters_bytes(sites);
     let (bytes, placed) = crate::container::write::counters::add(&bytes, size, instrument::SYMBOL).map_err(|e| e.to_string())?;
     if placed != at {
         return Err(format!("the counters were placed at {placed:#x}, not at {at:#x} where the probes point"));
     }
-    let map = instrument::map::object_map(object, program, before, laid, sites, at, size);
+    let used: Vec<(String, u32, u32, u32)> = laid.registers.iter().map(|r| (r.kernel.clone(), r.sgprs, r.vgprs, r.agprs)).collect();
+    let map = instrument::map::object_map(object, program, before, &used, sites, at, size);
     Ok((bytes, notes, map))
+}
+
+/// Aims each probe at its counters at `counters` (the address of `__gfxpatch_counters` in the
+/// output): rewrites the adds' literal dwords in `laid.inserted` and `laid.text` alike, in
+/// place (a literal stays a literal, so nothing moves).
+fn aim(program: &Program, laid: &mut Layout, sites: &[instrument::Site], counters: u64) -> Result<(), String> {
+    use crate::isa::operand::Value;
+    use crate::isa::table::OperandName;
+    let b = crate::isa::encode::Builder::new(program.target);
+    let base = program.text.address;
+    for (i, s) in sites.iter().enumerate() {
+        let (getpc_at, _) = laid.inserted[s.getpc];
+        let (lo, hi) = instrument::aim_constants(i, getpc_at, counters);
+        for (ordinal, half) in [(s.add_lo, lo), (s.add_hi, hi)] {
+            let (at, inst) = laid.inserted[ordinal];
+            let aimed = b
+                .with_operands(&inst, &[(OperandName::src1, Value::Literal(half))])
+                .filter(|n| n.len() == inst.len())
+                .ok_or_else(|| format!("probe at {getpc_at:#x}: its address constant does not encode"))?;
+            laid.inserted[ordinal] = (at, aimed);
+            let from = (at - base) as usize;
+            laid.text[from..from + aimed.len()].copy_from_slice(&aimed.bytes());
+        }
+    }
+    Ok(())
 }
 
 /// True if `used` needs more registers than the kernel's descriptor grants.

@@ -7,7 +7,6 @@ use serde::{Deserialize, Serialize};
 use crate::container::CodeObject;
 use crate::ir::{FunctionKind, Origin, Program};
 use crate::isa::processor::Generation;
-use crate::layout::Layout;
 
 use super::{ProbeKind, Site, COUNTERS_PER_PROBE, SYMBOL};
 
@@ -71,7 +70,9 @@ pub fn waves_per_simd(g: Generation, wave_size: u32, vgprs: u32, sgprs: Option<u
     by_vgprs.min(by_sgprs).min(max)
 }
 
-pub fn object_map(object: &CodeObject<'_>, program: &Program, before: &Program, laid: &Layout, sites: &[Site], address: u64, bytes: u64) -> ObjectMap {
+/// The map of one object; `used` is what the layout found each changed kernel uses:
+/// (kernel, SGPRs, VGPRs, AGPRs), each the highest register named + 1.
+pub fn object_map(object: &CodeObject<'_>, program: &Program, before: &Program, used: &[(String, u32, u32, u32)], sites: &[Site], address: u64, bytes: u64) -> ObjectMap {
     let target = &program.target;
     let probes = sites
         .iter()
@@ -96,17 +97,17 @@ pub fn object_map(object: &CodeObject<'_>, program: &Program, before: &Program, 
         })
         .collect();
     let g = target.generation();
-    let kernels = laid
-        .registers
+    let kernels = used
         .iter()
-        .filter_map(|r| {
-            let k = object.kernels.iter().find(|k| k.name == r.kernel)?;
+        .filter_map(|(name, sgprs, vgprs, agprs)| {
+            let (sgprs, vgprs, agprs) = (*sgprs, *vgprs, *agprs);
+            let k = object.kernels.iter().find(|k| k.name == name)?;
             let d = k.descriptor.registers(g);
-            let used_v = if g.has_unified_agprs() && r.agprs > 0 { r.vgprs.next_multiple_of(4) + r.agprs } else { r.vgprs.max(r.agprs) };
+            let used_v = if g.has_unified_agprs() && agprs > 0 { vgprs.next_multiple_of(4) + agprs } else { vgprs.max(agprs) };
             let vgprs_after = d.vgprs.max(used_v);
-            let sgprs_after = d.sgprs.map(|s| s.max(r.sgprs));
+            let sgprs_after = d.sgprs.map(|s| s.max(sgprs));
             Some(KernelRegisters {
-                kernel: r.kernel.clone(),
+                kernel: name.clone(),
                 vgprs_before: d.vgprs,
                 vgprs_after,
                 sgprs_before: d.sgprs,

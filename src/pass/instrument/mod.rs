@@ -4,7 +4,7 @@
 //! code object (its own `PT_LOAD`), addressed PC-relatively. The design, the probe sequences
 //! per generation and the wait rule are in docs/instrumentation.md.
 //!
-//! The passes insert probes with placeholder address constants; after the layout, [`aim`] sets
+//! The passes insert probes with placeholder address constants; after the layout, [`aim_constants`] sets
 //! each probe's constants to its counters (the address is known only once the writer has placed
 //! the new segment), [`sites`] lists the probes for the map file, and [`check`] proves, before
 //! anything is written, that removing the probes gives the original instruction stream and that
@@ -19,7 +19,6 @@ use crate::isa::encode::Builder;
 use crate::isa::operand::Value;
 use crate::isa::table::{Opcode, OperandName};
 use crate::isa::{Inst, Target};
-use crate::layout::Layout;
 
 use super::{Ctx, Pass, PassStats};
 use probe::{Lanes, PLACEHOLDER};
@@ -31,12 +30,12 @@ pub const SYMBOL: &str = "__gfxpatch_counters";
 /// Counters per probe (two `u64`: waves and lanes).
 pub const COUNTERS_PER_PROBE: u64 = 2;
 
-/// True for the passes whose probes [`aim`] and [`check`] handle.
+/// True for the passes whose probes [`aim_constants`] and [`check`] handle.
 pub fn is_probe_pass(name: &str) -> bool {
     name == COUNT_BLOCKS || name == COUNT_KERNEL
 }
 
-/// What a probe counts; the tag travels in the high add's placeholder until [`aim`].
+/// What a probe counts; the tag travels in the high add's placeholder until [`aim_constants`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ProbeKind {
@@ -297,7 +296,7 @@ pub struct Site {
     pub block: usize,
     pub kind: ProbeKind,
     /// Position of its `s_getpc_b64` among all inserted instructions in program order (the
-    /// order of [`Layout::inserted`]).
+    /// order of the layout's `inserted`).
     pub getpc: usize,
     /// Positions of its two adds (same numbering).
     pub add_lo: usize,
@@ -345,27 +344,12 @@ pub fn counters_bytes(sites: &[Site]) -> u64 {
     (sites.len() as u64 * COUNTERS_PER_PROBE * 8).max(8)
 }
 
-/// Aims each probe at its counters at `counters` (the address of `__gfxpatch_counters` in the
-/// output): rewrites the adds' literal dwords in `laid.inserted` and `laid.text` alike.
-pub fn aim(program: &Program, laid: &mut Layout, sites: &[Site], counters: u64) -> Result<(), String> {
-    let b = Builder::new(program.target);
-    let base = program.text.address;
-    for (i, s) in sites.iter().enumerate() {
-        let (getpc_at, _) = laid.inserted[s.getpc];
-        let target = counters + i as u64 * COUNTERS_PER_PROBE * 8;
-        let offset = target.wrapping_sub(getpc_at + 4);
-        for (ordinal, half) in [(s.add_lo, offset as u32), (s.add_hi, (offset >> 32) as u32)] {
-            let (at, inst) = laid.inserted[ordinal];
-            let aimed = b
-                .with_operands(&inst, &[(OperandName::src1, Value::Literal(half))])
-                .filter(|n| n.len() == inst.len())
-                .ok_or_else(|| format!("probe at {getpc_at:#x}: its address constant does not encode"))?;
-            laid.inserted[ordinal] = (at, aimed);
-            let from = (at - base) as usize;
-            laid.text[from..from + aimed.len()].copy_from_slice(&aimed.bytes());
-        }
-    }
-    Ok(())
+/// The add constants that aim the probe `i`-th in [`sites`] order, whose `s_getpc_b64` is at
+/// `getpc` in the output, at its counters when `__gfxpatch_counters` is at `counters`.
+pub fn aim_constants(i: usize, getpc: u64, counters: u64) -> (u32, u32) {
+    let target = counters + i as u64 * COUNTERS_PER_PROBE * 8;
+    let offset = target.wrapping_sub(getpc + 4);
+    (offset as u32, (offset >> 32) as u32)
 }
 
 /// The static check of every instrumented output, before it is written: for each function,
