@@ -231,7 +231,7 @@ impl LaunchArgs {
     }
 
     pub fn options(&self, trace: bool) -> Options {
-        Options { trace, max_instructions: self.max_instructions }
+        Options { trace, max_instructions: self.max_instructions, ..Options::default() }
     }
 }
 

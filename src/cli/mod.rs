@@ -9,11 +9,13 @@ mod asm;
 mod bench;
 mod bench_rewrite;
 mod check;
+mod counters;
 mod decode;
 mod disasm;
 mod disasm_json;
 mod emulate;
 pub(crate) mod info;
+mod instrument;
 mod isa;
 mod retarget;
 mod rewrite;
@@ -52,6 +54,10 @@ enum Command {
     Emulate(emulate::EmulateArgs),
     /// Run a kernel from two code objects on the same inputs; exit 0 same, 1 different, 2 could not run.
     Check(check::CheckArgs),
+    /// Add probes (count-blocks, count-kernel) and the counters they add to (docs/instrumentation.md).
+    Instrument(instrument::InstrumentArgs),
+    /// Read the counters an instrumented run dumped, with the map `instrument` wrote.
+    Counters(counters::CountersArgs),
     /// Prove a code object valid on other processors of its generic family and write it for them.
     Retarget(retarget::RetargetArgs),
 }
@@ -72,6 +78,8 @@ pub fn main() -> ExitCode {
         Command::Bench(args) => bench::run(&args),
         Command::Emulate(args) => emulate::run(&args),
         Command::Check(args) => check::run(&args),
+        Command::Instrument(args) => instrument::run(&args),
+        Command::Counters(args) => counters::run(&args),
         Command::Retarget(args) => retarget::run(&args),
     };
     match result {

@@ -66,15 +66,15 @@ pub struct RewriteArgs {
 }
 
 /// One input's rewrite, kept after its output is written (no object bytes).
-struct Done {
+pub(super) struct Done {
     path: PathBuf,
-    objects: Vec<ObjectDone>,
+    pub(super) objects: Vec<ObjectDone>,
 }
 
 /// One code object's outcome without its bytes.
-struct ObjectDone {
-    bundle_id: Option<String>,
-    outcome: Outcome,
+pub(super) struct ObjectDone {
+    pub(super) bundle_id: Option<String>,
+    pub(super) outcome: Outcome,
 }
 
 pub fn run(args: &RewriteArgs) -> anyhow::Result<()> {
@@ -172,7 +172,7 @@ fn output_paths(args: &RewriteArgs) -> anyhow::Result<Vec<PathBuf>> {
 }
 
 /// Rewrites one input file and writes its result: the objects in parallel, the output once.
-fn rewrite_file(input_path: &Path, out_path: &Path, options: &Options<'_>, explain: bool, progress: &Progress) -> anyhow::Result<Done> {
+pub(super) fn rewrite_file(input_path: &Path, out_path: &Path, options: &Options<'_>, explain: bool, progress: &Progress) -> anyhow::Result<Done> {
     let path = input_path.display().to_string();
     let mapped = MappedFile::open(input_path).with_context(|| path.clone())?;
     let data = mapped.bytes();
@@ -233,14 +233,14 @@ fn rewrite_file(input_path: &Path, out_path: &Path, options: &Options<'_>, expla
 
 /// The progress bar: code objects done of those found so far, instructions, rewrites applied.
 /// Drawn only on a terminal and without `--quiet`.
-struct Progress {
+pub(super) struct Progress {
     bar: indicatif::ProgressBar,
     instructions: AtomicU64,
     applied: AtomicU64,
 }
 
 impl Progress {
-    fn new(quiet: bool) -> Progress {
+    pub(super) fn new(quiet: bool) -> Progress {
         let bar = if quiet || !std::io::stderr().is_terminal() {
             indicatif::ProgressBar::hidden()
         } else {

@@ -215,6 +215,16 @@ fn native(n: Native, wave: &mut Wave, ops: &[Op], pc: u64, next: u64, ctx: &mut 
             }
         }
         GetPc => wave.write_scalar(op(ops, OperandName::sdst).unwrap().value, next, 64).map_err(rf)?,
+        BitCount(bits) => {
+            let v = wave.read_scalar(op(ops, OperandName::src0).unwrap().value, bits).map_err(rf)?;
+            wave.write_scalar(op(ops, OperandName::sdst).unwrap().value, u64::from(v.count_ones()), 32).map_err(rf)?;
+            wave.scc = v != 0;
+        }
+        FirstOne(bits) => {
+            let v = wave.read_scalar(op(ops, OperandName::src0).unwrap().value, bits).map_err(rf)?;
+            let first = if v == 0 { u64::from(u32::MAX) } else { u64::from(v.trailing_zeros()) };
+            wave.write_scalar(op(ops, OperandName::sdst).unwrap().value, first, 32).map_err(rf)?;
+        }
         SetPc => wave.pc = wave.read_scalar(op(ops, OperandName::src0).unwrap().value, 64).map_err(rf)?,
         SwapPc => {
             let target = wave.read_scalar(op(ops, OperandName::src0).unwrap().value, 64).map_err(rf)?;

@@ -46,11 +46,16 @@ pub struct Options {
     pub trace: bool,
     /// Most instructions one wave may execute (a kernel that does not end stops here).
     pub max_instructions: u64,
+    /// Count executions per instruction address ([`Outcome::by_address`]).
+    pub count_addresses: bool,
+    /// Symbols whose bytes to return after the run ([`Outcome::symbols`]), e.g. the counters
+    /// of an instrumented object.
+    pub read_symbols: Vec<String>,
 }
 
 impl Default for Options {
     fn default() -> Options {
-        Options { trace: false, max_instructions: 50_000_000 }
+        Options { trace: false, max_instructions: 50_000_000, count_addresses: false, read_symbols: Vec::new() }
     }
 }
 
@@ -62,6 +67,19 @@ pub struct Outcome {
     pub counts: Counts,
     /// With `Options::trace`: `address: text` of each instruction of the traced wave.
     pub trace: Vec<String>,
+    /// With `Options::count_addresses`: per instruction address (in the code object), the waves
+    /// that executed it, those of them with EXEC != 0, and their active lanes summed.
+    pub by_address: std::collections::BTreeMap<u64, AddressCount>,
+    /// The bytes of each of `Options::read_symbols` after the run.
+    pub symbols: Vec<Vec<u8>>,
+}
+
+/// Executions of one instruction address.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AddressCount {
+    pub waves: u64,
+    pub waves_with_lanes: u64,
+    pub lanes: u64,
 }
 
 fn setup(kernel: &str, message: impl Into<String>) -> Stop {
@@ -120,6 +138,7 @@ pub fn run(elf: &[u8], kernel: &str, dispatch: &Dispatch, args: &[Arg], options:
     let mut code = Code::new(target);
     let mut counts = Counts::default();
     let mut trace = Vec::new();
+    let mut by_address = std::collections::BTreeMap::new();
     let fields: std::collections::HashMap<&str, u64> = k.descriptor.fields(generation).into_iter().collect();
     let field = |name: &str| fields.get(name).copied().unwrap_or(0);
     if field("kernarg_preload_spec_length") != 0 {
@@ -177,17 +196,22 @@ pub fn run(elf: &[u8], kernel: &str, dispatch: &Dispatch, args: &[Arg], options:
                 }
                 let mut lds = vec![0u8; lds_size];
                 let traced = options.trace && group_index == 0;
-                run_group(kernel, &mut waves, &mut code, &mut memory, &mut lds, private_size, &mut counts, options, traced.then_some(&mut trace))?;
+                run_group(kernel, &mut waves, &mut code, &mut memory, &mut lds, private_size, &mut counts, options, traced.then_some(&mut trace), &mut by_address)?;
                 group_index += 1;
             }
         }
     }
     let buffers = buffer_addrs.iter().map(|&(a, len)| memory.bytes(a, len + GUARD).expect("mapped")).collect();
-    Ok(Outcome { buffers, counts, trace })
+    let mut symbols = Vec::new();
+    for name in &options.read_symbols {
+        let s = co.symbols.iter().find(|s| s.name == name.as_str()).ok_or_else(|| setup(kernel, format!("no symbol {name}")))?;
+        symbols.push(memory.bytes(map::IMAGE_BASE + s.value, s.size as usize).map_err(|a| setup(kernel, format!("symbol {name}: {a:#x} is not mapped")))?);
+    }
+    Ok(Outcome { buffers, counts, trace, by_address, symbols })
 }
 
 #[allow(clippy::too_many_arguments)]
-fn run_group(kernel: &str, waves: &mut [Wave], code: &mut Code, memory: &mut Memory, lds: &mut [u8], private_size: u64, counts: &mut Counts, options: &Options, mut trace: Option<&mut Vec<String>>) -> Result<(), Stop> {
+fn run_group(kernel: &str, waves: &mut [Wave], code: &mut Code, memory: &mut Memory, lds: &mut [u8], private_size: u64, counts: &mut Counts, options: &Options, mut trace: Option<&mut Vec<String>>, by_address: &mut std::collections::BTreeMap<u64, AddressCount>) -> Result<(), Stop> {
     let mut executed = vec![0u64; waves.len()];
     loop {
         let mut progressed = false;
@@ -199,6 +223,13 @@ fn run_group(kernel: &str, waves: &mut [Wave], code: &mut Code, memory: &mut Mem
                 if let (Some(t), 0) = (trace.as_deref_mut(), w) {
                     let d = code.fetch(memory, pc).map_err(|f| stop(kernel, code, memory, pc, f))?;
                     t.push(format!("{:#x}: {}", pc - map::IMAGE_BASE, code.text(&d, pc - map::IMAGE_BASE)));
+                }
+                if options.count_addresses {
+                    let c = by_address.entry(pc - map::IMAGE_BASE).or_default();
+                    let exec = wave.exec();
+                    c.waves += 1;
+                    c.waves_with_lanes += u64::from(exec != 0);
+                    c.lanes += u64::from(exec.count_ones());
                 }
                 let mut ctx = Context { memory, lds, private_size, counts };
                 exec::step(wave, code, &mut ctx).map_err(|f| stop(kernel, code, memory, pc, f))?;

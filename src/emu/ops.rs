@@ -125,6 +125,11 @@ pub enum Native {
     Branch,
     CBranch(Cond),
     GetPc,
+    /// `s_bcnt1_i32_b32/b64` (bits set, SCC = result != 0) and `s_ff1_i32_*`/`s_ctz_i32_*`
+    /// (lowest set bit or -1, SCC untouched): AMD's texts for them are loops, which the
+    /// evaluated subset does not model.
+    BitCount(u8),
+    FirstOne(u8),
     SetPc,
     SwapPc,
     Call,
@@ -393,6 +398,10 @@ fn native(m: &str, family: Family) -> Option<Native> {
         "s_cbranch_execz" => CBranch(Cond::Execz),
         "s_cbranch_execnz" => CBranch(Cond::Execnz),
         "s_getpc_b64" => GetPc,
+        "s_bcnt1_i32_b32" => BitCount(32),
+        "s_bcnt1_i32_b64" => BitCount(64),
+        "s_ff1_i32_b32" | "s_ctz_i32_b32" => FirstOne(32),
+        "s_ff1_i32_b64" | "s_ctz_i32_b64" => FirstOne(64),
         "s_setpc_b64" => SetPc,
         "s_swappc_b64" => SwapPc,
         "s_call_b64" => Call,

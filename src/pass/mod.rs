@@ -2,6 +2,7 @@
 //! edit API (`ir::edit`), which records every change; it counts what it applied and what it
 //! declined, by reason, for the report.
 
+pub mod instrument;
 pub mod peephole;
 mod nops;
 
@@ -78,6 +79,9 @@ pub struct Ctx<'a> {
     /// Builds the instructions a pass inserts, through the encoder (one per program: it owns
     /// a decoder for its checks).
     pub builder: std::cell::RefCell<Builder>,
+    /// For the probe passes: the registers no function of the program names (see
+    /// [`instrument::Unnamed`]); the default (nothing known) for other passes.
+    pub unnamed: instrument::Unnamed,
 }
 
 /// A rewrite of one function at a time.
@@ -97,7 +101,8 @@ pub trait Pass: Sync {
 
 /// Every pass, in the order they are documented.
 pub fn registry() -> &'static [&'static dyn Pass] {
-    static REGISTRY: [&dyn Pass; 3] = [&InsertNops, &RemoveNops, &peephole::pass::BUILTIN];
+    static REGISTRY: [&dyn Pass; 5] =
+        [&InsertNops, &RemoveNops, &peephole::pass::BUILTIN, &instrument::COUNT_BLOCKS_ALL, &instrument::COUNT_KERNEL_ALL];
     &REGISTRY
 }
 
@@ -109,7 +114,8 @@ pub fn find(name: &str) -> Option<&'static dyn Pass> {
 /// Runs `pass` over every function of `program`.
 pub fn run(pass: &dyn Pass, program: &mut Program) -> PassStats {
     let target = program.target;
-    let ctx = Ctx { target: &target, builder: std::cell::RefCell::new(Builder::new(target)) };
+    let unnamed = if instrument::is_probe_pass(pass.name()) { instrument::Unnamed::of(program) } else { instrument::Unnamed::default() };
+    let ctx = Ctx { target: &target, builder: std::cell::RefCell::new(Builder::new(target)), unnamed };
     let mut stats = PassStats { name: pass.name(), ..PassStats::default() };
     pass.run_program(program, &ctx, &mut stats);
     stats

@@ -9,7 +9,7 @@ use crate::container::CodeObject;
 use crate::ir::Program;
 use crate::isa::{Decoders, Target};
 use crate::layout::{self, Layout};
-use crate::pass::{self, Pass, PassStats};
+use crate::pass::{self, instrument, Pass, PassStats};
 
 /// What to do to each code object.
 pub struct Options<'a> {
@@ -38,6 +38,8 @@ pub struct Outcome {
     pub listings: String,
     /// Notes from the container writer (e.g. stripped DWARF).
     pub notes: Vec<String>,
+    /// The probes' counters, when an instrumentation pass ran and the object was written.
+    pub counters: Option<crate::pass::instrument::map::ObjectMap>,
 }
 
 impl Outcome {
@@ -114,7 +116,12 @@ pub fn rewrite_object_with(data: &[u8], options: &Options<'_>, decoders: &mut De
         .iter()
         .filter_map(|f| f.opaque.as_ref().map(|o| format!("{}: {} at {:#x}", f.name, o.reason, o.address)))
         .collect();
+    // The program as the probes found it: what the static check compares the probes against.
+    let mut before_probes: Option<Program> = None;
     for (i, p) in options.passes.iter().enumerate() {
+        if before_probes.is_none() && instrument::is_probe_pass(p.name()) {
+            before_probes = Some(program.clone());
+        }
         out.stats[i] = pass::run(*p, &mut program);
         if options.print_after == Some(p.name()) {
             for f in &program.functions {
@@ -131,14 +138,29 @@ pub fn rewrite_object_with(data: &[u8], options: &Options<'_>, decoders: &mut De
     let text = &program.text;
     let original = &data[text.file_offset as usize..(text.file_offset + text.size) as usize];
     let shift = |new_len: u64| writer::address_shift(&object, new_len);
-    let laid = match layout::layout(&program, original, &shift) {
+    let mut laid = match layout::layout(&program, original, &shift) {
         Ok(l) => l,
         Err(e) => {
             out.refused = Some(e.to_string());
             return Ok(out);
         }
     };
-    if laid.text == original && laid.map.iter().all(|&(a, b)| a == b) && laid.registers.iter().all(|r| !raises(&object, &program.target, r)) {
+    let sites = instrument::sites(&program);
+    if let Some(before) = &before_probes
+        && !sites.is_empty()
+    {
+        match instrumented(&object, &program, before, &mut laid, &sites, options.strip_debug_on_failure) {
+            Ok((bytes, notes, map)) => {
+                out.bytes = Some(bytes);
+                out.notes = notes;
+                out.counters = Some(map);
+            }
+            Err(e) => {
+                out.refused = Some(e);
+                return Ok(out);
+            }
+        }
+    } else if laid.text == original && laid.map.iter().all(|&(a, b)| a == b) && laid.registers.iter().all(|r| !raises(&object, &program.target, r)) {
         // The edits cancel out (e.g. insert-nops then remove-nops): the input is the output.
         out.bytes = Some(data.to_vec());
     } else {
@@ -158,6 +180,51 @@ pub fn rewrite_object_with(data: &[u8], options: &Options<'_>, decoders: &mut De
         anyhow::bail!("the rewritten object fails verification: {}", problems.join("; "));
     }
     Ok(out)
+}
+
+/// Writes an instrumented object: the static check first, then the text with the probes aimed
+/// at where the counters will be, then the counters' segment and symbol.
+fn instrumented(object: &CodeObject<'_>, program: &Program, before: &Program, laid: &mut Layout, sites: &[instrument::Site], strip_debug: bool) -> Result<(Vec<u8>, Vec<String>, instrument::map::ObjectMap), String> {
+    instrument::check(before, program).map_err(|p| format!("instrumentation static check failed: {}", p.join("; ")))?;
+    // The counters go after every segment of the written object; the text's size, and so
+    // their address, does not depend on the constants aimed at them.
+    let (placeholder, _) = writer::write(object, program, laid, strip_debug)?;
+    let at = crate::container::write::counters::address(&placeholder).map_err(|e| e.to_string())?;
+    aim(program, laid, sites, at)?;
+    let (bytes, notes) = writer::write(object, program, laid, strip_debug)?;
+    let size = instrument::counters_bytes(sites);
+    let (bytes, placed) = crate::container::write::counters::add(&bytes, size, instrument::SYMBOL).map_err(|e| e.to_string())?;
+    if placed != at {
+        return Err(format!("the counters were placed at {placed:#x}, not at {at:#x} where the probes point"));
+    }
+    let used: Vec<(String, u32, u32, u32)> = laid.registers.iter().map(|r| (r.kernel.clone(), r.sgprs, r.vgprs, r.agprs)).collect();
+    let map = instrument::map::object_map(object, program, before, &used, sites, at, size);
+    Ok((bytes, notes, map))
+}
+
+/// Aims each probe at its counters at `counters` (the address of `__gfxpatch_counters` in the
+/// output): rewrites the adds' literal dwords in `laid.inserted` and `laid.text` alike, in
+/// place (a literal stays a literal, so nothing moves).
+fn aim(program: &Program, laid: &mut Layout, sites: &[instrument::Site], counters: u64) -> Result<(), String> {
+    use crate::isa::operand::Value;
+    use crate::isa::table::OperandName;
+    let b = crate::isa::encode::Builder::new(program.target);
+    let base = program.text.address;
+    for (i, s) in sites.iter().enumerate() {
+        let (getpc_at, _) = laid.inserted[s.getpc];
+        let (lo, hi) = instrument::aim_constants(i, getpc_at, counters);
+        for (ordinal, half) in [(s.add_lo, lo), (s.add_hi, hi)] {
+            let (at, inst) = laid.inserted[ordinal];
+            let aimed = b
+                .with_operands(&inst, &[(OperandName::src1, Value::Literal(half))])
+                .filter(|n| n.len() == inst.len())
+                .ok_or_else(|| format!("probe at {getpc_at:#x}: its address constant does not encode"))?;
+            laid.inserted[ordinal] = (at, aimed);
+            let from = (at - base) as usize;
+            laid.text[from..from + aimed.len()].copy_from_slice(&aimed.bytes());
+        }
+    }
+    Ok(())
 }
 
 /// True if `used` needs more registers than the kernel's descriptor grants.

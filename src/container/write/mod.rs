@@ -26,6 +26,7 @@
 //!   one, never half of one.
 
 mod bundle;
+pub mod counters;
 pub mod dwarf;
 mod elf;
 mod grow;

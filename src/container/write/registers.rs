@@ -97,7 +97,11 @@ pub(super) fn apply(
         if d != kernel.descriptor {
             let section = object.section_containing(kernel.descriptor_address).expect("found by the reader");
             let at = placement[section.index].offset + (kernel.descriptor_offset - section.offset);
-            out[at as usize..at as usize + d.as_bytes().len()].copy_from_slice(d.as_bytes());
+            // Only the register words (COMPUTE_PGM_RSRC3 at 44, RSRC1 at 48): the rest of the
+            // output's descriptor is already patched (its entry offset when the text moved in
+            // front of it) and the input's copy would undo that.
+            let words = 44..52;
+            out[at as usize + words.start..at as usize + words.end].copy_from_slice(&d.as_bytes()[words]);
         }
     }
     write_note(object, &document, placement, out, registers)

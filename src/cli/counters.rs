@@ -1,0 +1,168 @@
+//! `gfxpatch counters MAP.json DUMP.bin [--object N] [--json] [--top N] [--dot KERNEL]`: reads
+//! the bytes of `__gfxpatch_counters` an instrumented run dumped (little-endian `u64`s) with the
+//! map `instrument` wrote, and prints per function: waves, executed instructions at wave and
+//! thread level, the opcode histogram and the hottest blocks; `--dot` writes a function's CFG
+//! with block heat for Graphviz.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use anyhow::{bail, Context as _};
+use serde::Serialize;
+
+use super::instrument::MapFile;
+use crate::pass::instrument::map::ObjectMap;
+use crate::pass::instrument::ProbeKind;
+
+#[derive(clap::Args)]
+pub struct CountersArgs {
+    /// The map file `gfxpatch instrument` wrote.
+    map: PathBuf,
+    /// The counters' bytes after a run.
+    dump: PathBuf,
+    /// Which code object of the map the dump belongs to (its index; default: the only
+    /// instrumented one).
+    #[arg(long)]
+    object: Option<usize>,
+    /// Print the summary as JSON.
+    #[arg(long)]
+    json: bool,
+    /// How many of the hottest blocks to list per function.
+    #[arg(long, default_value_t = 5)]
+    top: usize,
+    /// Write this function's CFG with block heat as Graphviz (to stdout) instead of the summary.
+    #[arg(long)]
+    dot: Option<String>,
+}
+
+/// What the counters say about one function.
+#[derive(Debug, Default, Serialize, PartialEq, Eq)]
+pub struct FunctionCounts {
+    pub function: String,
+    pub kind: String,
+    /// From `count-kernel`: waves (lanes) that started and that reached an `s_endpgm`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub waves_started: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lanes_started: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub waves_ended: Option<u64>,
+    /// From `count-blocks`: executed instructions, per wave and per active lane.
+    pub wave_instructions: u64,
+    pub thread_instructions: u64,
+    /// Wave-level executions per mnemonic.
+    pub opcodes: BTreeMap<String, u64>,
+    pub top_blocks: Vec<BlockCount>,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct BlockCount {
+    pub block: u64,
+    pub waves: u64,
+    pub lanes: u64,
+    pub instructions: usize,
+}
+
+/// Sums the counters `dump` holds by function, as `map` describes them.
+pub fn summarise(map: &ObjectMap, dump: &[u8], top: usize) -> anyhow::Result<Vec<FunctionCounts>> {
+    if (dump.len() as u64) < map.bytes {
+        bail!("the dump has {} bytes, the counters {}: is it the right object's dump?", dump.len(), map.bytes);
+    }
+    let counter = |i: u64| u64::from_le_bytes(dump[(i * 8) as usize..(i * 8 + 8) as usize].try_into().unwrap());
+    let mut by: BTreeMap<&str, FunctionCounts> = BTreeMap::new();
+    let mut blocks: BTreeMap<&str, Vec<BlockCount>> = BTreeMap::new();
+    for p in &map.probes {
+        let f = by.entry(&p.function).or_insert_with(|| FunctionCounts { function: p.function.clone(), kind: p.function_kind.clone(), ..Default::default() });
+        let (waves, lanes) = (counter(p.first_counter), counter(p.first_counter + 1));
+        match p.kind {
+            ProbeKind::KernelStart => {
+                *f.waves_started.get_or_insert(0) += waves;
+                *f.lanes_started.get_or_insert(0) += lanes;
+            }
+            ProbeKind::KernelEnd => *f.waves_ended.get_or_insert(0) += waves,
+            ProbeKind::Block => {
+                let n = p.opcodes.len() as u64;
+                f.wave_instructions += waves * n;
+                f.thread_instructions += lanes * n;
+                for op in &p.opcodes {
+                    *f.opcodes.entry(op.clone()).or_insert(0) += waves;
+                }
+                blocks.entry(&p.function).or_default().push(BlockCount { block: p.block, waves, lanes, instructions: p.opcodes.len() });
+            }
+        }
+    }
+    for (name, mut b) in blocks {
+        b.sort_by_key(|c| std::cmp::Reverse((c.waves * c.instructions as u64, c.block)));
+        b.truncate(top);
+        by.get_mut(name).unwrap().top_blocks = b;
+    }
+    Ok(by.into_values().collect())
+}
+
+/// The function's CFG with each block's wave count, shaded by heat.
+pub fn dot(map: &ObjectMap, dump: &[u8], function: &str) -> anyhow::Result<String> {
+    let counter = |i: u64| u64::from_le_bytes(dump[(i * 8) as usize..(i * 8 + 8) as usize].try_into().unwrap());
+    let probes: Vec<_> = map.probes.iter().filter(|p| p.function == function && p.kind == ProbeKind::Block).collect();
+    if probes.is_empty() {
+        bail!("no count-blocks probes in {function}");
+    }
+    let hottest = probes.iter().map(|p| counter(p.first_counter)).max().unwrap_or(0).max(1);
+    let mut out = format!("digraph \"{function}\" {{\n  node [shape=box, style=filled, fontname=monospace];\n");
+    for p in &probes {
+        let waves = counter(p.first_counter);
+        // White (cold) to red (hottest).
+        let heat = (255 - waves * 255 / hottest) as u8;
+        let _ = writeln!(out, "  b{:x} [label=\"{:#x}\\n{} instructions\\nwaves {}  lanes {}\", fillcolor=\"#ff{heat:02x}{heat:02x}\"];", p.block, p.block, p.opcodes.len(), waves, counter(p.first_counter + 1));
+    }
+    for p in &probes {
+        for s in &p.successors {
+            let _ = writeln!(out, "  b{:x} -> b{:x};", p.block, s);
+        }
+    }
+    out.push_str("}\n");
+    Ok(out)
+}
+
+pub fn run(args: &CountersArgs) -> anyhow::Result<()> {
+    let text = std::fs::read_to_string(&args.map).with_context(|| args.map.display().to_string())?;
+    let map: MapFile = serde_json::from_str(&text).with_context(|| format!("{}: not a gfxpatch instrument map", args.map.display()))?;
+    let dump = std::fs::read(&args.dump).with_context(|| args.dump.display().to_string())?;
+    let with_counters: Vec<&ObjectMap> = map.objects.iter().filter_map(|o| o.counters.as_ref()).collect();
+    let object = match args.object {
+        Some(i) => map.objects.get(i).and_then(|o| o.counters.as_ref()).with_context(|| format!("code object {i} has no counters in the map"))?,
+        None if with_counters.len() == 1 => with_counters[0],
+        None => bail!("the map has {} instrumented code objects: say which one with --object N", with_counters.len()),
+    };
+    if let Some(f) = &args.dot {
+        print!("{}", dot(object, &dump, f)?);
+        return Ok(());
+    }
+    let counts = summarise(object, &dump, args.top)?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&counts)?);
+        return Ok(());
+    }
+    let mut out = String::new();
+    for c in &counts {
+        let _ = writeln!(out, "{} {}", c.kind, c.function);
+        if let (Some(s), Some(e)) = (c.waves_started, c.waves_ended) {
+            let _ = writeln!(out, "  waves started {s}, ended {e}, lanes started {}", c.lanes_started.unwrap_or(0));
+        }
+        if !c.opcodes.is_empty() {
+            let _ = writeln!(out, "  executed instructions: {} per wave, {} per lane", c.wave_instructions, c.thread_instructions);
+            let mut hist: Vec<_> = c.opcodes.iter().collect();
+            hist.sort_by_key(|(k, v)| (std::cmp::Reverse(**v), *k));
+            let _ = writeln!(out, "  opcodes (wave executions):");
+            for (op, n) in hist {
+                let _ = writeln!(out, "    {n:>12}  {op}");
+            }
+            let _ = writeln!(out, "  hottest blocks:");
+            for b in &c.top_blocks {
+                let _ = writeln!(out, "    {:#x}: {} instructions, waves {}, lanes {}", b.block, b.instructions, b.waves, b.lanes);
+            }
+        }
+    }
+    print!("{out}");
+    Ok(())
+}

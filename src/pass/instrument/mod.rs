@@ -1,0 +1,473 @@
+//! Instrumentation passes: `count-blocks` (per basic block: wave executions and active lanes)
+//! and `count-kernel` (per kernel: waves started, waves ended). Each probe adds to two 64-bit
+//! counters in `__gfxpatch_counters`, a zero-initialised device global the rewrite adds to the
+//! code object (its own `PT_LOAD`), addressed PC-relatively. The design, the probe sequences
+//! per generation and the wait rule are in docs/instrumentation.md.
+//!
+//! The passes insert probes with placeholder address constants; after the layout, [`aim_constants`] sets
+//! each probe's constants to its counters (the address is known only once the writer has placed
+//! the new segment), [`sites`] lists the probes for the map file, and [`check`] proves, before
+//! anything is written, that removing the probes gives the original instruction stream and that
+//! each probe writes only registers dead at its point or registers it restores.
+
+pub mod map;
+pub mod probe;
+
+use crate::ir::liveness::{self, access, unit, Liveness, RegSet};
+use crate::ir::{Flow, Function, FunctionKind, InstRef, Origin, Program};
+use crate::isa::encode::Builder;
+use crate::isa::operand::Value;
+use crate::isa::table::{Opcode, OperandName};
+use crate::isa::{Inst, Target};
+
+use super::{Ctx, Pass, PassStats};
+use probe::{Lanes, PLACEHOLDER};
+
+pub const COUNT_BLOCKS: &str = "count-blocks";
+pub const COUNT_KERNEL: &str = "count-kernel";
+/// The symbol of the counters, as `hipModuleGetGlobal` looks it up.
+pub const SYMBOL: &str = "__gfxpatch_counters";
+/// Counters per probe (two `u64`: waves and lanes).
+pub const COUNTERS_PER_PROBE: u64 = 2;
+
+/// True for the passes whose probes [`aim_constants`] and [`check`] handle.
+pub fn is_probe_pass(name: &str) -> bool {
+    name == COUNT_BLOCKS || name == COUNT_KERNEL
+}
+
+/// What a probe counts; the tag travels in the high add's placeholder until [`aim_constants`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ProbeKind {
+    /// At a block's start: [waves that ran it with EXEC != 0, active lanes summed].
+    Block,
+    /// At a kernel's entry: [waves started, lanes started].
+    KernelStart,
+    /// Before an `s_endpgm`: [waves ended here, lanes active at the end].
+    KernelEnd,
+}
+
+impl ProbeKind {
+    fn tag(self) -> u32 {
+        match self {
+            ProbeKind::Block => 0,
+            ProbeKind::KernelStart => 1,
+            ProbeKind::KernelEnd => 2,
+        }
+    }
+
+    fn from_tag(t: u32) -> Option<ProbeKind> {
+        [ProbeKind::Block, ProbeKind::KernelStart, ProbeKind::KernelEnd].into_iter().find(|k| k.tag() == t)
+    }
+}
+
+/// Which functions a probe pass instruments: all, or those whose name matches one of the
+/// comma-separated patterns (`*` matches any run of characters).
+#[derive(Clone, Debug, Default)]
+pub struct Filter {
+    patterns: Vec<String>,
+}
+
+impl Filter {
+    pub fn new(spec: &str) -> Filter {
+        Filter { patterns: spec.split(',').filter(|p| !p.is_empty()).map(str::to_owned).collect() }
+    }
+
+    pub fn matches(&self, name: &str) -> bool {
+        self.patterns.is_empty() || self.patterns.iter().any(|p| glob(p, name))
+    }
+}
+
+fn glob(pattern: &str, name: &str) -> bool {
+    match pattern.split_once('*') {
+        None => pattern == name,
+        Some((head, rest)) => {
+            let Some(tail) = name.strip_prefix(head) else { return false };
+            (0..=tail.len()).filter(|&i| tail.is_char_boundary(i)).any(|i| glob(rest, &tail[i..]))
+        }
+    }
+}
+
+/// `count-blocks`: a probe at the start of every basic block.
+pub struct CountBlocks {
+    pub filter: Filter,
+}
+
+/// `count-kernel`: a probe at each kernel's entry and before each `s_endpgm`.
+pub struct CountKernel {
+    pub filter: Filter,
+}
+
+pub static COUNT_BLOCKS_ALL: CountBlocks = CountBlocks { filter: Filter { patterns: Vec::new() } };
+pub static COUNT_KERNEL_ALL: CountKernel = CountKernel { filter: Filter { patterns: Vec::new() } };
+
+impl Pass for CountBlocks {
+    fn name(&self) -> &'static str {
+        COUNT_BLOCKS
+    }
+
+    fn description(&self) -> &'static str {
+        "count, per basic block, wave executions and active lanes (into __gfxpatch_counters)"
+    }
+
+    fn run(&self, function: &mut Function, ctx: &Ctx<'_>, stats: &mut PassStats) {
+        if !self.filter.matches(&function.name) {
+            return;
+        }
+        let places: Vec<(InstRef, ProbeKind, Lanes)> = (0..function.blocks.len())
+            .filter(|&b| !function.blocks[b].nodes.is_empty())
+            .map(|b| (InstRef { block: b, index: 0 }, ProbeKind::Block, Lanes::LowestActive))
+            .collect();
+        instrument(function, ctx, stats, COUNT_BLOCKS, &places);
+    }
+}
+
+impl Pass for CountKernel {
+    fn name(&self) -> &'static str {
+        COUNT_KERNEL
+    }
+
+    fn description(&self) -> &'static str {
+        "count, per kernel, waves started and waves ended (into __gfxpatch_counters)"
+    }
+
+    fn run(&self, function: &mut Function, ctx: &Ctx<'_>, stats: &mut PassStats) {
+        if function.kind != FunctionKind::Kernel || !self.filter.matches(&function.name) {
+            return;
+        }
+        let Some(entry) = function.block_at(function.entry) else {
+            stats.decline("kernel entry is no block start");
+            return;
+        };
+        let mut places = vec![(InstRef { block: entry, index: 0 }, ProbeKind::KernelStart, Lanes::LowestActive)];
+        for (b, block) in function.blocks.iter().enumerate() {
+            if let Some(last) = block.nodes.last()
+                && last.flow == Flow::End
+            {
+                places.push((InstRef { block: b, index: block.nodes.len() - 1 }, ProbeKind::KernelEnd, Lanes::LaneZero));
+            }
+        }
+        instrument(function, ctx, stats, COUNT_KERNEL, &places);
+    }
+}
+
+/// The registers from which on no function of the program names any: nothing can read them
+/// (code names every register it reads, except through `s_movrel*`/`v_movrel*`, and then
+/// nothing is known), so a probe may take them anywhere; using them raises the kernel's
+/// allocation, which the layout and the writer do.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Unnamed {
+    /// First unnamed SGPR and VGPR; `None`: unknown, everything may be read.
+    pub from: Option<(u16, u16)>,
+}
+
+impl Unnamed {
+    pub fn of(program: &Program) -> Unnamed {
+        let target = &program.target;
+        let (mut s, mut v) = (0usize, 0usize);
+        for n in program.functions.iter().flat_map(|f| f.nodes()) {
+            if n.inst.encoding().is_none_or(|e| e.mnemonic().contains("movrel")) {
+                return Unnamed { from: None };
+            }
+            for u in liveness::operand_units(&n.inst, target).units() {
+                if u < unit::SGPRS {
+                    s = s.max(u + 1);
+                } else if (unit::VGPR0..unit::AGPR0).contains(&u) {
+                    v = v.max(u - unit::VGPR0 + 1);
+                }
+            }
+        }
+        Unnamed { from: Some((s as u16, v as u16)) }
+    }
+
+    /// `live` without the registers nothing names.
+    fn prune(&self, live: &RegSet) -> RegSet {
+        let mut out = *live;
+        if let Some((s, v)) = self.from {
+            for u in usize::from(s)..unit::SGPRS {
+                out.remove(u);
+            }
+            for u in unit::VGPR0 + usize::from(v)..unit::AGPR0 {
+                out.remove(u);
+            }
+        }
+        out
+    }
+}
+
+/// Registers a probe in `function` may take: the target's limits, and on targets whose AGPRs
+/// follow the VGPRs in one file, no VGPR above those already used when the function uses AGPRs
+/// (the AGPRs start at `accum_offset`, which raising the VGPRs would have to move).
+fn limits(function: &Function, target: &Target) -> probe::Limits {
+    let mut l = probe::Limits::of(target);
+    if target.generation().has_unified_agprs() {
+        let mut top_vgpr = 0;
+        let mut agprs = false;
+        for n in function.nodes() {
+            for u in liveness::operand_units(&n.inst, target).units() {
+                if (unit::VGPR0..unit::AGPR0).contains(&u) {
+                    top_vgpr = top_vgpr.max(u - unit::VGPR0 + 1);
+                } else if u >= unit::AGPR0 {
+                    agprs = true;
+                }
+            }
+        }
+        if agprs {
+            l.vgprs = top_vgpr as u16;
+        }
+    }
+    l
+}
+
+/// Plans every probe of `function` first and inserts them only if all can be placed: a function
+/// is instrumented whole or not at all (a partial block count would mislead).
+fn instrument(function: &mut Function, ctx: &Ctx<'_>, stats: &mut PassStats, pass: &'static str, places: &[(InstRef, ProbeKind, Lanes)]) {
+    if let Err(why) = probe::supported(ctx.target) {
+        stats.decline(why);
+        return;
+    }
+    if function.opaque.is_some() {
+        stats.decline("opaque function (a probe would change its size)");
+        return;
+    }
+    let live = Liveness::compute(function, ctx.target);
+    let limits = limits(function, ctx.target);
+    let mut planned = Vec::with_capacity(places.len());
+    for &(at, kind, lanes) in places {
+        let l = ctx.unnamed.prune(&live.live_before(function, ctx.target, at.block, at.index));
+        let regs = match probe::scavenge(&l, ctx.target.wave64, l.contains(unit::SCC), limits) {
+            Ok(r) => r,
+            Err(why) => {
+                stats.decline(why);
+                return;
+            }
+        };
+        let built = probe::sequence(&mut ctx.builder.borrow_mut(), regs, lanes);
+        match built {
+            Ok(mut seq) => {
+                tag_probe(&ctx.builder.borrow(), &mut seq, kind);
+                planned.push((at, seq));
+            }
+            Err(why) => {
+                stats.decline(&why);
+                return;
+            }
+        }
+    }
+    // Back to front, so that each planned position still names the instruction it was made for.
+    planned.sort_by_key(|&(at, _)| std::cmp::Reverse(at));
+    for (at, seq) in planned {
+        for inst in seq.into_iter().rev() {
+            if let Err(d) = function.insert_before(at, inst, pass) {
+                // Cannot happen after the checks above (not opaque, no control flow inserted);
+                // the edit API still has the last word.
+                stats.decline(d.reason());
+                return;
+            }
+        }
+        stats.applied += 1;
+    }
+}
+
+/// Marks the high add's placeholder with the probe's kind.
+fn tag_probe(b: &Builder, seq: &mut [Inst], kind: ProbeKind) {
+    for inst in seq.iter_mut() {
+        if inst.encoding().is_some_and(|e| e.opcode == Opcode::S_ADDC_U32)
+            && let Some(t) = b.with_operands(inst, &[(OperandName::src1, Value::Literal(PLACEHOLDER + kind.tag()))])
+        {
+            *inst = t;
+        }
+    }
+}
+
+/// The literal constant of source 1 (the probe's adds carry their constant there).
+fn src1_literal(inst: &Inst, target: &Target) -> Option<u32> {
+    let (_, ops) = liveness::operands(inst, target)?;
+    match ops.value(OperandName::src1) {
+        Some(Value::Literal(v)) => Some(v),
+        _ => None,
+    }
+}
+
+/// One probe of the instrumented program.
+#[derive(Clone, Debug)]
+pub struct Site {
+    pub function: usize,
+    pub block: usize,
+    pub kind: ProbeKind,
+    /// Position of its `s_getpc_b64` among all inserted instructions in program order (the
+    /// order of the layout's `inserted`).
+    pub getpc: usize,
+    /// Positions of its two adds (same numbering).
+    pub add_lo: usize,
+    pub add_hi: usize,
+}
+
+/// Every probe, in program order; its counters are `COUNTERS_PER_PROBE * i ..` for the i-th.
+pub fn sites(program: &Program) -> Vec<Site> {
+    let target = &program.target;
+    let mut out = Vec::new();
+    let mut ordinal = 0usize;
+    for (fi, f) in program.functions.iter().enumerate() {
+        for (bi, block) in f.blocks.iter().enumerate() {
+            let mut open: Option<(usize, Option<usize>)> = None;
+            for node in &block.nodes {
+                let Origin::Inserted { edit } = node.origin else { continue };
+                let ours = is_probe_pass(f.edits[edit as usize].pass);
+                let opcode = node.inst.encoding().map(|e| e.opcode);
+                if ours {
+                    match opcode {
+                        Some(Opcode::S_GETPC_B64) => open = Some((ordinal, None)),
+                        Some(Opcode::S_ADD_U32) if src1_literal(&node.inst, target) == Some(PLACEHOLDER) => {
+                            if let Some((_, lo)) = open.as_mut() {
+                                *lo = Some(ordinal);
+                            }
+                        }
+                        Some(Opcode::S_ADDC_U32) => {
+                            if let (Some((getpc, Some(lo))), Some(kind)) = (open, src1_literal(&node.inst, target).and_then(|v| v.checked_sub(PLACEHOLDER)).and_then(ProbeKind::from_tag)) {
+                                out.push(Site { function: fi, block: bi, kind, getpc, add_lo: lo, add_hi: ordinal });
+                                open = None;
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                ordinal += 1;
+            }
+        }
+    }
+    out
+}
+
+/// Bytes of counters `sites` need.
+pub fn counters_bytes(sites: &[Site]) -> u64 {
+    (sites.len() as u64 * COUNTERS_PER_PROBE * 8).max(8)
+}
+
+/// The add constants that aim the probe `i`-th in [`sites`] order, whose `s_getpc_b64` is at
+/// `getpc` in the output, at its counters when `__gfxpatch_counters` is at `counters`.
+pub fn aim_constants(i: usize, getpc: u64, counters: u64) -> (u32, u32) {
+    let target = counters + i as u64 * COUNTERS_PER_PROBE * 8;
+    let offset = target.wrapping_sub(getpc + 4);
+    (offset as u32, (offset >> 32) as u32)
+}
+
+/// The static check of every instrumented output, before it is written: for each function,
+/// removing the probes' instructions gives `original`'s instructions exactly, and each probe
+/// writes only registers dead at its point in `original`, or EXEC and SCC which it saves first
+/// and restores last. `Err` lists every violation.
+pub fn check(original: &Program, instrumented: &Program) -> Result<(), Vec<String>> {
+    let target = &original.target;
+    let unnamed = Unnamed::of(original);
+    let mut problems = Vec::new();
+    if original.functions.len() != instrumented.functions.len() {
+        return Err(vec!["the instrumented program has a different number of functions".into()]);
+    }
+    for (of, nf) in original.functions.iter().zip(&instrumented.functions) {
+        if of.blocks.len() != nf.blocks.len() {
+            problems.push(format!("{}: block count changed", nf.name));
+            continue;
+        }
+        let is_probe = |n: &crate::ir::Node| matches!(n.origin, Origin::Inserted { edit } if is_probe_pass(nf.edits[edit as usize].pass));
+        let mut live: Option<Liveness> = None;
+        for (b, (ob, nb)) in of.blocks.iter().zip(&nf.blocks).enumerate() {
+            let kept: Vec<_> = nb.nodes.iter().filter(|n| !is_probe(n)).collect();
+            if kept.len() != ob.nodes.len() || kept.iter().zip(&ob.nodes).any(|(k, o)| k.origin != o.origin || k.inst != o.inst) {
+                problems.push(format!("{}: block at {:#x}: removing the probes does not give the original instructions", nf.name, ob.address));
+                continue;
+            }
+            // Each maximal run of probe instructions, with the original index it stands before.
+            let mut i = 0;
+            let mut original_index = 0;
+            while i < nb.nodes.len() {
+                if !is_probe(&nb.nodes[i]) {
+                    i += 1;
+                    original_index += 1;
+                    continue;
+                }
+                let start = i;
+                while i < nb.nodes.len() && is_probe(&nb.nodes[i]) {
+                    i += 1;
+                }
+                if original_index >= ob.nodes.len() {
+                    problems.push(format!("{}: probe at the end of block {:#x}", nf.name, ob.address));
+                    continue;
+                }
+                let l = unnamed.prune(&live.get_or_insert_with(|| Liveness::compute(of, target)).live_before(of, target, b, original_index));
+                // The run may hold several probes (count-kernel's and count-blocks' at a kernel
+                // entry): each was inserted back to front, one edit after another, so a probe's
+                // edit numbers fall by one from each instruction to the next.
+                let edit = |n: &crate::ir::Node| match n.origin {
+                    Origin::Inserted { edit } => edit,
+                    _ => unreachable!("a probe instruction is inserted"),
+                };
+                let mut first = start;
+                for j in start + 1..=i {
+                    if j < i && edit(&nb.nodes[j]) + 1 == edit(&nb.nodes[j - 1]) {
+                        continue;
+                    }
+                    let run: Vec<Inst> = nb.nodes[first..j].iter().map(|n| n.inst).collect();
+                    if let Err(why) = check_probe(&run, &l, target) {
+                        problems.push(format!("{}: probe before {:#x}: {why}", nf.name, ob.nodes[original_index].origin.input_address().unwrap_or(ob.address)));
+                    }
+                    first = j;
+                }
+            }
+        }
+    }
+    if problems.is_empty() { Ok(()) } else { Err(problems) }
+}
+
+/// One probe's writes against the registers live at its point.
+fn check_probe(run: &[Inst], live: &RegSet, target: &Target) -> Result<(), String> {
+    let accesses: Vec<liveness::Access> = run.iter().map(|i| access(i, target)).collect();
+    let mut exec = RegSet::EMPTY;
+    exec.insert(unit::EXEC_LO);
+    if target.wave64 {
+        exec.insert(unit::EXEC_HI);
+    }
+    let mut scc = RegSet::EMPTY;
+    scc.insert(unit::SCC);
+    // A register is restored if the first instruction to read it copies it (reads nothing
+    // else) into registers S before anything writes it, nothing writes S until the last write
+    // of the register, and that last write reads only S.
+    let only = |set: &RegSet, within: &RegSet| {
+        let mut rest = *set;
+        rest.subtract(within);
+        rest.is_empty()
+    };
+    let restored = |what: &RegSet| -> bool {
+        let Some(first) = accesses.iter().position(|a| a.reads.intersects(what)) else { return false };
+        let save = accesses[first].writes;
+        let Some(last) = accesses.iter().rposition(|a| a.writes.intersects(what)) else { return false };
+        last > first
+            && only(&accesses[first].reads, what)
+            && !save.intersects(what)
+            && accesses[..=first].iter().all(|a| !a.writes.intersects(what))
+            && accesses[first + 1..last].iter().all(|a| !a.writes.intersects(&save))
+            && only(&accesses[last].reads, &save)
+    };
+    let mut allowed = RegSet::all();
+    allowed.subtract(live);
+    if live.intersects(&exec) {
+        if !restored(&exec) {
+            return Err("writes EXEC without saving and restoring it".into());
+        }
+        allowed.union(&exec);
+    }
+    if live.intersects(&scc) {
+        if !restored(&scc) {
+            return Err("writes live SCC without saving and restoring it".into());
+        }
+        allowed.union(&scc);
+    }
+    for (inst, a) in run.iter().zip(&accesses) {
+        let mut bad = a.writes;
+        bad.subtract(&allowed);
+        if let Some(u) = bad.units().next() {
+            let text = crate::isa::print::print(inst, target, 0);
+            return Err(format!("`{text}` writes {}, which is live here", liveness::unit_name(u)));
+        }
+    }
+    Ok(())
+}

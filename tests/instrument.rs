@@ -1,0 +1,205 @@
+//! Instrumentation (issue #30): every fixture code object instrumented with `count-blocks` and
+//! `count-kernel` is verified, disassembles cleanly with `llvm-objdump-19`, passes
+//! `llvm-dwarfdump-19 --verify`, passed the static check (the rewrite refuses otherwise) and
+//! carries `__gfxpatch_counters`; on gfx1100 and gfx90a the emulator runs the instrumented
+//! kernels to the same buffers as the originals, and every counter equals the emulator's own
+//! count of executions of the probed instruction.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::process::Command;
+
+use rayon::prelude::*;
+
+use gfxpatch::emu::{self, Arg, Dispatch};
+use gfxpatch::pass::{self, instrument::ProbeKind};
+use gfxpatch::rewrite::{rewrite_object, Options, Outcome};
+
+fn instrument(data: &[u8]) -> Outcome {
+    let passes = vec![pass::find("count-blocks").unwrap(), pass::find("count-kernel").unwrap()];
+    rewrite_object(data, &Options { passes, print_after: None, strip_debug_on_failure: false }).expect("instrumenting fails closed, never errs")
+}
+
+/// Fixtures whose functions may all be declined, and why (checked: the reason is the one given).
+const DECLINED_ON: &[(&str, &str)] = &[
+    // GFX8 has no global_* instructions with an SGPR base.
+    ("gfx803", "before GFX9"),
+    // O0 code on unified-VGPR/AGPR targets: the AGPRs start right after the VGPRs it uses.
+    ("gfx90a", "no free aligned VGPR pair"),
+    ("gfx942", "no free aligned VGPR pair"),
+];
+
+#[test]
+fn every_fixture_is_instrumented_verified_and_clean() {
+    let files = common::code_object_fixtures();
+    let dir = tempfile::tempdir().unwrap();
+    let results: Vec<(String, Result<usize, String>)> = files
+        .par_iter()
+        .map(|path| {
+            let name = path.strip_prefix(common::repo().join("fixtures/co")).unwrap().display().to_string();
+            let data = std::fs::read(path).unwrap();
+            let out = instrument(&data);
+            let declined: u64 = out.stats.iter().flat_map(|s| s.declined.values()).sum();
+            let check = || -> Result<usize, String> {
+                if let Some(r) = &out.refused {
+                    return Err(format!("refused: {r}"));
+                }
+                let Some(map) = &out.counters else {
+                    let reasons: Vec<String> = out.stats.iter().flat_map(|s| s.declined.keys().cloned()).collect();
+                    let allowed = DECLINED_ON.iter().any(|(t, why)| name.starts_with(t) && reasons.iter().all(|r| r.contains(why)));
+                    return if allowed && declined > 0 { Ok(0) } else { Err(format!("no probes placed: {reasons:?}")) };
+                };
+                let bytes = out.bytes.as_ref().unwrap();
+                let file = dir.path().join(name.replace('/', "_"));
+                std::fs::write(&file, bytes).unwrap();
+                gfxpatch::rewrite::verify::structure(bytes).map_err(|p| format!("verify: {p:?}"))?;
+                let objdump = Command::new("llvm-objdump-19").arg("-d").arg(&file).output().expect("llvm-objdump-19 is required (scripts/setup.sh)");
+                if !objdump.status.success() || !objdump.stderr.is_empty() {
+                    return Err(format!("llvm-objdump-19: {}", String::from_utf8_lossy(&objdump.stderr)));
+                }
+                let dwarf = Command::new("llvm-dwarfdump-19").arg("--verify").arg(&file).output().expect("llvm-dwarfdump-19 is required (scripts/setup.sh)");
+                if !dwarf.status.success() {
+                    return Err(format!("llvm-dwarfdump-19 --verify: {}", String::from_utf8_lossy(&dwarf.stdout)));
+                }
+                let readelf = Command::new("llvm-readelf-19").args(["-lS", "--syms"]).arg(&file).output().expect("llvm-readelf-19 is required");
+                let text = String::from_utf8_lossy(&readelf.stdout);
+                let symbol = format!("{:016x} {:>5} OBJECT  GLOBAL PROTECTED", map.address, map.bytes);
+                if !text.lines().any(|l| l.contains(&symbol) && l.ends_with("__gfxpatch_counters")) {
+                    return Err(format!("no symbol line `{symbol} ... __gfxpatch_counters` in\n{text}"));
+                }
+                if !text.lines().any(|l| l.trim_start().starts_with("LOAD") && l.contains(&format!("0x{:016x}", map.address)) && l.contains(" RW ")) {
+                    return Err(format!("no RW PT_LOAD at {:#x}:\n{text}", map.address));
+                }
+                if map.probes.is_empty() || map.address % 0x1000 != 0 {
+                    return Err("empty map or unaligned counters".into());
+                }
+                Ok(map.probes.len())
+            };
+            let result = check();
+            (name, result)
+        })
+        .collect();
+    let failures: Vec<String> = results.iter().filter_map(|(n, r)| r.as_ref().err().map(|e| format!("{n}: {e}"))).collect();
+    assert!(failures.is_empty(), "{} of {} fixtures fail:\n{}", failures.len(), results.len(), failures.join("\n"));
+    // The generations the issue names are instrumented, not merely declined.
+    for target in ["gfx900", "gfx90a", "gfx942", "gfx1030", "gfx1100", "gfx1200"] {
+        let probes: usize = results.iter().filter(|(n, _)| n.starts_with(&format!("{target}/"))).filter_map(|(_, r)| r.as_ref().ok()).sum();
+        assert!(probes > 100, "{target}: only {probes} probes placed");
+    }
+}
+
+/// A deterministic byte stream (xorshift), for the kernels' inputs.
+fn random(len: usize, seed: u64) -> Vec<u8> {
+    let mut x = seed | 1;
+    (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        })
+        .collect()
+}
+
+#[test]
+fn emulated_counters_equal_the_emulators_own_counts() {
+    // (kernel, grid, block, args): buffers Zeros(n) / Random(n), values as bytes.
+    type Spec = (&'static str, u32, u32, &'static [(bool, usize)], Option<u32>);
+    const CASES: &[Spec] = &[
+        ("int_mix", 200, 64, &[(false, 800), (true, 800), (true, 800)], Some(200)),
+        ("int_branchy", 256, 64, &[(false, 1024), (true, 1024)], None),
+        ("lds_reverse", 256, 64, &[(false, 1024), (true, 1024)], None),
+        ("atomic_hist", 256, 64, &[(false, 64), (true, 1024)], None),
+        ("call_helper", 128, 64, &[(false, 512), (true, 512)], None),
+    ];
+    let mut runs = 0;
+    for target in ["gfx1100", "gfx90a"] {
+        for opt in ["O2", "O0"] {
+            let path = common::repo().join(format!("fixtures/co/{target}/emu_int.{opt}.co"));
+            let original = std::fs::read(&path).unwrap();
+            let out = instrument(&original);
+            assert!(out.refused.is_none(), "{target} {opt}: {:?}", out.refused);
+            let Some(map) = out.counters.as_ref() else {
+                if target == "gfx90a" && opt == "O0" {
+                    continue; // declined: see DECLINED_ON
+                }
+                panic!("{target} {opt}: not instrumented: {:?}", out.stats);
+            };
+            let instrumented = out.bytes.as_ref().unwrap();
+            for &(kernel, grid, block, buffers, value) in CASES {
+                let mut args: Vec<Arg> = buffers.iter().enumerate().map(|(i, &(rnd, n))| Arg::Buffer(if rnd { random(n, i as u64 + 7) } else { vec![0; n] })).collect();
+                if let Some(v) = value {
+                    args.push(Arg::Value(v.to_le_bytes().to_vec()));
+                }
+                let dispatch = Dispatch { grid: [grid, 1, 1], block: [block, 1, 1] };
+                let options = emu::Options { count_addresses: true, ..emu::Options::default() };
+                let before = emu::run(&original, kernel, &dispatch, &args, &options).unwrap_or_else(|e| panic!("{target} {opt} original: {e}"));
+                let options = emu::Options { read_symbols: vec!["__gfxpatch_counters".into()], ..emu::Options::default() };
+                let after = emu::run(instrumented, kernel, &dispatch, &args, &options).unwrap_or_else(|e| panic!("{target} {opt} instrumented: {e}"));
+                assert_eq!(before.buffers, after.buffers, "{target} {opt} {kernel}: the instrumented kernel computes something else");
+                let counters = &after.symbols[0];
+                let counter = |i: u64| u64::from_le_bytes(counters[(i * 8) as usize..(i * 8 + 8) as usize].try_into().unwrap());
+                let mut checked: BTreeMap<&str, usize> = BTreeMap::new();
+                for p in &map.probes {
+                    let at = match p.kind {
+                        ProbeKind::Block | ProbeKind::KernelStart => p.block,
+                        // Before the block's last instruction, the 4-byte s_endpgm.
+                        ProbeKind::KernelEnd => p.block + p.block_bytes - 4,
+                    };
+                    let own = before.by_address.get(&at).copied().unwrap_or_default();
+                    let expected = match p.kind {
+                        ProbeKind::Block | ProbeKind::KernelStart => (own.waves_with_lanes, own.lanes),
+                        ProbeKind::KernelEnd => (own.waves, own.lanes),
+                    };
+                    let got = (counter(p.first_counter), counter(p.first_counter + 1));
+                    assert_eq!(got, expected, "{target} {opt} {kernel}: {:?} probe of {} at {:#x}", p.kind, p.function, p.block);
+                    if got.0 > 0 {
+                        *checked.entry(&p.function).or_default() += 1;
+                    }
+                }
+                // gfx90a O0: kernels whose AGPRs leave no VGPR pair are declined (DECLINED_ON).
+                let probed = map.probes.iter().any(|p| p.function == kernel);
+                assert!(probed || (target, opt) == ("gfx90a", "O0"), "{target} {opt} {kernel}: not instrumented");
+                assert!(!probed || checked.get(kernel).is_some_and(|&n| n >= 2), "{target} {opt} {kernel}: no probe of the kernel ran: {checked:?}");
+                runs += usize::from(probed);
+            }
+        }
+    }
+    // gfx1100 O2 and O0 and gfx90a O2: every case ran instrumented.
+    assert!(runs >= 3 * CASES.len(), "only {runs} instrumented runs");
+}
+
+/// `gfxpatch instrument` writes the object and its map; `gfxpatch counters` reads a dump of
+/// the counters after an (emulated) run: the waves started equal the waves the grid has, every
+/// wave ended, and `--dot` draws the kernel's blocks.
+#[test]
+fn instrument_and_counters_commands() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = common::repo().join("fixtures/co/gfx1100/emu_int.O2.co");
+    let out = dir.path().join("i.co");
+    let r = common::gfxpatch(&["instrument", input.to_str().unwrap(), "-o", out.to_str().unwrap(), "--probe", "count-blocks,count-kernel", "--kernels", "int_*"]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let map_path = dir.path().join("i.co.map.json");
+    let map: serde_json::Value = serde_json::from_slice(&std::fs::read(&map_path).unwrap()).unwrap();
+    let probes = map["objects"][0]["counters"]["probes"].as_array().unwrap();
+    assert!(probes.iter().all(|p| p["function"].as_str().unwrap().starts_with("int_")), "--kernels int_* selects only int_* kernels");
+    let bytes = std::fs::read(&out).unwrap();
+    let args = vec![Arg::Buffer(vec![0; 1024]), Arg::Buffer(random(1024, 3))];
+    let options = emu::Options { read_symbols: vec!["__gfxpatch_counters".into()], ..emu::Options::default() };
+    let run = emu::run(&bytes, "int_branchy", &Dispatch { grid: [256, 1, 1], block: [64, 1, 1] }, &args, &options).unwrap();
+    let dump = dir.path().join("dump.bin");
+    std::fs::write(&dump, &run.symbols[0]).unwrap();
+    let r = common::gfxpatch(&["counters", map_path.to_str().unwrap(), dump.to_str().unwrap(), "--json"]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let counts: serde_json::Value = serde_json::from_slice(&r.stdout).unwrap();
+    let k = counts.as_array().unwrap().iter().find(|f| f["function"] == "int_branchy").unwrap();
+    // 256 work-items in wave32: 8 waves, all of which end.
+    assert_eq!((k["waves_started"].as_u64(), k["lanes_started"].as_u64(), k["waves_ended"].as_u64()), (Some(8), Some(256), Some(8)));
+    assert!(k["wave_instructions"].as_u64().unwrap() > 8 * 10 && k["thread_instructions"].as_u64().unwrap() > k["wave_instructions"].as_u64().unwrap());
+    let other = counts.as_array().unwrap().iter().find(|f| f["function"] == "int_mix").unwrap();
+    assert_eq!(other["waves_started"].as_u64(), Some(0), "int_mix did not run");
+    let r = common::gfxpatch(&["counters", map_path.to_str().unwrap(), dump.to_str().unwrap(), "--dot", "int_branchy"]);
+    let dot = String::from_utf8_lossy(&r.stdout);
+    assert!(r.status.success() && dot.starts_with("digraph \"int_branchy\"") && dot.contains(" -> "), "{dot}");
+}
