@@ -12,7 +12,7 @@
 //!
 //! The model: a block is a stream of instructions without their delays; each instruction
 //! carries a [`Wait`] naming its producers by *identity* (a position in the stream, or the k-th
-//! VALU before the block). An edit moves identities; [`write`] turns waits back into delays by
+//! VALU before the block). An edit moves identities; [`write()`] turns waits back into delays by
 //! counting distances in the edited stream and packing them exactly as LLVM's
 //! `AMDGPUInsertDelayAlu` does (a wait with one field is folded into the previous delay as its
 //! second field when at most five instructions lie between). LLVM starts packing afresh at each
