@@ -33,14 +33,13 @@ use serde::Serialize;
 use crate::container::amdgpu::{EF_AMDGPU_FEATURE_SRAMECC_V4, EF_AMDGPU_FEATURE_XNACK_V4, EF_AMDGPU_MACH};
 use crate::container::target_id::CodeObjectVersion;
 use crate::container::CodeObject;
-use crate::isa::encode::Builder;
 use crate::isa::operand::{decode_operands, Value};
 use crate::isa::predicates;
 use crate::isa::processor::{Generation, Processor, PROCESSORS};
 use crate::isa::reg::Reg;
 use crate::isa::table::{flag, OperandName};
 use crate::isa::target_id::{FeatureSetting, TargetId};
-use crate::isa::{print, Target};
+use crate::isa::{print, Decoder, Target};
 
 /// Each generic processor and the processors it covers (AMDGPUUsage's generic processor table).
 pub const FAMILIES: &[(&str, &[&str])] = &[
@@ -128,8 +127,10 @@ pub fn check(object: &CodeObject<'_>, dest: &'static Processor) -> anyhow::Resul
     let hazards = hazards::new_on(source, dest);
 
     // Every instruction of .text, as llvm-objdump walks it.
-    let src_decoder = Builder::new(source_target);
-    let dest_decoder = Builder::new(dest_target);
+    // The memoised decoders, which read in place (`encode::Builder::decode` copies the rest of
+    // the section per instruction: quadratic over a whole .text).
+    let src_decoder = Decoder::new(source_target);
+    let dest_decoder = Decoder::new(dest_target);
     let mut hazard_hits = hazards::Scan::new(&hazards, dest_target);
     let same_tables = predicates::llvm_version(source) == predicates::llvm_version(dest) && source.generation == dest.generation;
     for section in object.sections.iter().filter(|s| s.name == ".text") {
