@@ -15,7 +15,6 @@ mod common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use common::{code_object_fixtures, gfxpatch, llvm_tool, repo};
 use gfxpatch::container::CodeObject;
@@ -189,16 +188,5 @@ fn peephole_rewrites_delays_with_the_code() {
             }
         }
     }
-    let path = repo().join("tests/golden/peephole-delay.txt");
-    if std::env::var("GFXPATCH_BLESS").is_ok_and(|v| v == "1") {
-        std::fs::write(&path, &golden).unwrap();
-        return;
-    }
-    let want = std::fs::read_to_string(&path).unwrap_or_default();
-    if want != golden {
-        let got = dir.path().join("peephole-delay.txt");
-        std::fs::write(&got, &golden).unwrap();
-        let diff = Command::new("diff").args(["-u", path.to_str().unwrap(), got.to_str().unwrap()]).output().unwrap();
-        panic!("peephole delay cases differ from the golden file (GFXPATCH_BLESS=1 after a reviewed change):\n{}", String::from_utf8_lossy(&diff.stdout));
-    }
+    common::golden("peephole-delay.txt", "peephole delay cases", &golden);
 }

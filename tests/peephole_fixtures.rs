@@ -18,7 +18,6 @@ mod common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use common::{gfxpatch, llvm_tool, repo};
 
@@ -210,18 +209,7 @@ fn peephole_rewrites_and_refusals_per_generation_are_exact() {
             }
         }
     }
-    let path = repo().join("tests/golden/peephole-fixtures.txt");
-    if std::env::var("GFXPATCH_BLESS").is_ok_and(|v| v == "1") {
-        std::fs::write(&path, &golden).unwrap();
-        return;
-    }
-    let want = std::fs::read_to_string(&path).unwrap_or_default();
-    if want != golden {
-        let got = dir.path().join("peephole-fixtures.txt");
-        std::fs::write(&got, &golden).unwrap();
-        let diff = Command::new("diff").args(["-u", path.to_str().unwrap(), got.to_str().unwrap()]).output().unwrap();
-        panic!("peephole fixtures differ from the golden file (GFXPATCH_BLESS=1 after a reviewed change):\n{}", String::from_utf8_lossy(&diff.stdout));
-    }
+    common::golden("peephole-fixtures.txt", "peephole fixtures", &golden);
 }
 
 #[test]

@@ -142,3 +142,22 @@ pub fn differing_fields(e: &gfxpatch::isa::table::Encoding, a: u128, b: u128) ->
         .map(|(o, _)| o.name.name())
         .collect()
 }
+
+/// Compares `text` with the golden file `tests/golden/NAME`, or rewrites the file when
+/// `GFXPATCH_BLESS=1`. A difference fails with `diff -u` against what this run produced
+/// (written beside the golden file's name in a temporary directory).
+pub fn golden(name: &str, what: &str, text: &str) {
+    let path = repo().join("tests/golden").join(name);
+    if std::env::var("GFXPATCH_BLESS").is_ok_and(|v| v == "1") {
+        std::fs::write(&path, text).unwrap();
+        return;
+    }
+    let want = std::fs::read_to_string(&path).unwrap_or_default();
+    if want != text {
+        let dir = tempfile::tempdir().unwrap();
+        let got = dir.path().join(name);
+        std::fs::write(&got, text).unwrap();
+        let diff = Command::new("diff").args(["-u", path.to_str().unwrap(), got.to_str().unwrap()]).output().unwrap();
+        panic!("{what} differ from the golden file (GFXPATCH_BLESS=1 after a reviewed change):\n{}", String::from_utf8_lossy(&diff.stdout));
+    }
+}
