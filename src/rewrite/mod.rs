@@ -73,7 +73,8 @@ impl Outcome {
 pub fn target_of(object: &CodeObject<'_>) -> anyhow::Result<Target> {
     let base = Target::from_target_id(&object.target, false)?;
     let g = base.generation();
-    let wave64 = g.is_gfx10_plus() && object.kernels.iter().any(|k| k.descriptor.wave_size(g) == 64);
+    let wave64 = g.is_gfx10_plus()
+        && (object.kernels.iter().any(|k| k.descriptor.wave_size(g) == 64) || object.shaders.iter().any(|s| s.resources.wave_size == 64));
     Ok(if wave64 { Target::from_target_id(&object.target, true)? } else { base })
 }
 
@@ -229,6 +230,9 @@ fn aim(program: &Program, laid: &mut Layout, sites: &[instrument::Site], counter
 
 /// True if `used` needs more registers than the kernel's descriptor grants.
 fn raises(object: &CodeObject<'_>, target: &Target, used: &layout::RegisterUse) -> bool {
+    if let Some(s) = object.shaders.iter().find(|s| s.name == used.kernel) {
+        return writer::shader_needs_more(s, target, used);
+    }
     let Some(k) = object.kernels.iter().find(|k| k.name == used.kernel) else { return false };
     let r = k.descriptor.registers(target.generation());
     used.vgprs + used.agprs > r.vgprs || r.sgprs.is_some_and(|s| used.sgprs > s)
@@ -309,6 +313,14 @@ mod writer {
     /// The registers to raise, in the metadata's terms: only kernels whose code now needs
     /// more than the note says (the writer never lowers a count).
     fn registers(object: &CodeObject<'_>, target: &Target, laid: &Layout) -> Vec<KernelRegisters> {
+        if object.is_graphics() {
+            return laid
+                .registers
+                .iter()
+                .filter(|r| object.shaders.iter().any(|s| s.name == r.kernel && shader_needs_more(s, target, r)))
+                .map(|r| KernelRegisters { kernel: r.kernel.clone(), vgpr_count: r.vgprs, agpr_count: 0, sgpr_count: r.sgprs })
+                .collect();
+        }
         let unified = target.generation().has_unified_agprs();
         let meta = object.metadata.as_ref();
         laid.registers
@@ -321,6 +333,18 @@ mod writer {
                 (more(m.vgpr_count, wanted.vgpr_count) || more(m.agpr_count, wanted.agpr_count) || more(m.sgpr_count, wanted.sgpr_count)).then_some(wanted)
             })
             .collect()
+    }
+
+    /// True if a shader's code now uses more registers than its metadata counts or its RSRC1
+    /// blocks grant (under every wave size it may run in).
+    pub fn shader_needs_more(shader: &crate::container::graphics::Shader<'_>, target: &Target, used: &layout::RegisterUse) -> bool {
+        let g = target.generation();
+        let r = &shader.resources;
+        let granted = r.registers(g);
+        used.vgprs > r.vgprs_granted(g)
+            || granted.sgprs.is_some_and(|s| used.sgprs > s)
+            || r.vgpr_count.is_some_and(|n| used.vgprs > n)
+            || r.sgpr_count.is_some_and(|n| used.sgprs > n)
     }
 
     pub fn write(object: &CodeObject<'_>, program: &Program, laid: &Layout, strip_debug: bool) -> Result<(Vec<u8>, Vec<String>), String> {
