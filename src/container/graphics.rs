@@ -129,8 +129,9 @@ pub struct ShaderResources {
     ///
     /// [`wave_size_recorded`]: ShaderResources::wave_size_recorded
     pub wave_size: u32,
-    /// False if `wave_size` is assumed, not read: then a rewrite raises the VGPR blocks to
-    /// hold its registers under either wave size.
+    /// False if `wave_size` is assumed, not read (nor proven by the code, see
+    /// [`ShaderResources::prove_wave32`]): then a rewrite raises the VGPR blocks to hold its
+    /// registers under either wave size.
     pub wave_size_recorded: bool,
     /// Exact counts the compiler wrote (PAL `.vgpr_count`, `.sgpr_count`); Mesa has none.
     pub vgpr_count: Option<u32>,
@@ -160,6 +161,16 @@ impl ShaderResources {
             granted = granted.min(pgm_rsrc1_registers(self.rsrc1, generation, 64).vgprs);
         }
         granted
+    }
+
+    /// Settles an assumed wave size from the code: a shader whose own code uses more VGPRs
+    /// than RSRC1 grants a wave64 cannot run in wave64, so it runs in wave32 (without this, a
+    /// rewrite adding no register would raise the allocation for a wave size that cannot be).
+    pub fn prove_wave32(&mut self, vgprs_used: u32, generation: Generation) {
+        if !self.wave_size_recorded && generation.is_gfx10_plus() && vgprs_used > pgm_rsrc1_registers(self.rsrc1, generation, 64).vgprs {
+            self.wave_size = 32;
+            self.wave_size_recorded = true;
+        }
     }
 
     /// The wave sizes a rewrite must provide registers for.

@@ -98,7 +98,7 @@ pub fn rewrite_object(data: &[u8], options: &Options<'_>) -> anyhow::Result<Outc
 /// input, and the output as it is verified, are decoded with the decoder `decoders` holds
 /// for the object's target.
 pub fn rewrite_object_with(data: &[u8], options: &Options<'_>, decoders: &mut Decoders) -> anyhow::Result<Outcome> {
-    let object = CodeObject::parse(data)?;
+    let mut object = CodeObject::parse(data)?;
     let mut out = Outcome {
         target: object.target.to_string(),
         stats: options.passes.iter().map(|p| PassStats { name: p.name(), ..Default::default() }).collect(),
@@ -111,6 +111,7 @@ pub fn rewrite_object_with(data: &[u8], options: &Options<'_>, decoders: &mut De
             return Ok(out);
         }
     };
+    settle_wave_sizes(&mut object, &program);
     out.instructions_before = program.instruction_count();
     out.opaque = program
         .functions
@@ -226,6 +227,26 @@ fn aim(program: &Program, laid: &mut Layout, sites: &[instrument::Site], counter
         }
     }
     Ok(())
+}
+
+/// Graphics shaders whose wave size the object does not record (Mesa, GFX10+): where the
+/// shader's own code proves it wave32, register raises need not provide for wave64.
+fn settle_wave_sizes(object: &mut CodeObject<'_>, program: &Program) {
+    use crate::ir::liveness::{operand_units, unit};
+    let generation = program.target.generation();
+    for shader in object.shaders.iter_mut().filter(|s| !s.resources.wave_size_recorded) {
+        let Some(f) = program.functions.iter().find(|f| f.entry == shader.entry_address) else { continue };
+        let vgprs = f
+            .nodes()
+            .filter_map(|n| {
+                let units = operand_units(&n.inst, &program.target);
+                units.units().filter(|u| (unit::VGPR0..unit::AGPR0).contains(u)).max()
+            })
+            .map(|u| (u - unit::VGPR0) as u32 + 1)
+            .max()
+            .unwrap_or(0);
+        shader.resources.prove_wave32(vgprs, generation);
+    }
 }
 
 /// True if `used` needs more registers than the kernel's descriptor grants.
