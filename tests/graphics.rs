@@ -1,6 +1,7 @@
 //! Graphics code objects (issue 31, item 1): every fixture under `fixtures/graphics/` (vertex,
 //! pixel, geometry and compute shaders from `fixtures/src/graphics/*.ll`, compiled by llc-19 for
-//! `amdgcn-amd-amdpal` and `amdgcn-mesa-mesa3d` on gfx900, gfx1030, gfx1100 and gfx1201):
+//! `amdgcn-amd-amdpal` and `amdgcn-mesa-mesa3d` on gfx900, gfx1030, gfx1100 and gfx1201, and
+//! one pixel shader with the legacy `NT_AMD_PAL_METADATA` note):
 //!
 //! * `info` names each shader's stage, entry and register counts, and they equal what
 //!   `llvm-readelf-19 --notes` (the PAL msgpack) and `llvm-readelf-19 -x .AMDGPU.config` (Mesa's
@@ -22,7 +23,7 @@ use serde_json::Value;
 
 fn fixtures() -> Vec<PathBuf> {
     let all = common::fixture_files("graphics", "co");
-    assert_eq!(all.len(), 32, "4 shaders x 2 ABIs x 4 targets: {all:?}");
+    assert_eq!(all.len(), 33, "4 shaders x 2 ABIs x 4 targets, and the legacy PAL note: {all:?}");
     all
 }
 
@@ -31,7 +32,12 @@ fn target_of(path: &Path) -> String {
 }
 
 fn is_pal(path: &Path) -> bool {
-    path.to_str().unwrap().ends_with(".pal.co")
+    path.to_str().unwrap().ends_with(".pal.co") || is_legacy(path)
+}
+
+/// The pixel shader whose PAL metadata is the legacy register-pair note.
+fn is_legacy(path: &Path) -> bool {
+    path.to_str().unwrap().ends_with(".pal-legacy.co")
 }
 
 /// The stage the fixture's file name promises.
@@ -97,6 +103,42 @@ fn readelf_pal(file: &Path) -> (BTreeMap<String, PalStage>, BTreeMap<u32, u32>) 
     (stages, registers)
 }
 
+/// The legacy note as readelf prints it, `[11274: 36634752][11275: 0]...`: key -> value.
+fn readelf_legacy(file: &Path) -> BTreeMap<u32, u32> {
+    let text = llvm_tool("llvm-readelf-19", &["--notes", file.to_str().unwrap()]);
+    let line = text.lines().find(|l| l.trim_start().starts_with('[')).expect("no NT_AMD_PAL_METADATA pairs");
+    line.trim()
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .split("][")
+        .map(|pair| {
+            let (k, v) = pair.split_once(": ").unwrap();
+            (k.parse().unwrap(), v.parse().unwrap())
+        })
+        .collect()
+}
+
+/// One stage and the registers, from whichever PAL note the object has. The legacy note's
+/// facts are numbered per stage (LS, HS, ES, GS, VS, PS, CS): PAL's `NUM_USED_VGPRS` is
+/// 0x10000021 + stage, `NUM_USED_SGPRS` 0x10000028 + stage, `SCRATCH_SIZE` 0x10000044 + stage.
+fn readelf_pal_stage(file: &Path, stage: &str) -> (PalStage, BTreeMap<u32, u32>) {
+    if !is_legacy(file) {
+        let (mut stages, registers) = readelf_pal(file);
+        assert_eq!(stages.keys().collect::<Vec<_>>(), [stage], "{}", file.display());
+        return (stages.remove(stage).unwrap(), registers);
+    }
+    let pairs = readelf_legacy(file);
+    let n = ["ls", "hs", "es", "gs", "vs", "ps", "cs"].iter().position(|s| *s == stage).unwrap() as u32;
+    let fact = |base: u32| pairs.get(&(base + n)).map(|&v| u64::from(v));
+    let s = PalStage {
+        entry_point: Some(format!("_amdgpu_{stage}_main")),
+        vgpr_count: fact(0x1000_0021),
+        sgpr_count: fact(0x1000_0028),
+        scratch_memory_size: fact(0x1000_0044),
+    };
+    (s, pairs.into_iter().filter(|&(k, _)| k < 0x1000_0000).collect())
+}
+
 /// `.AMDGPU.config` as (register, value) pairs, from `llvm-readelf-19 -x`.
 fn readelf_config(file: &Path) -> Vec<(u32, u32)> {
     let text = llvm_tool("llvm-readelf-19", &["-x", ".AMDGPU.config", file.to_str().unwrap()]);
@@ -157,9 +199,9 @@ fn info_agrees_with_readelf_notes_and_config() {
         assert_eq!(shader["name"], format!("_amdgpu_{stage}_main"), "{what}");
         assert_eq!(shader["disagreements"], serde_json::json!([]), "{what}");
         let rsrc1 = if is_pal(&file) {
-            let (stages, registers) = readelf_pal(&file);
-            assert_eq!(stages.keys().collect::<Vec<_>>(), [stage], "{what}");
-            let s = &stages[stage];
+            let (s, registers) = readelf_pal_stage(&file, stage);
+            assert!(s.vgpr_count.is_some() && s.sgpr_count.is_some(), "{what}: {s:?}");
+            assert_eq!(shader["registers_from"], if is_legacy(&file) { "pal_legacy_note" } else { "pal_metadata" }, "{what}");
             assert_eq!(s.entry_point.as_deref(), shader["name"].as_str(), "{what}");
             assert_eq!(s.vgpr_count, shader["vgpr_count"].as_u64(), "{what}");
             assert_eq!(s.sgpr_count, shader["sgpr_count"].as_u64(), "{what}");
@@ -253,7 +295,7 @@ fn identity_is_byte_exact_and_insert_nops_verifies() {
 #[test]
 fn a_rewrite_needing_registers_raises_rsrc1_and_metadata() {
     let dir = tempfile::tempdir().unwrap();
-    let cases = ["gfx900/vertex.pal.co", "gfx900/pixel.mesa.co", "gfx1030/geometry.pal.co", "gfx1100/compute.pal.co", "gfx1201/pixel.mesa.co"];
+    let cases = ["gfx900/vertex.pal.co", "gfx900/pixel.mesa.co", "gfx1030/geometry.pal.co", "gfx1030/pixel.pal-legacy.co", "gfx1100/compute.pal.co", "gfx1201/pixel.mesa.co"];
     for case in cases {
         let file = common::repo().join("fixtures/graphics").join(case);
         let out_path = dir.path().join(case.replace('/', "."));
@@ -271,11 +313,11 @@ fn a_rewrite_needing_registers_raises_rsrc1_and_metadata() {
         let rsrc1 = after["rsrc1"].as_u64().unwrap() as u32;
         if is_pal(&file) {
             // The note as LLVM's reader sees it holds the raised RSRC1 and counts.
-            let (stages, registers) = readelf_pal(&out_path);
             let stage = stage_of(&file);
+            let (s, registers) = readelf_pal_stage(&out_path, stage);
             assert_eq!(registers[&rsrc1_dword(stage)], rsrc1, "{case}");
-            assert_eq!(stages[stage].vgpr_count, vc, "{case}");
-            assert_eq!(stages[stage].sgpr_count, sc, "{case}");
+            assert_eq!(s.vgpr_count, vc, "{case}");
+            assert_eq!(s.sgpr_count, sc, "{case}");
             assert!(vc.unwrap() <= allocation(rsrc1, &target_of(&file)).0, "{case}");
         } else {
             assert_eq!(readelf_config(&out_path)[0].1, rsrc1, "{case}");

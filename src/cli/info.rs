@@ -97,7 +97,7 @@ pub struct ShaderReport {
     pub lds_size: Option<u32>,
     pub scratch_memory_size: Option<u32>,
     pub scratch_wave_blocks: Option<u32>,
-    /// `pal_metadata` or `mesa_config`.
+    /// `pal_metadata`, `pal_legacy_note` or `mesa_config`.
     pub registers_from: &'static str,
     pub disagreements: Vec<String>,
 }
@@ -121,6 +121,7 @@ fn shader_report(shader: &Shader<'_>, generation: Generation) -> ShaderReport {
         scratch_wave_blocks: r.scratch_wave_blocks,
         registers_from: match r.source {
             RegisterSource::PalMetadata => "pal_metadata",
+            RegisterSource::PalLegacy { .. } => "pal_legacy_note",
             RegisterSource::MesaConfig { .. } => "mesa_config",
         },
         disagreements: crate::container::graphics::disagreements(shader, generation),

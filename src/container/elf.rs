@@ -12,7 +12,8 @@ use object::read::elf::{
 };
 
 use super::amdgpu::{
-    ELFOSABI_AMDGPU_MESA3D, ELFOSABI_AMDGPU_PAL, EM_AMDGPU, KERNEL_DESCRIPTOR_SIZE, NOTE_OWNER_AMDGPU, NT_AMDGPU_METADATA,
+    ELFOSABI_AMDGPU_MESA3D, ELFOSABI_AMDGPU_PAL, EM_AMDGPU, KERNEL_DESCRIPTOR_SIZE, NOTE_OWNER_AMD, NOTE_OWNER_AMDGPU,
+    NT_AMDGPU_METADATA, NT_AMD_PAL_METADATA,
 };
 use super::descriptor::KernelDescriptor;
 use super::error::{ReadError, Result, slice};
@@ -325,6 +326,7 @@ impl<'data> CodeObject<'data> {
         let mut relocations = Vec::new();
         let mut metadata = None;
         let mut metadata_range = None;
+        let mut legacy_pal = None;
         for (index, s) in table.enumerate() {
             let context = || format!("section [{}] {}", index.0, file.sections[index.0].name);
             if let Some((entries, _)) = s
@@ -363,6 +365,10 @@ impl<'data> CodeObject<'data> {
                         metadata = Some(Metadata::parse(desc, offset)?);
                         metadata_range = Some((offset, desc.len() as u64));
                     }
+                    if note.name() == NOTE_OWNER_AMD && note.n_type(endian) == NT_AMD_PAL_METADATA {
+                        let desc = note.desc();
+                        legacy_pal = Some((desc, desc.as_ptr() as u64 - data.as_ptr() as u64));
+                    }
                 }
             }
         }
@@ -388,7 +394,10 @@ impl<'data> CodeObject<'data> {
         let generation = object.target.processor.generation;
         object.shaders = match os_abi {
             OsAbi::Hsa => Vec::new(),
-            OsAbi::Pal => super::pal::shaders(object.metadata.as_ref(), metadata_range.map_or(0, |r| r.0), &object.symbols, generation)?,
+            OsAbi::Pal => match (&object.metadata, legacy_pal) {
+                (None, Some(legacy)) => super::pal::legacy_shaders(legacy, &object.symbols, generation)?,
+                (metadata, _) => super::pal::shaders(metadata.as_ref(), metadata_range.map_or(0, |r| r.0), &object.symbols, generation)?,
+            },
             OsAbi::Mesa3d => {
                 let config = object.sections.iter().find(|s| s.name == super::mesa::CONFIG_SECTION && s.has_file_bytes());
                 super::mesa::shaders(config.map(|s| (object.section_data(s), s.offset)), &object.symbols, generation)?

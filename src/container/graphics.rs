@@ -114,6 +114,9 @@ impl std::fmt::Display for Stage {
 pub enum RegisterSource {
     /// The PAL metadata note's `.registers` map.
     PalMetadata,
+    /// The legacy `NT_AMD_PAL_METADATA` note: the file offsets of the RSRC1 value and of the
+    /// stage's `NUM_USED_VGPRS` and `NUM_USED_SGPRS` values.
+    PalLegacy { rsrc1_offset: u64, vgpr_count_offset: Option<u64>, sgpr_count_offset: Option<u64> },
     /// `.AMDGPU.config`; the file offsets of this shader's RSRC1 and RSRC2 values.
     MesaConfig { rsrc1_offset: u64, rsrc2_offset: Option<u64> },
 }

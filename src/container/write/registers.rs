@@ -136,12 +136,25 @@ fn apply_graphics(
             }
             RegisterSource::MesaConfig { rsrc1_offset, .. } => {
                 if rsrc1 != r.rsrc1 {
-                    let section = object
-                        .sections
-                        .iter()
-                        .find(|s| s.has_file_bytes() && s.offset <= rsrc1_offset && rsrc1_offset < s.offset + s.size)
-                        .expect("the reader found the pair in a section");
-                    write_u32(out, placement[section.index].offset + (rsrc1_offset - section.offset), rsrc1);
+                    write_word(object, placement, out, rsrc1_offset, rsrc1);
+                }
+            }
+            RegisterSource::PalLegacy { rsrc1_offset, vgpr_count_offset, sgpr_count_offset } => {
+                if rsrc1 != r.rsrc1 {
+                    write_word(object, placement, out, rsrc1_offset, rsrc1);
+                }
+                // The counts are fixed-width words: raised in place, nothing moves.
+                let counts = [
+                    ("NUM_USED_VGPRS", vgpr_count_offset, r.vgpr_count, wanted.vgpr_count),
+                    ("NUM_USED_SGPRS", sgpr_count_offset, r.sgpr_count, wanted.sgpr_count),
+                ];
+                for (what, at, old, new) in counts {
+                    if let (Some(at), Some(old)) = (at, old)
+                        && new > old
+                    {
+                        write_word(object, placement, out, at, new);
+                        notes.push(format!("shader {}: {what} raised {old} -> {new}", wanted.kernel));
+                    }
                 }
             }
         }
@@ -150,6 +163,17 @@ fn apply_graphics(
         Some(document) if note_changed => write_note(object, &document, placement, out, registers),
         _ => Ok(()),
     }
+}
+
+/// Writes `value` over the u32 at input file offset `at` (inside a section), where that
+/// section's bytes are in the output.
+fn write_word(object: &CodeObject, placement: &[Placement], out: &mut [u8], at: u64, value: u32) {
+    let section = object
+        .sections
+        .iter()
+        .find(|s| s.has_file_bytes() && s.offset <= at && at < s.offset + s.size)
+        .expect("the reader found the word in a section");
+    write_u32(out, placement[section.index].offset + (at - section.offset), value);
 }
 
 /// `rsrc1` (a descriptor's `COMPUTE_PGM_RSRC1` or a shader's `SPI_SHADER_PGM_RSRC1_*`: the
