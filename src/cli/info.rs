@@ -10,7 +10,8 @@ use serde::Serialize;
 
 use crate::container::bundle::DecompressLimits;
 use crate::container::descriptor::{disagreements, DescriptorRegisters, KernelDescriptor};
-use crate::container::elf::{CodeObject, ElfType, Kernel};
+use crate::container::elf::{CodeObject, ElfType, Kernel, OsAbi};
+use crate::container::graphics::{RegisterSource, Shader, Stage};
 use crate::container::input::{EmbeddedObject, HostInfo, Input, InputKind, MappedFile};
 use crate::container::metadata::KernelMetadata;
 use crate::isa::Generation;
@@ -62,13 +63,69 @@ pub struct ObjectReport {
     pub processor: &'static str,
     pub generation: &'static str,
     pub code_object_version: u32,
+    /// `hsa`, `pal` or `mesa3d`.
+    pub os_abi: OsAbi,
     pub elf_type: &'static str,
     pub offset: u64,
     pub size: u64,
     pub compressed: bool,
     pub text_size: u64,
     pub kernels: Vec<KernelReport>,
+    /// Graphics shaders (PAL and Mesa3D objects).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub shaders: Vec<ShaderReport>,
     pub functions: Vec<FunctionReport>,
+}
+
+/// One graphics shader: its stage, entry, and what its registers and metadata request.
+#[derive(Serialize)]
+pub struct ShaderReport {
+    pub stage: Stage,
+    pub name: String,
+    pub entry_address: u64,
+    pub code_size: u64,
+    /// `SPI_SHADER_PGM_RSRC1_PS`, `COMPUTE_PGM_RSRC1`, ...
+    pub rsrc1_register: &'static str,
+    pub rsrc1: u32,
+    pub rsrc2: Option<u32>,
+    /// Exact counts from the PAL metadata (Mesa objects have none).
+    pub vgpr_count: Option<u32>,
+    pub sgpr_count: Option<u32>,
+    /// The allocation RSRC1 requests, decoded for the generation and wave size.
+    pub registers: DescriptorRegisters,
+    pub wave_size_recorded: bool,
+    pub lds_size: Option<u32>,
+    pub scratch_memory_size: Option<u32>,
+    pub scratch_wave_blocks: Option<u32>,
+    /// `pal_metadata`, `pal_legacy_note` or `mesa_config`.
+    pub registers_from: &'static str,
+    pub disagreements: Vec<String>,
+}
+
+fn shader_report(shader: &Shader<'_>, generation: Generation) -> ShaderReport {
+    let r = &shader.resources;
+    ShaderReport {
+        stage: shader.stage,
+        name: shader.name.to_owned(),
+        entry_address: shader.entry_address,
+        code_size: shader.code_size,
+        rsrc1_register: shader.stage.rsrc1_name(),
+        rsrc1: r.rsrc1,
+        rsrc2: r.rsrc2,
+        vgpr_count: r.vgpr_count,
+        sgpr_count: r.sgpr_count,
+        registers: r.registers(generation),
+        wave_size_recorded: r.wave_size_recorded,
+        lds_size: r.lds_size,
+        scratch_memory_size: r.scratch_memory_size,
+        scratch_wave_blocks: r.scratch_wave_blocks,
+        registers_from: match r.source {
+            RegisterSource::PalMetadata => "pal_metadata",
+            RegisterSource::PalLegacy { .. } => "pal_legacy_note",
+            RegisterSource::MesaConfig { .. } => "mesa_config",
+        },
+        disagreements: crate::container::graphics::disagreements(shader, generation),
+    }
 }
 
 #[derive(Serialize)]
@@ -146,6 +203,7 @@ fn object_report(embedded: &EmbeddedObject<'_>) -> anyhow::Result<ObjectReport> 
         .iter()
         .map(|k| kernel_report(&object, k, generation))
         .collect();
+    let shaders = object.shaders.iter().map(|s| shader_report(s, generation)).collect();
     let functions = object
         .functions()
         .map(|f| FunctionReport {
@@ -160,6 +218,7 @@ fn object_report(embedded: &EmbeddedObject<'_>) -> anyhow::Result<ObjectReport> 
         processor: object.target.processor.name,
         generation: generation.name(),
         code_object_version: object.version.number(),
+        os_abi: object.os_abi,
         elf_type: match object.elf_type {
             ElfType::Relocatable => "rel",
             ElfType::Shared => "dyn",
@@ -171,6 +230,7 @@ fn object_report(embedded: &EmbeddedObject<'_>) -> anyhow::Result<ObjectReport> 
         compressed: embedded.compressed,
         text_size: object.text_size(),
         kernels,
+        shaders,
         functions,
     })
 }
@@ -288,6 +348,41 @@ fn render_summary(report: &FileReport) -> String {
     out
 }
 
+fn render_shaders(shaders: &[ShaderReport]) -> String {
+    let mut out = format!(
+        "  {:<5} {:<10} {:>7} {:>10} {:>10} {:>7} {:>8} {:>5}  name\n",
+        "stage", "entry", "code", "vgpr md/rs", "sgpr md/rs", "lds", "scratch", "wave"
+    );
+    let md = |v: Option<u32>| v.map_or("-".to_owned(), |v| v.to_string());
+    for s in shaders {
+        let scratch = match (s.scratch_memory_size, s.scratch_wave_blocks) {
+            (Some(bytes), _) => bytes.to_string(),
+            (None, Some(blocks)) => format!("{blocks}blk"),
+            (None, None) => "-".to_owned(),
+        };
+        let wave = format!("{}{}", s.registers.wave_size, if s.wave_size_recorded { "" } else { "?" });
+        let _ = writeln!(
+            out,
+            "  {:<5} {:<#10x} {:>7} {:>10} {:>10} {:>7} {:>8} {:>5}  {}{}",
+            s.stage.to_string(),
+            s.entry_address,
+            s.code_size,
+            format!("{}/{}", md(s.vgpr_count), s.registers.vgprs),
+            format!("{}/{}", md(s.sgpr_count), s.registers.sgprs.map_or("-".to_owned(), |v| v.to_string())),
+            md(s.lds_size),
+            scratch,
+            wave,
+            s.name,
+            if s.disagreements.is_empty() { "" } else { "  (!)" }
+        );
+        let _ = writeln!(out, "        {} = {:#010x}{}", s.rsrc1_register, s.rsrc1, s.rsrc2.map_or(String::new(), |v| format!(", RSRC2 = {v:#010x}")));
+        for d in &s.disagreements {
+            let _ = writeln!(out, "      (!) {d}");
+        }
+    }
+    out
+}
+
 fn render_object(o: &ObjectReport) -> String {
     let mut out = String::new();
     let id = o
@@ -295,18 +390,26 @@ fn render_object(o: &ObjectReport) -> String {
         .as_deref()
         .map(|id| format!(" [{id}]"))
         .unwrap_or_default();
+    let abi = match o.os_abi {
+        OsAbi::Hsa => format!("code object v{}", o.code_object_version),
+        OsAbi::Pal => "PAL code object".to_owned(),
+        OsAbi::Mesa3d => "Mesa3D code object".to_owned(),
+    };
     let _ = writeln!(
         out,
-        "\n{}{id}: code object v{}, {} ({}), ET_{}, .text {} bytes, {} kernel(s), {} function(s)",
+        "\n{}{id}: {abi}, {} ({}), ET_{}, .text {} bytes, {} kernel(s), {}{} function(s)",
         o.target,
-        o.code_object_version,
         o.processor,
         o.generation,
         o.elf_type.to_uppercase(),
         o.text_size,
         o.kernels.len(),
+        if o.shaders.is_empty() { String::new() } else { format!("{} shader(s), ", o.shaders.len()) },
         o.functions.len()
     );
+    if !o.shaders.is_empty() {
+        out.push_str(&render_shaders(&o.shaders));
+    }
     if o.kernels.is_empty() {
         return out;
     }

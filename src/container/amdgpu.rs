@@ -42,6 +42,10 @@ pub const EF_AMDGPU_GENERIC_VERSION_OFFSET: u32 = 24;
 pub const NT_AMDGPU_METADATA: u32 = 32;
 /// Note owner name of AMDGPU notes.
 pub const NOTE_OWNER_AMDGPU: &[u8] = b"AMDGPU";
+/// Note type of the legacy PAL metadata note (owner `AMD`): `(key, value)` u32 pairs.
+pub const NT_AMD_PAL_METADATA: u32 = 12;
+/// Note owner name of the older AMD notes.
+pub const NOTE_OWNER_AMD: &[u8] = b"AMD";
 
 /// Relocation types (AMDGPUUsage, "Relocation Records").
 pub const R_AMDGPU_NONE: u32 = 0;

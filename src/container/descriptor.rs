@@ -136,24 +136,12 @@ impl KernelDescriptor {
 
     /// What the register-count fields mean on this generation.
     pub fn registers(&self, generation: Generation) -> DescriptorRegisters {
-        let wave_size = self.wave_size(generation);
-        let rsrc1 = self.compute_pgm_rsrc1();
-        let vgpr_blocks = rsrc1 & 0x3f;
-        let vgpr_granule = vgpr_encoding_granule(generation, wave_size);
-        let vgprs = (vgpr_blocks + 1) * vgpr_granule;
-        let sgpr_blocks = (rsrc1 >> 6) & 0xf;
-        let sgprs = (!generation.is_gfx10_plus()).then(|| (sgpr_blocks + 1) * 8);
         let accum_offset = generation
             .has_unified_agprs()
             .then(|| ((self.compute_pgm_rsrc3() & 0x3f) + 1) * 4);
         DescriptorRegisters {
-            wave_size,
-            vgpr_blocks,
-            vgpr_granule,
-            vgprs,
-            sgpr_blocks,
-            sgprs,
             accum_offset,
+            ..pgm_rsrc1_registers(self.compute_pgm_rsrc1(), generation, self.wave_size(generation))
         }
     }
 
@@ -208,7 +196,25 @@ pub fn vgpr_encoding_granule(generation: Generation, wave_size: u32) -> u32 {
     }
 }
 
-/// The register allocation a descriptor requests, decoded for its generation.
+/// The register allocation of a `*_PGM_RSRC1` register (a kernel descriptor's
+/// `COMPUTE_PGM_RSRC1`, or a graphics shader's `SPI_SHADER_PGM_RSRC1_*`: every stage has the
+/// same VGPR and SGPR block fields) for a wave of `wave_size` lanes.
+pub fn pgm_rsrc1_registers(rsrc1: u32, generation: Generation, wave_size: u32) -> DescriptorRegisters {
+    let vgpr_blocks = rsrc1 & 0x3f;
+    let vgpr_granule = vgpr_encoding_granule(generation, wave_size);
+    let sgpr_blocks = (rsrc1 >> 6) & 0xf;
+    DescriptorRegisters {
+        wave_size,
+        vgpr_blocks,
+        vgpr_granule,
+        vgprs: (vgpr_blocks + 1) * vgpr_granule,
+        sgpr_blocks,
+        sgprs: (!generation.is_gfx10_plus()).then(|| (sgpr_blocks + 1) * 8),
+        accum_offset: None,
+    }
+}
+
+/// The register allocation a descriptor (or a shader's RSRC1) requests, decoded for its generation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct DescriptorRegisters {
     pub wave_size: u32,

@@ -11,9 +11,13 @@ use object::read::elf::{
     Dyn as _, FileHeader, ProgramHeader as _, Rela as _, SectionHeader as _, Sym as _,
 };
 
-use super::amdgpu::{EM_AMDGPU, KERNEL_DESCRIPTOR_SIZE, NOTE_OWNER_AMDGPU, NT_AMDGPU_METADATA};
+use super::amdgpu::{
+    ELFOSABI_AMDGPU_MESA3D, ELFOSABI_AMDGPU_PAL, EM_AMDGPU, KERNEL_DESCRIPTOR_SIZE, NOTE_OWNER_AMD, NOTE_OWNER_AMDGPU,
+    NT_AMDGPU_METADATA, NT_AMD_PAL_METADATA,
+};
 use super::descriptor::KernelDescriptor;
 use super::error::{ReadError, Result, slice};
+use super::graphics::Shader;
 use super::metadata::Metadata;
 use super::target_id::{CodeObjectVersion, TargetId, code_object_version};
 
@@ -139,12 +143,27 @@ pub struct Kernel<'data> {
     pub code_size: u64,
 }
 
-/// An AMDGPU HSA code object, read.
+/// The driver ABI a code object is for (`e_ident[EI_OSABI]`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OsAbi {
+    /// ROCm and HIP: kernels with descriptors.
+    Hsa,
+    /// AMD's graphics drivers (PAL): shaders described by the metadata note.
+    Pal,
+    /// Mesa (radeonsi): shaders configured by `.AMDGPU.config`.
+    Mesa3d,
+}
+
+/// An AMDGPU code object (HSA, PAL or Mesa3D), read.
 #[derive(Debug)]
 pub struct CodeObject<'data> {
     pub data: &'data [u8],
     pub elf_type: ElfType,
     pub e_flags: u32,
+    pub os_abi: OsAbi,
+    /// The HSA code object version; PAL and Mesa objects have none and read as v3, whose
+    /// `e_flags` layout LLVM gives them.
     pub version: CodeObjectVersion,
     pub target: TargetId,
     pub sections: Vec<Section<'data>>,
@@ -153,6 +172,8 @@ pub struct CodeObject<'data> {
     pub dynamic: Vec<DynamicEntry>,
     pub relocations: Vec<Relocation>,
     pub kernels: Vec<Kernel<'data>>,
+    /// Graphics shaders (PAL and Mesa3D objects; HSA objects have none).
+    pub shaders: Vec<Shader<'data>>,
     pub metadata: Option<Metadata>,
     /// File offset and length of the metadata note's descriptor (the msgpack bytes).
     pub metadata_range: Option<(u64, u64)>,
@@ -256,7 +277,7 @@ fn elf_error(what: &'static str, e: object::read::Error) -> ReadError {
 }
 
 impl<'data> CodeObject<'data> {
-    /// Reads an AMDGPU HSA code object (ET_DYN or ET_REL, code object v3-v6).
+    /// Reads an AMDGPU code object: HSA (ET_DYN or ET_REL, code object v3-v6), PAL or Mesa3D.
     pub fn parse(data: &'data [u8]) -> Result<CodeObject<'data>> {
         let file = ElfFile::parse(data)?;
         if file.machine != EM_AMDGPU {
@@ -268,7 +289,11 @@ impl<'data> CodeObject<'data> {
         let endian = LE;
         let header = file.header;
         let ident = header.e_ident();
-        let version = code_object_version(ident.os_abi, ident.abi_version)?;
+        let (os_abi, version) = match ident.os_abi {
+            ELFOSABI_AMDGPU_PAL => (OsAbi::Pal, CodeObjectVersion::V3),
+            ELFOSABI_AMDGPU_MESA3D => (OsAbi::Mesa3d, CodeObjectVersion::V3),
+            other => (OsAbi::Hsa, code_object_version(other, ident.abi_version)?),
+        };
         let e_flags = header.e_flags(endian);
         let target = TargetId::from_e_flags(e_flags, version)?;
         let elf_type = match header.e_type(endian) {
@@ -301,6 +326,7 @@ impl<'data> CodeObject<'data> {
         let mut relocations = Vec::new();
         let mut metadata = None;
         let mut metadata_range = None;
+        let mut legacy_pal = None;
         for (index, s) in table.enumerate() {
             let context = || format!("section [{}] {}", index.0, file.sections[index.0].name);
             if let Some((entries, _)) = s
@@ -339,6 +365,10 @@ impl<'data> CodeObject<'data> {
                         metadata = Some(Metadata::parse(desc, offset)?);
                         metadata_range = Some((offset, desc.len() as u64));
                     }
+                    if note.name() == NOTE_OWNER_AMD && note.n_type(endian) == NT_AMD_PAL_METADATA {
+                        let desc = note.desc();
+                        legacy_pal = Some((desc, desc.as_ptr() as u64 - data.as_ptr() as u64));
+                    }
                 }
             }
         }
@@ -347,6 +377,7 @@ impl<'data> CodeObject<'data> {
             data,
             elf_type,
             e_flags,
+            os_abi,
             version,
             target,
             sections: file.sections,
@@ -355,11 +386,34 @@ impl<'data> CodeObject<'data> {
             dynamic,
             relocations,
             kernels: Vec::new(),
+            shaders: Vec::new(),
             metadata,
             metadata_range,
         };
         object.kernels = object.find_kernels()?;
+        let generation = object.target.processor.generation;
+        object.shaders = match os_abi {
+            OsAbi::Hsa => Vec::new(),
+            OsAbi::Pal => match (&object.metadata, legacy_pal) {
+                (None, Some(legacy)) => super::pal::legacy_shaders(legacy, &object.symbols, generation)?,
+                (metadata, _) => super::pal::shaders(metadata.as_ref(), metadata_range.map_or(0, |r| r.0), &object.symbols, generation)?,
+            },
+            OsAbi::Mesa3d => {
+                let config = object.sections.iter().find(|s| s.name == super::mesa::CONFIG_SECTION && s.has_file_bytes());
+                super::mesa::shaders(config.map(|s| (object.section_data(s), s.offset)), &object.symbols, generation)?
+            }
+        };
         Ok(object)
+    }
+
+    /// True for PAL and Mesa3D objects, whose entry points are shaders, not kernels.
+    pub fn is_graphics(&self) -> bool {
+        self.os_abi != OsAbi::Hsa
+    }
+
+    /// Every entry point, kernels and shaders: its name and first instruction's address.
+    pub fn entries(&self) -> impl Iterator<Item = (&'data str, u64)> + '_ {
+        self.kernels.iter().map(|k| (k.name, k.entry_address)).chain(self.shaders.iter().map(|s| (s.name, s.entry_address)))
     }
 
     /// File offset of `len` bytes at `address` in section `section_index`, if they are in the file.

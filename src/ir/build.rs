@@ -38,13 +38,13 @@ impl Program {
         let text = TextSection { section_index: section.index, address: section.address, file_offset: section.offset, size: section.size };
         let bytes = &object.data[section.offset as usize..(section.offset + section.size) as usize];
 
-        // Function starts: kernel entries, then function symbols, then the section start.
+        // Function starts: kernel and shader entries, then function symbols, then the section start.
         let mut starts: BTreeMap<u64, (String, FunctionKind)> = BTreeMap::new();
-        for k in &object.kernels {
-            if !text.contains(k.entry_address) {
-                return Err(BuildError::EntryOutsideText { name: k.name.to_owned(), address: k.entry_address });
+        for (name, entry) in object.entries() {
+            if !text.contains(entry) {
+                return Err(BuildError::EntryOutsideText { name: name.to_owned(), address: entry });
             }
-            starts.insert(k.entry_address, (k.name.to_owned(), FunctionKind::Kernel));
+            starts.insert(entry, (name.to_owned(), FunctionKind::Kernel));
         }
         for s in &object.symbols {
             if matches!(s.kind, SymbolKind::Function | SymbolKind::Kernel) && s.section_index as usize == section.index && text.contains(s.value) {

@@ -73,7 +73,8 @@ impl Outcome {
 pub fn target_of(object: &CodeObject<'_>) -> anyhow::Result<Target> {
     let base = Target::from_target_id(&object.target, false)?;
     let g = base.generation();
-    let wave64 = g.is_gfx10_plus() && object.kernels.iter().any(|k| k.descriptor.wave_size(g) == 64);
+    let wave64 = g.is_gfx10_plus()
+        && (object.kernels.iter().any(|k| k.descriptor.wave_size(g) == 64) || object.shaders.iter().any(|s| s.resources.wave_size == 64));
     Ok(if wave64 { Target::from_target_id(&object.target, true)? } else { base })
 }
 
@@ -97,7 +98,7 @@ pub fn rewrite_object(data: &[u8], options: &Options<'_>) -> anyhow::Result<Outc
 /// input, and the output as it is verified, are decoded with the decoder `decoders` holds
 /// for the object's target.
 pub fn rewrite_object_with(data: &[u8], options: &Options<'_>, decoders: &mut Decoders) -> anyhow::Result<Outcome> {
-    let object = CodeObject::parse(data)?;
+    let mut object = CodeObject::parse(data)?;
     let mut out = Outcome {
         target: object.target.to_string(),
         stats: options.passes.iter().map(|p| PassStats { name: p.name(), ..Default::default() }).collect(),
@@ -110,6 +111,7 @@ pub fn rewrite_object_with(data: &[u8], options: &Options<'_>, decoders: &mut De
             return Ok(out);
         }
     };
+    settle_wave_sizes(&mut object, &program);
     out.instructions_before = program.instruction_count();
     out.opaque = program
         .functions
@@ -227,8 +229,31 @@ fn aim(program: &Program, laid: &mut Layout, sites: &[instrument::Site], counter
     Ok(())
 }
 
+/// Graphics shaders whose wave size the object does not record (Mesa, GFX10+): where the
+/// shader's own code proves it wave32, register raises need not provide for wave64.
+fn settle_wave_sizes(object: &mut CodeObject<'_>, program: &Program) {
+    use crate::ir::liveness::{operand_units, unit};
+    let generation = program.target.generation();
+    for shader in object.shaders.iter_mut().filter(|s| !s.resources.wave_size_recorded) {
+        let Some(f) = program.functions.iter().find(|f| f.entry == shader.entry_address) else { continue };
+        let vgprs = f
+            .nodes()
+            .filter_map(|n| {
+                let units = operand_units(&n.inst, &program.target);
+                units.units().filter(|u| (unit::VGPR0..unit::AGPR0).contains(u)).max()
+            })
+            .map(|u| (u - unit::VGPR0) as u32 + 1)
+            .max()
+            .unwrap_or(0);
+        shader.resources.prove_wave32(vgprs, generation);
+    }
+}
+
 /// True if `used` needs more registers than the kernel's descriptor grants.
 fn raises(object: &CodeObject<'_>, target: &Target, used: &layout::RegisterUse) -> bool {
+    if let Some(s) = object.shaders.iter().find(|s| s.name == used.kernel) {
+        return writer::shader_needs_more(s, target, used);
+    }
     let Some(k) = object.kernels.iter().find(|k| k.name == used.kernel) else { return false };
     let r = k.descriptor.registers(target.generation());
     used.vgprs + used.agprs > r.vgprs || r.sgprs.is_some_and(|s| used.sgprs > s)
@@ -309,6 +334,14 @@ mod writer {
     /// The registers to raise, in the metadata's terms: only kernels whose code now needs
     /// more than the note says (the writer never lowers a count).
     fn registers(object: &CodeObject<'_>, target: &Target, laid: &Layout) -> Vec<KernelRegisters> {
+        if object.is_graphics() {
+            return laid
+                .registers
+                .iter()
+                .filter(|r| object.shaders.iter().any(|s| s.name == r.kernel && shader_needs_more(s, target, r)))
+                .map(|r| KernelRegisters { kernel: r.kernel.clone(), vgpr_count: r.vgprs, agpr_count: 0, sgpr_count: r.sgprs })
+                .collect();
+        }
         let unified = target.generation().has_unified_agprs();
         let meta = object.metadata.as_ref();
         laid.registers
@@ -321,6 +354,18 @@ mod writer {
                 (more(m.vgpr_count, wanted.vgpr_count) || more(m.agpr_count, wanted.agpr_count) || more(m.sgpr_count, wanted.sgpr_count)).then_some(wanted)
             })
             .collect()
+    }
+
+    /// True if a shader's code now uses more registers than its metadata counts or its RSRC1
+    /// blocks grant (under every wave size it may run in).
+    pub fn shader_needs_more(shader: &crate::container::graphics::Shader<'_>, target: &Target, used: &layout::RegisterUse) -> bool {
+        let g = target.generation();
+        let r = &shader.resources;
+        let granted = r.registers(g);
+        used.vgprs > r.vgprs_granted(g)
+            || granted.sgprs.is_some_and(|s| used.sgprs > s)
+            || r.vgpr_count.is_some_and(|n| used.vgprs > n)
+            || r.sgpr_count.is_some_and(|n| used.sgprs > n)
     }
 
     pub fn write(object: &CodeObject<'_>, program: &Program, laid: &Layout, strip_debug: bool) -> Result<(Vec<u8>, Vec<String>), String> {

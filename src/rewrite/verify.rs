@@ -76,6 +76,18 @@ pub fn structure_with(data: &[u8], decoders: &mut Decoders) -> Result<Summary, V
             summary.disagreements.push(format!("{}: {d}", k.name));
         }
     }
+    for s in &object.shaders {
+        summary.kernels += 1;
+        if s.entry_address % 256 != 0 {
+            problems.push(format!("{} shader {}: entry {:#x} is not 256-byte aligned", s.stage, s.name, s.entry_address));
+        }
+        if !program.functions.iter().any(|f| f.entry == s.entry_address) {
+            problems.push(format!("{} shader {}: entry {:#x} is no function start", s.stage, s.name, s.entry_address));
+        }
+        for d in crate::container::graphics::disagreements(s, generation) {
+            summary.disagreements.push(format!("{}: {d}", s.name));
+        }
+    }
     summary.opaque = program.functions.iter().filter_map(|f| f.opaque.as_ref().map(|o| format!("{}: {}", f.name, o.reason))).collect();
     if problems.is_empty() { Ok(summary) } else { Err(problems) }
 }

@@ -44,6 +44,9 @@ pub(super) fn apply(
     if registers.is_empty() {
         return Ok(());
     }
+    if object.is_graphics() {
+        return apply_graphics(object, registers, placement, out, notes);
+    }
     let generation = object.target.processor.generation;
     let metadata = object
         .metadata
@@ -64,25 +67,7 @@ pub(super) fn apply(
 
         let mut d = kernel.descriptor;
         let wave_size = d.wave_size(generation);
-        let granule = vgpr_encoding_granule(generation, wave_size);
-        let old = d.registers(generation);
-        let mut rsrc1 = d.compute_pgm_rsrc1();
-        let vgpr_blocks = blocks(vgprs, granule).max(old.vgpr_blocks);
-        if vgpr_blocks > MAX_VGPR_BLOCKS {
-            return Err(error(format!(
-                "{vgprs} VGPRs do not fit the descriptor ({} at most on {} in wave{wave_size})",
-                (MAX_VGPR_BLOCKS + 1) * granule,
-                object.target.processor.name
-            )));
-        }
-        rsrc1 = (rsrc1 & !0x3f) | vgpr_blocks;
-        if !generation.is_gfx10_plus() {
-            let sgpr_blocks = blocks(sgprs, 8).max(old.sgpr_blocks);
-            if sgpr_blocks > MAX_SGPR_BLOCKS {
-                return Err(error(format!("{sgprs} SGPRs do not fit the descriptor ({} at most)", (MAX_SGPR_BLOCKS + 1) * 8)));
-            }
-            rsrc1 = (rsrc1 & !(0xf << 6)) | (sgpr_blocks << 6);
-        }
+        let rsrc1 = raise_pgm_rsrc1(d.compute_pgm_rsrc1(), vgprs, sgprs, object, &[wave_size]).map_err(error)?;
         d.set_compute_pgm_rsrc1(rsrc1);
         if generation.has_unified_agprs() {
             let architected = vgprs.saturating_sub(agprs);
@@ -105,6 +90,120 @@ pub(super) fn apply(
         }
     }
     write_note(object, &document, placement, out, registers)
+}
+
+/// The graphics half of [`apply`]: a shader has no descriptor; its RSRC1 register is raised
+/// where the object keeps it (PAL: the note's `.registers`, together with the stage's
+/// `.vgpr_count` and `.sgpr_count`; Mesa: the value word of its `.AMDGPU.config` pair).
+fn apply_graphics(
+    object: &CodeObject,
+    registers: &[KernelRegisters],
+    placement: &[Placement],
+    out: &mut [u8],
+    notes: &mut Vec<String>,
+) -> Result<(), WriteError> {
+    use crate::container::graphics::RegisterSource;
+    use crate::container::pal;
+    let generation = object.target.processor.generation;
+    let mut document = object.metadata.as_ref().map(|m| m.document.clone());
+    let mut note_changed = false;
+    for wanted in registers {
+        let error = |detail: String| WriteError::Registers { kernel: wanted.kernel.clone(), detail };
+        let shader = object
+            .shaders
+            .iter()
+            .find(|s| s.name == wanted.kernel)
+            .ok_or_else(|| error("no shader of that name".into()))?;
+        let r = &shader.resources;
+        let register = shader.stage.rsrc1_name();
+        let rsrc1 = raise_pgm_rsrc1(r.rsrc1, wanted.vgpr_count, wanted.sgpr_count, object, r.possible_wave_sizes(generation)).map_err(error)?;
+        if rsrc1 != r.rsrc1 {
+            notes.push(format!("shader {}: {register} raised {:#010x} -> {rsrc1:#010x}", wanted.kernel, r.rsrc1));
+        }
+        match r.source {
+            RegisterSource::PalMetadata => {
+                let document = document.as_mut().ok_or_else(|| error("the PAL object has no metadata note".into()))?;
+                if rsrc1 != r.rsrc1 {
+                    let slot = pal::register_mut(document, shader.stage.rsrc1_register())
+                        .ok_or_else(|| error(format!("no {register} in the metadata's .registers")))?;
+                    *slot = Value::from(rsrc1);
+                }
+                let entry = pal::stage_entry_mut(document, shader.stage)
+                    .ok_or_else(|| error(format!("no .hardware_stages{} entry", shader.stage.pal_key())))?;
+                raise(entry, ".vgpr_count", wanted.vgpr_count, &wanted.kernel, notes).map_err(error)?;
+                raise(entry, ".sgpr_count", wanted.sgpr_count, &wanted.kernel, notes).map_err(error)?;
+                note_changed = true;
+            }
+            RegisterSource::MesaConfig { rsrc1_offset, .. } => {
+                if rsrc1 != r.rsrc1 {
+                    write_word(object, placement, out, rsrc1_offset, rsrc1);
+                }
+            }
+            RegisterSource::PalLegacy { rsrc1_offset, vgpr_count_offset, sgpr_count_offset } => {
+                if rsrc1 != r.rsrc1 {
+                    write_word(object, placement, out, rsrc1_offset, rsrc1);
+                }
+                // The counts are fixed-width words: raised in place, nothing moves.
+                let counts = [
+                    ("NUM_USED_VGPRS", vgpr_count_offset, r.vgpr_count, wanted.vgpr_count),
+                    ("NUM_USED_SGPRS", sgpr_count_offset, r.sgpr_count, wanted.sgpr_count),
+                ];
+                for (what, at, old, new) in counts {
+                    if let (Some(at), Some(old)) = (at, old)
+                        && new > old
+                    {
+                        write_word(object, placement, out, at, new);
+                        notes.push(format!("shader {}: {what} raised {old} -> {new}", wanted.kernel));
+                    }
+                }
+            }
+        }
+    }
+    match document {
+        Some(document) if note_changed => write_note(object, &document, placement, out, registers),
+        _ => Ok(()),
+    }
+}
+
+/// Writes `value` over the u32 at input file offset `at` (inside a section), where that
+/// section's bytes are in the output.
+fn write_word(object: &CodeObject, placement: &[Placement], out: &mut [u8], at: u64, value: u32) {
+    let section = object
+        .sections
+        .iter()
+        .find(|s| s.has_file_bytes() && s.offset <= at && at < s.offset + s.size)
+        .expect("the reader found the word in a section");
+    write_u32(out, placement[section.index].offset + (at - section.offset), value);
+}
+
+/// `rsrc1` (a descriptor's `COMPUTE_PGM_RSRC1` or a shader's `SPI_SHADER_PGM_RSRC1_*`: the
+/// block fields are the same) with its VGPR and SGPR blocks raised to hold `vgprs` and
+/// `sgprs`, never lowered. With several `wave_sizes` (a shader whose wave size the object does
+/// not record) the blocks are enough under each of them.
+pub(super) fn raise_pgm_rsrc1(rsrc1: u32, vgprs: u32, sgprs: u32, object: &CodeObject, wave_sizes: &[u32]) -> Result<u32, String> {
+    let generation = object.target.processor.generation;
+    let mut vgpr_blocks = rsrc1 & 0x3f;
+    for &wave_size in wave_sizes {
+        let granule = vgpr_encoding_granule(generation, wave_size);
+        let needed = blocks(vgprs, granule);
+        if needed > MAX_VGPR_BLOCKS {
+            return Err(format!(
+                "{vgprs} VGPRs do not fit the register's VGPR field ({} at most on {} in wave{wave_size})",
+                (MAX_VGPR_BLOCKS + 1) * granule,
+                object.target.processor.name
+            ));
+        }
+        vgpr_blocks = vgpr_blocks.max(needed);
+    }
+    let mut rsrc1 = (rsrc1 & !0x3f) | vgpr_blocks;
+    if !generation.is_gfx10_plus() {
+        let sgpr_blocks = blocks(sgprs, 8).max((rsrc1 >> 6) & 0xf);
+        if sgpr_blocks > MAX_SGPR_BLOCKS {
+            return Err(format!("{sgprs} SGPRs do not fit the register's SGPR field ({} at most)", (MAX_SGPR_BLOCKS + 1) * 8));
+        }
+        rsrc1 = (rsrc1 & !(0xf << 6)) | (sgpr_blocks << 6);
+    }
+    Ok(rsrc1)
 }
 
 /// `ceil(max(count, 1) / granule) - 1`, the block encoding of the descriptor.
