@@ -69,6 +69,16 @@ pub struct ObjectReport {
     pub text_size: u64,
     pub kernels: Vec<KernelReport>,
     pub functions: Vec<FunctionReport>,
+    /// The other members of its generic family it retargets to (`gfxpatch retarget`'s checks).
+    pub retargets_to: Vec<&'static str>,
+    /// The members it does not, each with its first blocker.
+    pub not_retargets_to: Vec<RetargetRefusal>,
+}
+
+#[derive(Serialize)]
+pub struct RetargetRefusal {
+    pub processor: &'static str,
+    pub why: String,
 }
 
 #[derive(Serialize)]
@@ -154,7 +164,16 @@ fn object_report(embedded: &EmbeddedObject<'_>) -> anyhow::Result<ObjectReport> 
             size: f.size,
         })
         .collect();
+    let (mut retargets_to, mut not_retargets_to) = (Vec::new(), Vec::new());
+    for v in crate::retarget::candidates(&object)? {
+        match v.blockers.first() {
+            None => retargets_to.push(v.destination),
+            Some(b) => not_retargets_to.push(RetargetRefusal { processor: v.destination, why: format!("{}: {}", b.what, b.why) }),
+        }
+    }
     Ok(ObjectReport {
+        retargets_to,
+        not_retargets_to,
         bundle_id: embedded.bundle_id.clone(),
         target: object.target.to_string(),
         processor: object.target.processor.name,
@@ -285,6 +304,21 @@ fn render_summary(report: &FileReport) -> String {
         "{:<24} {:>8} {:>8} {:>14}",
         "total", total.objects, total.kernels, total.text
     );
+    // Per target, how many of its objects retarget to each other member of its family.
+    let mut retargets: BTreeMap<&str, BTreeMap<&str, (usize, usize)>> = BTreeMap::new();
+    for o in &report.code_objects {
+        let row = retargets.entry(&o.target).or_default();
+        for p in &o.retargets_to {
+            row.entry(p).or_default().0 += 1;
+        }
+        for r in &o.not_retargets_to {
+            row.entry(r.processor).or_default().1 += 1;
+        }
+    }
+    for (target, row) in retargets.iter().filter(|(_, r)| !r.is_empty()) {
+        let members: Vec<String> = row.iter().map(|(p, (ok, no))| if *no == 0 { p.to_string() } else { format!("{p} ({ok}/{})", ok + no) }).collect();
+        let _ = writeln!(out, "{target} retargets to: {}", members.join(" "));
+    }
     out
 }
 
@@ -307,6 +341,14 @@ fn render_object(o: &ObjectReport) -> String {
         o.kernels.len(),
         o.functions.len()
     );
+    if !o.retargets_to.is_empty() || !o.not_retargets_to.is_empty() {
+        let _ = write!(out, "  retargets to: {}", if o.retargets_to.is_empty() { "none".into() } else { o.retargets_to.join(" ") });
+        if !o.not_retargets_to.is_empty() {
+            let not: Vec<String> = o.not_retargets_to.iter().map(|r| format!("{}: {}", r.processor, r.why)).collect();
+            let _ = write!(out, " (not {})", not.join("; "));
+        }
+        out.push('\n');
+    }
     if o.kernels.is_empty() {
         return out;
     }
