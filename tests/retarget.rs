@@ -368,3 +368,25 @@ fn family_members_share_vgpr_granules_and_limits() {
         }
     }
 }
+
+/// `gfxpatch info` lists for each code object the processors it retargets to (the same
+/// checks), the generic one when every member takes it, and the first blocker of the others.
+#[test]
+fn info_lists_the_processors_each_object_retargets_to() {
+    let input = common::repo().join("fixtures/bundle/hip_kernels.hipfb");
+    let o = gfxpatch(&["info", "--json", input.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let object = |processor: &str| report["code_objects"].as_array().unwrap().iter().find(|o| o["processor"] == processor).unwrap().clone();
+    let names = |v: &serde_json::Value| -> Vec<String> { v.as_array().unwrap().iter().map(|p| p.as_str().unwrap().to_owned()).collect() };
+    assert_eq!(names(&object("gfx1030")["retargets_to"]), ["gfx1031", "gfx1032", "gfx1033", "gfx1034", "gfx1035", "gfx1036", "gfx10-3-generic"]);
+    let gfx906 = object("gfx906");
+    assert!(names(&gfx906["retargets_to"]).is_empty());
+    let refusals = gfx906["not_retargets_to"].as_array().unwrap();
+    assert_eq!(refusals.len(), 5);
+    assert!(refusals.iter().all(|r| r["why"].as_str().unwrap().contains("v_fmac_f32_e32") && r["why"].as_str().unwrap().contains("does not exist on")), "{refusals:?}");
+    let gfx942 = object("gfx942");
+    assert!(gfx942["not_retargets_to"][0]["why"].as_str().unwrap().contains("GFX950 wait states"), "{gfx942}");
+    let text = String::from_utf8_lossy(&gfxpatch(&["info", input.to_str().unwrap()]).stdout).into_owned();
+    assert!(text.contains("gfx1030 retargets to: gfx10-3-generic gfx1031 gfx1032") && text.contains("gfx906 retargets to: none; not gfx900 gfx902"), "{text}");
+}

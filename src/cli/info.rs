@@ -315,9 +315,12 @@ fn render_summary(report: &FileReport) -> String {
             row.entry(r.processor).or_default().1 += 1;
         }
     }
+    // `gfx906 retargets to: gfx902 (45 of 111) gfx909 (45 of 111); not gfx900`
     for (target, row) in retargets.iter().filter(|(_, r)| !r.is_empty()) {
-        let members: Vec<String> = row.iter().map(|(p, (ok, no))| if *no == 0 { p.to_string() } else { format!("{p} ({ok}/{})", ok + no) }).collect();
-        let _ = writeln!(out, "{target} retargets to: {}", members.join(" "));
+        let to: Vec<String> = row.iter().filter(|(_, (ok, _))| *ok > 0).map(|(p, (ok, no))| if *no == 0 { p.to_string() } else { format!("{p} ({ok} of {})", ok + no) }).collect();
+        let not: Vec<&str> = row.iter().filter(|(_, (ok, _))| *ok == 0).map(|(p, _)| *p).collect();
+        let _ = write!(out, "{target} retargets to: {}", if to.is_empty() { "none".to_owned() } else { to.join(" ") });
+        let _ = writeln!(out, "{}", if not.is_empty() { String::new() } else { format!("; not {}", not.join(" ")) });
     }
     out
 }

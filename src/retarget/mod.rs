@@ -221,6 +221,9 @@ fn check_one(object: &CodeObject<'_>, dest: &'static Processor) -> anyhow::Resul
         }
     }
     verdict.target = blockers.is_empty().then(|| dest_id.to_string());
+    // What holds for the whole object (a hazard without a model, a kernel's LDS) first: it is
+    // the decisive reason, whatever the instructions.
+    blockers.sort_by_key(|b| b.address.is_some());
     verdict.blockers = blockers;
     Ok(verdict)
 }
@@ -332,9 +335,17 @@ fn write_longer_target(object: &CodeObject<'_>, bytes: &[u8], metadata: &crate::
     Ok(registers::with_metadata(&roomy, &document)?)
 }
 
-/// Every processor a code object could be retargeted to, with its verdict.
+/// Every processor a code object could be retargeted to, with its verdict: the other members
+/// of its family, then the generic processor when every member takes the code (its verdict
+/// is then the generic processor's own checks: the members' are already done).
 pub fn candidates(object: &CodeObject<'_>) -> anyhow::Result<Vec<Verdict>> {
-    siblings(object.target.processor).into_iter().map(|p| check(object, p)).collect()
+    let mut verdicts: Vec<Verdict> = siblings(object.target.processor).into_iter().map(|p| check(object, p)).collect::<anyhow::Result<_>>()?;
+    if !verdicts.is_empty() && verdicts.iter().all(Verdict::retargets) {
+        if let Some(generic) = family(object.target.processor).and_then(Processor::by_name) {
+            verdicts.push(check_one(object, generic)?);
+        }
+    }
+    Ok(verdicts)
 }
 
 /// A processor by name, or the list of names.
