@@ -390,3 +390,75 @@ fn info_lists_the_processors_each_object_retargets_to() {
     let text = String::from_utf8_lossy(&gfxpatch(&["info", input.to_str().unwrap()]).stdout).into_owned();
     assert!(text.contains("gfx1030 retargets to: gfx10-3-generic gfx1031 gfx1032") && text.contains("gfx906 retargets to: none; not gfx900 gfx902"), "{text}");
 }
+
+/// Debian's librocsparse and librocrand, written: gfx1030 objects to gfx1031-gfx1036, gfx900
+/// objects to gfx902/gfx909/gfx90c, a new entry in every bundle that has a source for the
+/// destination. The output passes `eu-elflint --gnu-ld` (nothing new), loads with
+/// `ctypes.CDLL`, and `clang-offload-bundler-19` lists and extracts every entry of every
+/// bundle; the original entries keep their bytes; the new entries of the first bundle
+/// disassemble for their processor as their source does for its own. Behind
+/// `GFXPATCH_CORPUS=1` (release: `GFXPATCH_CORPUS=1 cargo test --release --test retarget corpus`).
+#[test]
+fn corpus_libraries_are_written_with_new_entries() {
+    if std::env::var_os("GFXPATCH_CORPUS").is_none() {
+        eprintln!("skipped: set GFXPATCH_CORPUS=1 (and run scripts/fetch-corpus.sh) for the corpus test");
+        return;
+    }
+    let dests = ["gfx1031", "gfx1032", "gfx1033", "gfx1034", "gfx1035", "gfx1036", "gfx902", "gfx909", "gfx90c"];
+    let dir = tempfile::tempdir().unwrap();
+    for lib in ["librocsparse.so.0.1", "librocrand.so.1.1"] {
+        let input = common::corpus_file(lib);
+        let output = dir.path().join(lib);
+        let o = gfxpatch(&["retarget", input.to_str().unwrap(), "--to", &dests.join(","), "-o", output.to_str().unwrap(), "--json"]);
+        assert!(o.status.success(), "{lib}: {}", String::from_utf8_lossy(&o.stderr));
+        let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        for row in report["rows"].as_array().unwrap() {
+            eprintln!("{lib}: {} -> {}: {} retarget, {} refused {}", row["source"], row["destination"], row["retargets"], row["refused"], row["reasons"]);
+            if ["gfx1030", "gfx900"].contains(&row["source"].as_str().unwrap()) {
+                assert_eq!(row["refused"], 0, "{lib}: {row}");
+            }
+        }
+        let added = report["added"].as_array().unwrap().len();
+        eprintln!("{lib}: {added} entries added");
+        let lint = |p: &Path| -> std::collections::BTreeSet<String> {
+            let o = run("eu-elflint", &["--gnu-ld", p.to_str().unwrap()]);
+            String::from_utf8_lossy(&o.stdout).lines().chain(String::from_utf8_lossy(&o.stderr).lines()).map(str::to_owned).collect()
+        };
+        let new: Vec<String> = lint(&output).difference(&lint(&input)).cloned().collect();
+        assert!(new.is_empty(), "{lib}: eu-elflint --gnu-ld: {new:#?}");
+        run_ok("/usr/bin/python3", &["-c", "import ctypes, sys; ctypes.CDLL(sys.argv[1])", output.to_str().unwrap()]);
+        let before = unbundled(&input, &mkdir(dir.path().join(format!("in.{lib}"))));
+        let after = unbundled(&output, &mkdir(dir.path().join(format!("out.{lib}"))));
+        assert_eq!(before.len(), after.len());
+        let mut new_entries = 0;
+        for (k, (old, new)) in before.iter().zip(&after).enumerate() {
+            for (id, bytes) in old {
+                assert!(new.get(id) == Some(bytes), "{lib}: bundle {k}: {id} changed");
+            }
+            let has = |p: &str| old.keys().any(|id| id.ends_with(&format!("--{p}")) || id.contains(&format!("--{p}:")));
+            for dest in dests {
+                let source = if dest.starts_with("gfx103") { "gfx1030" } else { "gfx900" };
+                let id = format!("hipv4-amdgcn-amd-amdhsa--{dest}");
+                if has(source) && !has(dest) {
+                    assert!(new.contains_key(&id), "{lib}: bundle {k} has {source} but no {id}");
+                }
+            }
+            let added_here: Vec<&String> = new.keys().filter(|id| !old.contains_key(*id)).collect();
+            new_entries += added_here.len();
+            if k == 0 {
+                for id in added_here {
+                    let dest = id.rsplit("--").next().unwrap();
+                    // The entry it was made from, as the report names it.
+                    let froms: Vec<&str> = report["added"].as_array().unwrap().iter().filter(|a| a["id"] == id.as_str()).map(|a| a["from"].as_str().unwrap()).collect();
+                    let source_id = old.keys().find(|s| froms.contains(&s.as_str())).unwrap();
+                    let source = source_id.rsplit("--").next().unwrap().split(':').next().unwrap();
+                    let (src, out) = (dir.path().join("src.co"), dir.path().join("dst.co"));
+                    std::fs::write(&src, &old[source_id]).unwrap();
+                    std::fs::write(&out, &new[id]).unwrap();
+                    assert_eq!(disassembly(&out, dest), disassembly(&src, source), "{lib}: {id}");
+                }
+            }
+        }
+        assert_eq!(new_entries, added, "{lib}: entries the bundler finds");
+    }
+}

@@ -14,7 +14,7 @@
 //!   source's): an instruction the destination lacks (a dot product on gfx1011, an SALU float
 //!   on gfx1102) does not decode there and blocks, at its address;
 //! - no hazard the destination has and the source has not ([`hazards`]) can arise in the code,
-//!   by a check per hazard; a hazard with no check blocks (we insert no wait states yet);
+//!   by a check per hazard; a hazard with no check blocks (no wait states are inserted);
 //! - DPP with an SGPR as src1 only where the destination allows it;
 //! - each kernel's LDS fits the destination; the descriptor's register granules mean the same
 //!   there (every member of a family encodes VGPRs and SGPRs in the same granules and
@@ -23,8 +23,14 @@
 //!   were `any`.
 //!
 //! Writing changes only `e_flags` (processor and feature bits) and the metadata's
-//! `amdhsa.target` string, in place: every other byte stays. Generic destinations
-//! (`gfx10-3-generic`) need code object v6 and are refused for now.
+//! `amdhsa.target` string, in place: every other byte stays. A generic destination
+//! (`gfx10-3-generic`) takes the checks of every member of its family and of the generic
+//! processor itself, and is written as code object v6: `EI_ABIVERSION` 4, the generic version
+//! in `e_flags`, `__oclc_ABI_version` 600, and the longer target string, for which the
+//! dynamic-linking tables after the note move into the padding before `.rodata`
+//! ([`crate::container::write::note_room`]): what clang-19 writes for the generic processor.
+//! Bundles and host libraries get a new entry per destination
+//! ([`crate::container::write::write_input_adding`]).
 
 pub mod hazards;
 
