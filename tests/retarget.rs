@@ -120,6 +120,9 @@ fn each_refusal_names_its_reason() {
         ("wave32 user SGPR bug on gfx1100", kernel(d, "w32_1151", "gfx1151", "gfx1151", "\tv_mov_b32 v0, v1", false), "gfx1100", "FeatureUserSGPRInit16Bug"),
         ("outside the family", kernel(d, "fam1030", "gfx1030", "gfx1030", "\tv_mov_b32 v0, v1", false), "gfx1100", "not in gfx1030's generic family"),
         ("sramecc setting on gfx900", kernel(d, "ecc906", "gfx906", "gfx906:sramecc+", "\tv_mov_b32 v0, v1", false), "gfx900", "built with sramecc+ but gfx900 has no sramecc"),
+        // A generic destination names the member that blocks.
+        ("dot on gfx10-1-generic", kernel(d, "dot1011g", "gfx1011", "gfx1011", "\tv_dot2_f32_f16 v0, v1, v2, v3", false), "gfx10-1-generic", "does not exist on gfx1010"),
+        ("trans hazard on gfx11-generic", kernel(d, "trans1151g", "gfx1151", "gfx1151", "\tv_exp_f32 v3, v4", true), "gfx11-generic", "gfx1100 needs FeatureVALUTransUseHazard"),
     ];
     for (case, input, dest, why) in cases {
         let o = gfxpatch(&["retarget", input.to_str().unwrap(), "--to", dest, "-o", d.join("out.co").to_str().unwrap()]);
@@ -213,7 +216,16 @@ fn unbundled(file: &Path, dir: &Path) -> Vec<std::collections::BTreeMap<String, 
             let mut args = vec!["-unbundle".to_owned(), "-type=o".to_owned(), input.clone(), format!("-targets={}", ids.join(","))];
             args.extend(outputs.iter().map(|p| format!("-output={}", p.display())));
             run_ok("clang-offload-bundler-19", &args.iter().map(String::as_str).collect::<Vec<_>>());
-            ids.iter().zip(&outputs).map(|(id, p)| ((*id).to_owned(), std::fs::read(p).unwrap())).collect()
+            let _ = std::fs::remove_file(&bundle_file);
+            // Each entry read, then removed: a whole library's entries need not sit on the disk.
+            ids.iter()
+                .zip(&outputs)
+                .map(|(id, p)| {
+                    let bytes = std::fs::read(p).unwrap();
+                    let _ = std::fs::remove_file(p);
+                    ((*id).to_owned(), bytes)
+                })
+                .collect()
         })
         .collect()
 }

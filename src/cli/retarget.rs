@@ -196,9 +196,14 @@ fn write_all(path: &str, original: &[u8], input: &Input<'_>, args: &RetargetArgs
     let verdicts: Vec<(String, Vec<Verdict>)> = verdicts.into_iter().flatten().collect();
     print_table(path, input, &verdicts, args.json, &report)?;
     if !args.json {
-        println!("{}: {} entries added", output.display(), report.len());
+        // One line per (new id, source id): in how many bundles (--json lists each entry).
+        let mut counts: std::collections::BTreeMap<(&str, &str), usize> = std::collections::BTreeMap::new();
         for a in &report {
-            println!("  bundle {}: {} (from {})", a.bundle, a.id, a.from);
+            *counts.entry((a.id.as_str(), a.from.as_str())).or_default() += 1;
+        }
+        println!("{}: {} entries added", output.display(), report.len());
+        for ((id, from), n) in counts {
+            println!("  {id} (from {from}): {n} bundle(s)");
         }
     }
     Ok(())
