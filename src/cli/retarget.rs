@@ -21,7 +21,8 @@ pub struct RetargetArgs {
     /// Destination processors, comma-separated, or `all` for every other member of the family.
     #[arg(long, value_delimiter = ',', required = true)]
     to: Vec<String>,
-    /// Where to write the result (one destination).
+    /// Where to write the result: a code object (one destination), or the bundle or host
+    /// library with a new entry per destination in each bundle.
     #[arg(short, long, conflicts_with_all = ["out_dir", "check"])]
     output: Option<PathBuf>,
     /// Write each destination's code object here as `STEM.PROCESSOR.co`.
