@@ -59,7 +59,7 @@ pub struct AddedEntry {
 /// `original` with `added` entries in the bundles of their `beside` objects (and nothing
 /// replaced). A bundle file is re-packed in its own format and alignment; in a host library
 /// each bundle that gains entries moves to the end of the host, which grows (see
-/// [`super::grow`]); [`Notes::moved`] lists each of them under its `beside` objects. An id the
+/// docs/host-libraries.md); [`Notes::moved`] lists each of them under its `beside` objects. An id the
 /// bundle already has, or a host that cannot grow, fails the write: nothing is half-added.
 pub fn write_input_adding(original: &[u8], input: &Input, added: &[AddedEntry]) -> Result<(Vec<u8>, Notes), WriteError> {
     let mut notes = Notes { keep_misfits: false, ..Notes::default() };
