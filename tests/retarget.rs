@@ -120,6 +120,9 @@ fn each_refusal_names_its_reason() {
         ("wave32 user SGPR bug on gfx1100", kernel(d, "w32_1151", "gfx1151", "gfx1151", "\tv_mov_b32 v0, v1", false), "gfx1100", "FeatureUserSGPRInit16Bug"),
         ("outside the family", kernel(d, "fam1030", "gfx1030", "gfx1030", "\tv_mov_b32 v0, v1", false), "gfx1100", "not in gfx1030's generic family"),
         ("sramecc setting on gfx900", kernel(d, "ecc906", "gfx906", "gfx906:sramecc+", "\tv_mov_b32 v0, v1", false), "gfx900", "built with sramecc+ but gfx900 has no sramecc"),
+        // A generic destination names the member that blocks.
+        ("dot on gfx10-1-generic", kernel(d, "dot1011g", "gfx1011", "gfx1011", "\tv_dot2_f32_f16 v0, v1, v2, v3", false), "gfx10-1-generic", "does not exist on gfx1010"),
+        ("trans hazard on gfx11-generic", kernel(d, "trans1151g", "gfx1151", "gfx1151", "\tv_exp_f32 v3, v4", true), "gfx11-generic", "gfx1100 needs FeatureVALUTransUseHazard"),
     ];
     for (case, input, dest, why) in cases {
         let o = gfxpatch(&["retarget", input.to_str().unwrap(), "--to", dest, "-o", d.join("out.co").to_str().unwrap()]);
@@ -159,5 +162,315 @@ fn retargeting_equals_recompiling_where_codegen_agrees() {
             assert!(status.success(), "clang-19 for {dest}");
             assert!(std::fs::read(&ours).unwrap() == std::fs::read(&clangs).unwrap(), "{source} -> {dest}: differs from clang-19's own build for {dest}");
         }
+    }
+}
+
+fn run(tool: &str, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(tool).args(args).output().unwrap_or_else(|e| panic!("{tool} is required (scripts/setup.sh installs it): {e}"))
+}
+
+fn run_ok(tool: &str, args: &[&str]) -> String {
+    let o = run(tool, args);
+    assert!(o.status.success(), "{tool} {args:?}: {}{}", String::from_utf8_lossy(&o.stderr), String::from_utf8_lossy(&o.stdout));
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// Every bundle a host's `__hip_fatbin_wrapper`s point at (or the bundle file itself), as
+/// `clang-offload-bundler-19` reads it: id -> bytes, one map per bundle, host entries left out.
+fn unbundled(file: &Path, dir: &Path) -> Vec<std::collections::BTreeMap<String, Vec<u8>>> {
+    use gfxpatch::container::bundle::{parse_bundle, DecompressLimits};
+    use gfxpatch::container::elf::ElfFile;
+    use gfxpatch::container::fatbin::HostImage;
+    let data = std::fs::read(file).unwrap();
+    let bundles: Vec<Vec<u8>> = if data.starts_with(b"\x7fELF") {
+        let elf = ElfFile::parse(&data).unwrap();
+        let image = HostImage::read(&elf).unwrap();
+        image
+            .wrappers
+            .iter()
+            .map(|w| {
+                let offset = image.file_offset(w.target, 32).unwrap() as usize;
+                let len = parse_bundle(&data[offset..], &DecompressLimits::default()).unwrap().len as usize;
+                data[offset..offset + len].to_vec()
+            })
+            .collect()
+    } else {
+        vec![data]
+    };
+    bundles
+        .iter()
+        .enumerate()
+        .map(|(i, bytes)| {
+            // The HIP runtime reads only the first 4 KiB of a plain bundle for its entry table.
+            if bytes.starts_with(b"__CLANG_OFFLOAD_BUNDLE__") {
+                let table_end = parse_bundle(bytes, &DecompressLimits::default()).unwrap().entries.iter().map(|e| e.offset).min().unwrap();
+                let ids_end = 32 + parse_bundle(bytes, &DecompressLimits::default()).unwrap().entries.iter().map(|e| 24 + e.id.len()).sum::<usize>();
+                assert!(ids_end <= 4096 && ids_end as u64 <= table_end, "{}: bundle {i}: entry table ends at {ids_end}", file.display());
+            }
+            let bundle_file = dir.join(format!("bundle{i}"));
+            std::fs::write(&bundle_file, bytes).unwrap();
+            let input = format!("-input={}", bundle_file.display());
+            let listed = run_ok("clang-offload-bundler-19", &["-list", "-type=o", &input]);
+            let ids: Vec<&str> = listed.lines().filter(|id| !id.starts_with("host-")).collect();
+            let outputs: Vec<PathBuf> = (0..ids.len()).map(|k| dir.join(format!("b{i}e{k}"))).collect();
+            let mut args = vec!["-unbundle".to_owned(), "-type=o".to_owned(), input.clone(), format!("-targets={}", ids.join(","))];
+            args.extend(outputs.iter().map(|p| format!("-output={}", p.display())));
+            run_ok("clang-offload-bundler-19", &args.iter().map(String::as_str).collect::<Vec<_>>());
+            let _ = std::fs::remove_file(&bundle_file);
+            // Each entry read, then removed: a whole library's entries need not sit on the disk.
+            ids.iter()
+                .zip(&outputs)
+                .map(|(id, p)| {
+                    let bytes = std::fs::read(p).unwrap();
+                    let _ = std::fs::remove_file(p);
+                    ((*id).to_owned(), bytes)
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// Bundles and host libraries gain one entry per destination, beside the entry it was made
+/// from: `clang-offload-bundler-19 -list` shows them and `-unbundle` gives each back, equal to
+/// the source object retargeted alone (whose disassembly for the destination is the source's);
+/// the original entries keep their bytes; a compressed bundle stays compressed; a host library
+/// grows and passes `eu-elflint --gnu-ld` (nothing new) and loads with `ctypes.CDLL`.
+#[test]
+fn bundles_and_host_libraries_gain_an_entry_per_destination() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let fixtures = common::repo().join("fixtures");
+    // gfx1030 -> gfx1031, gfx1100 -> gfx1101, gfx900/gfx906 -> gfx902 (the first of them in
+    // entry order that retargets), gfx942 -> gfx950 refused (its wait states are not modelled).
+    let to = "gfx1031,gfx1101,gfx902,gfx950";
+    let new_ids = ["hipv4-amdgcn-amd-amdhsa--gfx1031", "hipv4-amdgcn-amd-amdhsa--gfx1101", "hipv4-amdgcn-amd-amdhsa--gfx902"];
+    let inputs = [("bundle/hip_kernels.hipfb", 3), ("bundle/hip_kernels.ccob.hipfb", 3), ("host/libhip_app.so", 2), ("host/libhip_app.ccob.so", 2)];
+    for (input, expected) in inputs {
+        let input = fixtures.join(input);
+        let name = input.file_name().unwrap().to_str().unwrap().to_owned();
+        let output = d.join(format!("out.{name}"));
+        let o = gfxpatch(&["retarget", input.to_str().unwrap(), "--to", to, "-o", output.to_str().unwrap()]);
+        let stdout = String::from_utf8_lossy(&o.stdout);
+        assert!(o.status.success(), "{name}: {stdout}{}", String::from_utf8_lossy(&o.stderr));
+        if expected == 3 {
+            assert!(stdout.contains("gfx942 -> gfx950: 0 retarget"), "{name}: {stdout}");
+        }
+        let before = unbundled(&input, &mkdir(d.join(format!("in.{name}"))));
+        let after = unbundled(&output, &mkdir(d.join(format!("outb.{name}"))));
+        assert_eq!(before.len(), after.len(), "{name}: bundles");
+        let mut added = 0;
+        for (old, new) in before.iter().zip(&after) {
+            for (id, bytes) in old {
+                assert_eq!(new.get(id), Some(bytes), "{name}: {id} changed");
+            }
+            for id in new.keys().filter(|id| !old.contains_key(*id)) {
+                assert!(new_ids.contains(&id.as_str()), "{name}: unexpected entry {id}");
+                let dest = id.rsplit("--").next().unwrap();
+                // The same object retargeted alone: the entry it was made from, by family.
+                let source_id = old.keys().find(|s| {
+                    let p = s.rsplit("--").next().unwrap().split(':').next().unwrap();
+                    let fam = |p: &str| gfxpatch::retarget::family(gfxpatch::isa::Processor::by_name(p).unwrap());
+                    fam(p) == fam(dest) && {
+                        let alone = d.join("alone.co");
+                        std::fs::write(&alone, &old[*s]).unwrap();
+                        let out = d.join("alone.out.co");
+                        let _ = std::fs::remove_file(&out);
+                        gfxpatch(&["retarget", alone.to_str().unwrap(), "--to", dest, "-o", out.to_str().unwrap()]).status.success() && std::fs::read(&out).unwrap() == new[id]
+                    }
+                });
+                let source_id = source_id.unwrap_or_else(|| panic!("{name}: {id} is no source object retargeted alone"));
+                let (src, out) = (d.join("src.co"), d.join("dst.co"));
+                std::fs::write(&src, &old[source_id]).unwrap();
+                std::fs::write(&out, &new[id]).unwrap();
+                let source_cpu = source_id.rsplit("--").next().unwrap().split(':').next().unwrap();
+                assert_eq!(disassembly(&out, dest), disassembly(&src, source_cpu), "{name}: {id}");
+                added += 1;
+            }
+        }
+        assert_eq!(added, expected, "{name}: entries added");
+        let data = std::fs::read(&output).unwrap();
+        if name.contains("ccob") && !name.ends_with(".so") {
+            assert!(data.starts_with(b"CCOB"), "{name}: no longer compressed");
+        }
+        if name.ends_with(".so") {
+            let lint = |p: &Path| -> std::collections::BTreeSet<String> {
+                let o = run("eu-elflint", &["--gnu-ld", p.to_str().unwrap()]);
+                String::from_utf8_lossy(&o.stdout).lines().chain(String::from_utf8_lossy(&o.stderr).lines()).map(str::to_owned).collect()
+            };
+            let new: Vec<String> = lint(&output).difference(&lint(&input)).cloned().collect();
+            assert!(new.is_empty(), "{name}: eu-elflint --gnu-ld: {new:#?}");
+            run_ok("/usr/bin/python3", &["-c", "import ctypes, sys; ctypes.CDLL(sys.argv[1])", output.to_str().unwrap()]);
+            assert!(data.len() > std::fs::read(&input).unwrap().len(), "{name}: the host did not grow");
+        }
+    }
+}
+
+fn mkdir(p: PathBuf) -> PathBuf {
+    std::fs::create_dir_all(&p).unwrap();
+    p
+}
+
+/// `--to gfx10-3-generic` (and the other generic processors) writes code object v6: ABI
+/// version 4, the generic processor's mach and `generic_v1` in `e_flags`, and the longer
+/// metadata target string, for which the tables after the note move into the padding before
+/// `.rodata`. Compared with clang-19's own build of the same source for the generic processor:
+/// the same header fields and target string; LLVM's disassembly of the result (the processor
+/// taken from `e_flags`) equals the source's.
+#[test]
+fn generic_destinations_write_code_object_v6() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixtures = common::repo().join("fixtures/co");
+    let header = |p: &Path| -> (String, String, String) {
+        let h = llvm_tool("llvm-readelf-19", &["-h", "--notes", p.to_str().unwrap()]);
+        let field = |name: &str| h.lines().find_map(|l| l.trim_start().strip_prefix(name)).unwrap_or_else(|| panic!("{}: no {name}", p.display())).trim().to_owned();
+        (field("ABI Version:"), field("Flags:"), field("amdhsa.target:"))
+    };
+    let cases = [("gfx1030", "gfx10-3-generic"), ("gfx900", "gfx9-generic"), ("gfx1100", "gfx11-generic"), ("gfx1200", "gfx12-generic")];
+    for (source, generic) in cases {
+        let input = fixtures.join(format!("{source}/addr_math.O2.co"));
+        let output = dir.path().join(format!("{generic}.co"));
+        let o = gfxpatch(&["retarget", input.to_str().unwrap(), "--to", generic, "-o", output.to_str().unwrap()]);
+        assert!(o.status.success(), "{source} -> {generic}: {}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+        let clangs = fixtures.join(format!("{generic}/addr_math.O2.co"));
+        let (abi, flags, target) = header(&output);
+        assert_eq!((abi.as_str(), target.as_str()), ("4", format!("amdgcn-amd-amdhsa--{generic}").as_str()), "{generic}");
+        assert!(flags.contains(generic) && flags.contains("generic_v1"), "{generic}: {flags}");
+        assert_eq!((abi, flags, target), header(&clangs), "{source} -> {generic}: differs from clang-19's build for {generic}");
+        let ours = llvm_tool("llvm-objdump-19", &["-d", output.to_str().unwrap()]);
+        let ours: String = ours.lines().skip_while(|l| !l.starts_with("Disassembly")).collect::<Vec<_>>().join("\n");
+        assert_eq!(ours, disassembly(&input, source), "{source} -> {generic}: LLVM's disassembly");
+        let v = gfxpatch(&["verify", output.to_str().unwrap()]);
+        assert!(v.status.success(), "{generic}: {}", String::from_utf8_lossy(&v.stdout));
+    }
+    // gfx1030 and gfx10-3-generic get the same code from clang-19: the retargeted file is
+    // clang's own build for the generic processor, byte for byte.
+    let ours = std::fs::read(dir.path().join("gfx10-3-generic.co")).unwrap();
+    assert!(ours == std::fs::read(fixtures.join("gfx10-3-generic/addr_math.O2.co")).unwrap(), "gfx1030 -> gfx10-3-generic differs from clang-19's build");
+}
+
+/// gfx942's family is gfx9-4-generic (gfx942, gfx950). GFX950 has wait-state rules of its own
+/// in LLVM's GCNHazardRecognizer that gfxpatch does not model, so every gfx942 fixture is
+/// refused for gfx950 and for gfx9-4-generic, with that reason.
+#[test]
+fn gfx942_to_gfx950_is_refused_for_its_wait_states() {
+    for input in fixture_files("co/gfx942", "co").iter().filter(|p| ["addr_math.O2.co", "control_flow.O2.co", "hip_kernels.O2.co", "lds_reduce.O0.co"].iter().any(|n| p.ends_with(n))) {
+        for dest in ["gfx950", "gfx9-4-generic"] {
+            let o = gfxpatch(&["retarget", input.to_str().unwrap(), "--to", dest, "--check"]);
+            let stdout = String::from_utf8_lossy(&o.stdout);
+            assert_eq!(o.status.code(), Some(2), "{}: {stdout}", input.display());
+            assert!(stdout.contains("gfx950 needs GFX950 wait states"), "{} -> {dest}: {stdout}", input.display());
+        }
+    }
+}
+
+/// Why no family has a "VGPR count beyond the destination's limit": every member of each
+/// family encodes VGPRs in the same granule (wave32 and wave64) and addresses as many.
+#[test]
+fn family_members_share_vgpr_granules_and_limits() {
+    use gfxpatch::container::descriptor::vgpr_encoding_granule;
+    use gfxpatch::retarget::{addressable_vgprs, FAMILIES};
+    for (generic, members) in FAMILIES {
+        let first = gfxpatch::isa::Processor::by_name(members[0]).unwrap();
+        for m in *members {
+            let p = gfxpatch::isa::Processor::by_name(m).unwrap();
+            for wave in [32, 64] {
+                assert_eq!(vgpr_encoding_granule(p.generation, wave), vgpr_encoding_granule(first.generation, wave), "{generic}: {m} wave{wave}");
+            }
+            assert_eq!(addressable_vgprs(p), addressable_vgprs(first), "{generic}: {m}");
+        }
+    }
+}
+
+/// `gfxpatch info` lists for each code object the processors it retargets to (the same
+/// checks), the generic one when every member takes it, and the first blocker of the others.
+#[test]
+fn info_lists_the_processors_each_object_retargets_to() {
+    let input = common::repo().join("fixtures/bundle/hip_kernels.hipfb");
+    let o = gfxpatch(&["info", "--json", input.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let object = |processor: &str| report["code_objects"].as_array().unwrap().iter().find(|o| o["processor"] == processor).unwrap().clone();
+    let names = |v: &serde_json::Value| -> Vec<String> { v.as_array().unwrap().iter().map(|p| p.as_str().unwrap().to_owned()).collect() };
+    assert_eq!(names(&object("gfx1030")["retargets_to"]), ["gfx1031", "gfx1032", "gfx1033", "gfx1034", "gfx1035", "gfx1036", "gfx10-3-generic"]);
+    let gfx906 = object("gfx906");
+    assert!(names(&gfx906["retargets_to"]).is_empty());
+    let refusals = gfx906["not_retargets_to"].as_array().unwrap();
+    assert_eq!(refusals.len(), 5);
+    assert!(refusals.iter().all(|r| r["why"].as_str().unwrap().contains("v_fmac_f32_e32") && r["why"].as_str().unwrap().contains("does not exist on")), "{refusals:?}");
+    let gfx942 = object("gfx942");
+    assert!(gfx942["not_retargets_to"][0]["why"].as_str().unwrap().contains("GFX950 wait states"), "{gfx942}");
+    let text = String::from_utf8_lossy(&gfxpatch(&["info", input.to_str().unwrap()]).stdout).into_owned();
+    assert!(text.contains("gfx1030 retargets to: gfx10-3-generic gfx1031 gfx1032") && text.contains("gfx906 retargets to: none; not gfx900 gfx902"), "{text}");
+}
+
+/// Debian's librocsparse and librocrand, written: gfx1030 objects to gfx1031-gfx1036, gfx900
+/// objects to gfx902/gfx909/gfx90c, a new entry in every bundle that has a source for the
+/// destination. The output passes `eu-elflint --gnu-ld` (nothing new), loads with
+/// `ctypes.CDLL`, and `clang-offload-bundler-19` lists and extracts every entry of every
+/// bundle; the original entries keep their bytes; the new entries of the first bundle
+/// disassemble for their processor as their source does for its own. Behind
+/// `GFXPATCH_CORPUS=1` (release: `GFXPATCH_CORPUS=1 cargo test --release --test retarget corpus`).
+#[test]
+fn corpus_libraries_are_written_with_new_entries() {
+    if std::env::var_os("GFXPATCH_CORPUS").is_none() {
+        eprintln!("skipped: set GFXPATCH_CORPUS=1 (and run scripts/fetch-corpus.sh) for the corpus test");
+        return;
+    }
+    let dests = ["gfx1031", "gfx1032", "gfx1033", "gfx1034", "gfx1035", "gfx1036", "gfx902", "gfx909", "gfx90c"];
+    let dir = tempfile::tempdir().unwrap();
+    for lib in ["librocsparse.so.0.1", "librocrand.so.1.1"] {
+        let input = common::corpus_file(lib);
+        let output = dir.path().join(lib);
+        let o = gfxpatch(&["retarget", input.to_str().unwrap(), "--to", &dests.join(","), "-o", output.to_str().unwrap(), "--json"]);
+        assert!(o.status.success(), "{lib}: {}", String::from_utf8_lossy(&o.stderr));
+        let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        for row in report["rows"].as_array().unwrap() {
+            eprintln!("{lib}: {} -> {}: {} retarget, {} refused {}", row["source"], row["destination"], row["retargets"], row["refused"], row["reasons"]);
+            if ["gfx1030", "gfx900"].contains(&row["source"].as_str().unwrap()) {
+                assert_eq!(row["refused"], 0, "{lib}: {row}");
+            }
+        }
+        let added = report["added"].as_array().unwrap().len();
+        eprintln!("{lib}: {added} entries added");
+        let lint = |p: &Path| -> std::collections::BTreeSet<String> {
+            let o = run("eu-elflint", &["--gnu-ld", p.to_str().unwrap()]);
+            String::from_utf8_lossy(&o.stdout).lines().chain(String::from_utf8_lossy(&o.stderr).lines()).map(str::to_owned).collect()
+        };
+        let new: Vec<String> = lint(&output).difference(&lint(&input)).cloned().collect();
+        assert!(new.is_empty(), "{lib}: eu-elflint --gnu-ld: {new:#?}");
+        run_ok("/usr/bin/python3", &["-c", "import ctypes, sys; ctypes.CDLL(sys.argv[1])", output.to_str().unwrap()]);
+        let before = unbundled(&input, &mkdir(dir.path().join(format!("in.{lib}"))));
+        let after = unbundled(&output, &mkdir(dir.path().join(format!("out.{lib}"))));
+        assert_eq!(before.len(), after.len());
+        let mut new_entries = 0;
+        for (k, (old, new)) in before.iter().zip(&after).enumerate() {
+            for (id, bytes) in old {
+                assert!(new.get(id) == Some(bytes), "{lib}: bundle {k}: {id} changed");
+            }
+            let has = |p: &str| old.keys().any(|id| id.ends_with(&format!("--{p}")) || id.contains(&format!("--{p}:")));
+            for dest in dests {
+                let source = if dest.starts_with("gfx103") { "gfx1030" } else { "gfx900" };
+                let id = format!("hipv4-amdgcn-amd-amdhsa--{dest}");
+                if has(source) && !has(dest) {
+                    assert!(new.contains_key(&id), "{lib}: bundle {k} has {source} but no {id}");
+                }
+            }
+            let added_here: Vec<&String> = new.keys().filter(|id| !old.contains_key(*id)).collect();
+            new_entries += added_here.len();
+            if k == 0 {
+                for id in added_here {
+                    let dest = id.rsplit("--").next().unwrap();
+                    // The entry it was made from, as the report names it.
+                    let froms: Vec<&str> = report["added"].as_array().unwrap().iter().filter(|a| a["id"] == id.as_str()).map(|a| a["from"].as_str().unwrap()).collect();
+                    let source_id = old.keys().find(|s| froms.contains(&s.as_str())).unwrap();
+                    let source = source_id.rsplit("--").next().unwrap().split(':').next().unwrap();
+                    let (src, out) = (dir.path().join("src.co"), dir.path().join("dst.co"));
+                    std::fs::write(&src, &old[source_id]).unwrap();
+                    std::fs::write(&out, &new[id]).unwrap();
+                    assert_eq!(disassembly(&out, dest), disassembly(&src, source), "{lib}: {id}");
+                }
+            }
+        }
+        assert_eq!(new_entries, added, "{lib}: entries the bundler finds");
     }
 }

@@ -75,6 +75,16 @@ pub struct ObjectReport {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub shaders: Vec<ShaderReport>,
     pub functions: Vec<FunctionReport>,
+    /// The other members of its generic family it retargets to (`gfxpatch retarget`'s checks).
+    pub retargets_to: Vec<&'static str>,
+    /// The members it does not, each with its first blocker.
+    pub not_retargets_to: Vec<RetargetRefusal>,
+}
+
+#[derive(Serialize)]
+pub struct RetargetRefusal {
+    pub processor: &'static str,
+    pub why: String,
 }
 
 /// One graphics shader: its stage, entry, and what its registers and metadata request.
@@ -212,7 +222,16 @@ fn object_report(embedded: &EmbeddedObject<'_>) -> anyhow::Result<ObjectReport> 
             size: f.size,
         })
         .collect();
+    let (mut retargets_to, mut not_retargets_to) = (Vec::new(), Vec::new());
+    for v in crate::retarget::candidates(&object)? {
+        match v.blockers.first() {
+            None => retargets_to.push(v.destination),
+            Some(b) => not_retargets_to.push(RetargetRefusal { processor: v.destination, why: format!("{}: {}", b.what, b.why) }),
+        }
+    }
     Ok(ObjectReport {
+        retargets_to,
+        not_retargets_to,
         bundle_id: embedded.bundle_id.clone(),
         target: object.target.to_string(),
         processor: object.target.processor.name,
@@ -345,6 +364,24 @@ fn render_summary(report: &FileReport) -> String {
         "{:<24} {:>8} {:>8} {:>14}",
         "total", total.objects, total.kernels, total.text
     );
+    // Per target, how many of its objects retarget to each other member of its family.
+    let mut retargets: BTreeMap<&str, BTreeMap<&str, (usize, usize)>> = BTreeMap::new();
+    for o in &report.code_objects {
+        let row = retargets.entry(&o.target).or_default();
+        for p in &o.retargets_to {
+            row.entry(p).or_default().0 += 1;
+        }
+        for r in &o.not_retargets_to {
+            row.entry(r.processor).or_default().1 += 1;
+        }
+    }
+    // `gfx906 retargets to: gfx902 (45 of 111) gfx909 (45 of 111); not gfx900`
+    for (target, row) in retargets.iter().filter(|(_, r)| !r.is_empty()) {
+        let to: Vec<String> = row.iter().filter(|(_, (ok, _))| *ok > 0).map(|(p, (ok, no))| if *no == 0 { p.to_string() } else { format!("{p} ({ok} of {})", ok + no) }).collect();
+        let not: Vec<&str> = row.iter().filter(|(_, (ok, _))| *ok == 0).map(|(p, _)| *p).collect();
+        let _ = write!(out, "{target} retargets to: {}", if to.is_empty() { "none".to_owned() } else { to.join(" ") });
+        let _ = writeln!(out, "{}", if not.is_empty() { String::new() } else { format!("; not {}", not.join(" ")) });
+    }
     out
 }
 
@@ -407,6 +444,14 @@ fn render_object(o: &ObjectReport) -> String {
         if o.shaders.is_empty() { String::new() } else { format!("{} shader(s), ", o.shaders.len()) },
         o.functions.len()
     );
+    if !o.retargets_to.is_empty() || !o.not_retargets_to.is_empty() {
+        let _ = write!(out, "  retargets to: {}", if o.retargets_to.is_empty() { "none".into() } else { o.retargets_to.join(" ") });
+        if !o.not_retargets_to.is_empty() {
+            let not: Vec<String> = o.not_retargets_to.iter().map(|r| format!("{}: {}", r.processor, r.why)).collect();
+            let _ = write!(out, " (not {})", not.join("; "));
+        }
+        out.push('\n');
+    }
     if !o.shaders.is_empty() {
         out.push_str(&render_shaders(&o.shaders));
     }

@@ -1,6 +1,8 @@
 //! `gfxpatch retarget IN --to gfx1032[,gfx1031,...|all] (-o OUT | --out-dir DIR | --check)`:
 //! prove a code object valid on other members of its generic family and write it for each
-//! (see [`crate::retarget`]).
+//! (see [`crate::retarget`]). For an offload bundle or a host library, `-o OUT` gets, in each
+//! bundle, a new entry per destination (`hipv4-amdgcn-amd-amdhsa--gfx1032`) right after the
+//! entry it was made from; a host library grows to take the larger bundles.
 
 use std::path::{Path, PathBuf};
 
@@ -14,12 +16,13 @@ use crate::retarget::{self, Verdict};
 
 #[derive(clap::Args)]
 pub struct RetargetArgs {
-    /// A code object.
+    /// A code object, an offload bundle or a host library.
     input: PathBuf,
     /// Destination processors, comma-separated, or `all` for every other member of the family.
     #[arg(long, value_delimiter = ',', required = true)]
     to: Vec<String>,
-    /// Where to write the result (one destination).
+    /// Where to write the result: a code object (one destination), or the bundle or host
+    /// library with a new entry per destination in each bundle.
     #[arg(short, long, conflicts_with_all = ["out_dir", "check"])]
     output: Option<PathBuf>,
     /// Write each destination's code object here as `STEM.PROCESSOR.co`.
@@ -38,10 +41,13 @@ pub fn run(args: &RetargetArgs) -> anyhow::Result<()> {
     let mapped = MappedFile::open(&args.input).with_context(|| path.clone())?;
     let input = Input::parse(mapped.bytes(), &DecompressLimits::default()).with_context(|| path.clone())?;
     let ([only], InputKind::Elf) = (&input.objects[..], input.kind) else {
-        if !args.check {
-            bail!("{path}: writing offload bundles and host libraries (new entries beside the old) is not supported yet; --check says what would retarget");
+        if args.check {
+            return check_all(&path, &input, args);
         }
-        return check_all(&path, &input, args);
+        let Some(output) = &args.output else {
+            bail!("{path}: a bundle or host library is written whole, with the new entries: say where with -o OUT");
+        };
+        return write_all(&path, mapped.bytes(), &input, args, output);
     };
     let object = CodeObject::parse(&only.bytes).with_context(|| path.clone())?;
     let destinations = if args.to.iter().any(|t| t == "all") {
@@ -105,14 +111,13 @@ fn stem(p: &Path) -> String {
     name.strip_suffix(".co").map_or(name.clone(), str::to_owned)
 }
 
-/// `--check` over every code object of a bundle or host library: per source processor and
-/// destination, how many objects retarget and what blocks the others (counted by reason).
-fn check_all(path: &str, input: &Input<'_>, args: &RetargetArgs) -> anyhow::Result<()> {
+/// Each code object's verdicts for the destinations named (or all its siblings), in input
+/// order; `None` for an object no destination shares a family with.
+fn verdicts_of_all(path: &str, input: &Input<'_>, args: &RetargetArgs) -> anyhow::Result<Vec<Option<(String, Vec<Verdict>)>>> {
     use rayon::prelude::*;
-    use std::collections::BTreeMap;
     let all = args.to.iter().any(|t| t == "all");
     let named: Vec<&'static crate::isa::Processor> = if all { Vec::new() } else { args.to.iter().map(|t| retarget::processor(t)).collect::<anyhow::Result<_>>()? };
-    let verdicts: Vec<(String, Vec<Verdict>)> = input
+    input
         .objects
         .par_iter()
         .enumerate()
@@ -130,11 +135,86 @@ fn check_all(path: &str, input: &Input<'_>, args: &RetargetArgs) -> anyhow::Resu
             let v = destinations.into_iter().map(|d| retarget::check(&object, d)).collect::<anyhow::Result<Vec<_>>>().with_context(|| format!("{path}: {}", o.describe(i)))?;
             Ok(Some((source.name.to_owned(), v)))
         })
-        .filter_map(Result::transpose)
-        .collect::<anyhow::Result<_>>()?;
+        .collect()
+}
+
+/// `--check` over every code object of a bundle or host library: per source processor and
+/// destination, how many objects retarget and what blocks the others (counted by reason).
+fn check_all(path: &str, input: &Input<'_>, args: &RetargetArgs) -> anyhow::Result<()> {
+    let verdicts: Vec<(String, Vec<Verdict>)> = verdicts_of_all(path, input, args)?.into_iter().flatten().collect();
+    print_table(path, input, &verdicts, args.json, &[])
+}
+
+/// One entry `write_all` adds.
+#[derive(serde::Serialize)]
+struct Added {
+    bundle: usize,
+    id: String,
+    /// The entry it was made from.
+    from: String,
+}
+
+/// Writes a bundle or host library with, in each bundle, one new entry per destination that
+/// some code object of the bundle retargets to (the first such object in entry order; a
+/// destination the bundle already has an entry for is left alone).
+fn write_all(path: &str, original: &[u8], input: &Input<'_>, args: &RetargetArgs, output: &Path) -> anyhow::Result<()> {
+    use crate::container::bundle::parse_bundle_id;
+    use crate::container::write::{write_file_atomically_with, write_input_adding, AddedEntry};
+    use std::collections::BTreeSet;
+    let verdicts = verdicts_of_all(path, input, args)?;
+    // (bundle, processor) pairs that have an entry: the original ones, then each added one.
+    let mut served: BTreeSet<(usize, String)> = input
+        .objects
+        .iter()
+        .filter_map(|o| Some((o.bundle_index, parse_bundle_id(o.bundle_id.as_deref()?).processor()?.to_owned())))
+        .collect();
+    let mut added: Vec<AddedEntry> = Vec::new();
+    let mut report: Vec<Added> = Vec::new();
+    for (i, (o, v)) in input.objects.iter().zip(&verdicts).enumerate() {
+        let Some((_, vs)) = v else { continue };
+        let id = o.bundle_id.as_deref().unwrap_or_default();
+        let bid = parse_bundle_id(id);
+        let mut object = None;
+        for v in vs.iter().filter(|v| v.retargets()) {
+            if !served.insert((o.bundle_index, v.destination.to_owned())) {
+                continue;
+            }
+            let object = match &mut object {
+                Some(object) => object,
+                None => object.insert(CodeObject::parse(&o.bytes).with_context(|| format!("{path}: {}", o.describe(i)))?),
+            };
+            let bytes = retarget::write(object, v).with_context(|| format!("{path}: {}: {}", o.describe(i), v.destination))?;
+            let new_id = format!("{}-{}--{}", bid.kind, bid.triple, v.target.as_deref().expect("a verdict that retargets names its target"));
+            report.push(Added { bundle: o.bundle_index, id: new_id.clone(), from: id.to_owned() });
+            added.push(AddedEntry { beside: i, id: new_id, bytes });
+        }
+    }
+    if added.is_empty() {
+        bail!("{path}: no code object retargets to any destination named; nothing written (--check says why)");
+    }
+    let (bytes, _notes) = write_input_adding(original, input, &added).with_context(|| path.to_owned())?;
+    write_file_atomically_with(output, Some(Path::new(path)), |f| std::io::Write::write_all(f, &bytes)).with_context(|| output.display().to_string())?;
+    let verdicts: Vec<(String, Vec<Verdict>)> = verdicts.into_iter().flatten().collect();
+    print_table(path, input, &verdicts, args.json, &report)?;
+    if !args.json {
+        // One line per (new id, source id): in how many bundles (--json lists each entry).
+        let mut counts: std::collections::BTreeMap<(&str, &str), usize> = std::collections::BTreeMap::new();
+        for a in &report {
+            *counts.entry((a.id.as_str(), a.from.as_str())).or_default() += 1;
+        }
+        println!("{}: {} entries added", output.display(), report.len());
+        for ((id, from), n) in counts {
+            println!("  {id} (from {from}): {n} bundle(s)");
+        }
+    }
+    Ok(())
+}
+
+fn print_table(path: &str, input: &Input<'_>, verdicts: &[(String, Vec<Verdict>)], json: bool, added: &[Added]) -> anyhow::Result<()> {
+    use std::collections::BTreeMap;
     // (source, destination) -> (retargeted, refused, reason -> objects)
     let mut table: BTreeMap<(String, &str), (usize, usize, BTreeMap<String, usize>)> = BTreeMap::new();
-    for (source, vs) in &verdicts {
+    for (source, vs) in verdicts {
         for v in vs {
             let row = table.entry((source.clone(), v.destination)).or_default();
             if v.retargets() {
@@ -150,12 +230,12 @@ fn check_all(path: &str, input: &Input<'_>, args: &RetargetArgs) -> anyhow::Resu
             }
         }
     }
-    if args.json {
+    if json {
         let rows: Vec<serde_json::Value> = table
             .iter()
             .map(|((s, d), (ok, refused, why))| serde_json::json!({"source": s, "destination": d, "retargets": ok, "refused": refused, "reasons": why}))
             .collect();
-        println!("{}", serde_json::to_string_pretty(&serde_json::json!({"input": path, "objects": input.objects.len(), "rows": rows}))?);
+        println!("{}", serde_json::to_string_pretty(&serde_json::json!({"input": path, "objects": input.objects.len(), "rows": rows, "added": added}))?);
         return Ok(());
     }
     println!("{path}: {} code objects", input.objects.len());

@@ -14,7 +14,7 @@
 //!   source's): an instruction the destination lacks (a dot product on gfx1011, an SALU float
 //!   on gfx1102) does not decode there and blocks, at its address;
 //! - no hazard the destination has and the source has not ([`hazards`]) can arise in the code,
-//!   by a check per hazard; a hazard with no check blocks (we insert no wait states yet);
+//!   by a check per hazard; a hazard with no check blocks (no wait states are inserted);
 //! - DPP with an SGPR as src1 only where the destination allows it;
 //! - each kernel's LDS fits the destination; the descriptor's register granules mean the same
 //!   there (every member of a family encodes VGPRs and SGPRs in the same granules and
@@ -23,14 +23,22 @@
 //!   were `any`.
 //!
 //! Writing changes only `e_flags` (processor and feature bits) and the metadata's
-//! `amdhsa.target` string, in place: every other byte stays. Generic destinations
-//! (`gfx10-3-generic`) need code object v6 and are refused for now.
+//! `amdhsa.target` string, in place: every other byte stays. A generic destination
+//! (`gfx10-3-generic`) takes the checks of every member of its family and of the generic
+//! processor itself, and is written as code object v6: `EI_ABIVERSION` 4, the generic version
+//! in `e_flags`, `__oclc_ABI_version` 600, and the longer target string, for which the
+//! dynamic-linking tables after the note move into the padding before `.rodata`
+//! ([`crate::container::write::note_room`]): what clang-19 writes for the generic processor.
+//! Bundles and host libraries get a new entry per destination
+//! ([`crate::container::write::write_input_adding`]).
 
 pub mod hazards;
 
 use serde::Serialize;
 
-use crate::container::amdgpu::{EF_AMDGPU_FEATURE_SRAMECC_V4, EF_AMDGPU_FEATURE_XNACK_V4, EF_AMDGPU_MACH};
+use crate::container::amdgpu::{
+    EF_AMDGPU_FEATURE_SRAMECC_V4, EF_AMDGPU_FEATURE_XNACK_V4, EF_AMDGPU_GENERIC_VERSION, EF_AMDGPU_GENERIC_VERSION_OFFSET, EF_AMDGPU_MACH, ELFABIVERSION_AMDGPU_HSA_V6,
+};
 use crate::container::target_id::CodeObjectVersion;
 use crate::container::CodeObject;
 use crate::isa::operand::{decode_operands, Value};
@@ -71,6 +79,17 @@ pub fn lds_bytes(p: &Processor) -> u32 {
     }
 }
 
+/// VGPRs a work-item can address, for the processors of a generic family (LLVM's
+/// `getAddressableNumVGPRs`): 512 on GFX90A-class CDNA, where the AGPRs extend the file, 256
+/// elsewhere. (The larger wave32 VGPR files of gfx1100, gfx1101 and gfx1151 change the
+/// allocation granule, 24 instead of 16, not what an instruction can name.)
+pub fn addressable_vgprs(p: &Processor) -> u32 {
+    match p.generation {
+        Generation::Gfx90a | Generation::Gfx940 | Generation::Gfx950 => 512,
+        _ => 256,
+    }
+}
+
 /// What keeps a code object from a destination.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Blocker {
@@ -96,18 +115,53 @@ impl Verdict {
     }
 }
 
+/// The generic version gfxpatch writes (`EF_AMDGPU_GENERIC_VERSION`): every generic processor
+/// of AMDGPUUsage's table is at version 1.
+const GENERIC_VERSION: u8 = 1;
+
 /// Checks `object` against `dest`; on success, `Verdict::target` is the id to write.
+///
+/// A generic destination takes the checks of every member of its family (each blocker names
+/// the member it is for) and of the generic processor itself.
 pub fn check(object: &CodeObject<'_>, dest: &'static Processor) -> anyhow::Result<Verdict> {
+    if !dest.is_generic() {
+        return check_one(object, dest);
+    }
+    let mut verdict = check_one(object, dest)?;
+    if verdict.retargets() || verdict.blockers.iter().any(|b| b.address.is_some()) {
+        let members = FAMILIES.iter().find(|(g, _)| *g == dest.name).map_or(&[][..], |(_, m)| *m);
+        for member in members.iter().filter(|m| **m != object.target.processor.name).filter_map(|m| Processor::by_name(m)) {
+            for b in check_one(object, member)?.blockers {
+                if !verdict.blockers.contains(&b) {
+                    verdict.blockers.push(b);
+                }
+            }
+        }
+    }
+    if !verdict.retargets() {
+        verdict.target = None;
+    }
+    Ok(verdict)
+}
+
+/// The checks for one processor (a member, or a generic processor's own instruction set).
+fn check_one(object: &CodeObject<'_>, dest: &'static Processor) -> anyhow::Result<Verdict> {
     let source = object.target.processor;
     let mut blockers: Vec<Blocker> = Vec::new();
     let block = |blockers: &mut Vec<Blocker>, address: Option<u64>, what: String, why: String| blockers.push(Blocker { address, what, why });
     let mut verdict = Verdict { destination: dest.name, target: None, blockers: Vec::new() };
-    if dest.is_generic() {
-        block(&mut blockers, None, dest.name.into(), "a generic destination needs code object v6 (not yet written by gfxpatch)".into());
-    } else if family(source).is_none() || family(source) != family(dest) {
+    if dest.is_generic() && object.version != CodeObjectVersion::V5 {
+        // v4 lays out the hidden kernel arguments differently; v6 is v5's layout.
+        block(&mut blockers, None, object.version.to_string(), format!("{} needs code object v6, written from v5 only (v4 lays out the hidden kernel arguments differently)", dest.name));
+    }
+    if source.is_generic() || family(source).is_none() || family(source) != family(dest) {
         block(&mut blockers, None, source.name.into(), format!("{} is not in {}'s generic family", dest.name, source.name));
     }
-    if object.version < CodeObjectVersion::V4 {
+    if object.os_abi != crate::container::elf::OsAbi::Hsa {
+        // Graphics objects carry their resources in registers and PAL metadata, not in a
+        // descriptor and `amdhsa.target`: nothing here writes those for another processor yet.
+        block(&mut blockers, None, format!("{:?}", object.os_abi), "graphics (PAL and Mesa3D) code objects are not retargeted yet".into());
+    } else if object.version < CodeObjectVersion::V4 {
         block(&mut blockers, None, object.version.to_string(), "code object v3 spells target features differently; not retargeted".into());
     }
     let dest_id = match destination_id(&object.target, dest) {
@@ -177,6 +231,9 @@ pub fn check(object: &CodeObject<'_>, dest: &'static Processor) -> anyhow::Resul
         }
     }
     verdict.target = blockers.is_empty().then(|| dest_id.to_string());
+    // What holds for the whole object (a hazard without a model, a kernel's LDS) first: it is
+    // the decisive reason, whatever the instructions.
+    blockers.sort_by_key(|b| b.address.is_some());
     verdict.blockers = blockers;
     Ok(verdict)
 }
@@ -193,7 +250,7 @@ fn destination_id(source: &TargetId, dest: &'static Processor) -> Result<TargetI
         processor: dest,
         xnack: carry("xnack", source.xnack, dest.supports_xnack)?,
         sramecc: carry("sramecc", source.sramecc, dest.supports_sramecc)?,
-        generic_version: 0,
+        generic_version: if dest.is_generic() { GENERIC_VERSION } else { 0 },
     })
 }
 
@@ -211,7 +268,11 @@ fn is_dpp_with_sgpr_src1(inst: &crate::isa::Inst, target: &Target) -> bool {
     e.operands.iter().zip(ops.as_slice()).any(|(o, op)| o.name == OperandName::src1 && matches!(op.value, Value::Reg(Reg::Sgpr { .. })))
 }
 
-/// The code object's bytes for `dest`: `e_flags` and the metadata's target string, in place.
+/// `e_ident[EI_ABIVERSION]`.
+const EI_ABIVERSION: usize = 8;
+
+/// The code object's bytes for `dest`: `e_flags` and the metadata's target string, in place;
+/// for a generic processor also `EI_ABIVERSION` (v6) and a longer target string.
 pub fn write(object: &CodeObject<'_>, verdict: &Verdict) -> anyhow::Result<Vec<u8>> {
     let target = verdict.target.as_deref().ok_or_else(|| anyhow::anyhow!("{} is not a destination of this code object", verdict.destination))?;
     let dest = Processor::by_name(verdict.destination).expect("a known processor");
@@ -229,8 +290,22 @@ pub fn write(object: &CodeObject<'_>, verdict: &Verdict) -> anyhow::Result<Vec<u
         FeatureSetting::Off => 0x800,
         FeatureSetting::On => 0xc00,
     };
-    let e_flags = (object.e_flags & !(EF_AMDGPU_MACH | EF_AMDGPU_FEATURE_XNACK_V4 | EF_AMDGPU_FEATURE_SRAMECC_V4)) | u32::from(dest.mach) | xnack | sramecc;
+    let generic = u32::from(id.generic_version) << EF_AMDGPU_GENERIC_VERSION_OFFSET;
+    let e_flags = (object.e_flags & !(EF_AMDGPU_MACH | EF_AMDGPU_FEATURE_XNACK_V4 | EF_AMDGPU_FEATURE_SRAMECC_V4 | EF_AMDGPU_GENERIC_VERSION)) | u32::from(dest.mach) | xnack | sramecc | generic;
     out[48..52].copy_from_slice(&e_flags.to_le_bytes());
+    if dest.is_generic() {
+        // Code object v6: the generic version field exists from v6 on.
+        out[EI_ABIVERSION] = ELFABIVERSION_AMDGPU_HSA_V6;
+        // The device libraries' `__oclc_ABI_version` reads 600 in a v6 object, as clang-19
+        // writes it; v5 and v6 share every layout it selects (the libraries test `< 500`).
+        for sym in object.symbols.iter().filter(|s| s.name == "__oclc_ABI_version" && s.size == 4) {
+            if let Some(at) = object.file_offset(usize::from(sym.section_index), sym.value, 4).map(|a| a as usize) {
+                if out[at..at + 4] == 500u32.to_le_bytes() {
+                    out[at..at + 4].copy_from_slice(&600u32.to_le_bytes());
+                }
+            }
+        }
+    }
     // amdhsa.target: the same triple, the new processor and features. Same length or refused
     // (the note lies before .text; a longer one would move everything).
     let (Some(metadata), Some((offset, len))) = (&object.metadata, object.metadata_range) else {
@@ -240,7 +315,7 @@ pub fn write(object: &CodeObject<'_>, verdict: &Verdict) -> anyhow::Result<Vec<u
     let (triple, _) = old.rsplit_once("--").ok_or_else(|| anyhow::anyhow!("amdhsa.target `{old}` is not TRIPLE--PROCESSOR"))?;
     let new = format!("{triple}--{target}");
     if new.len() != old.len() {
-        anyhow::bail!("amdhsa.target `{old}` -> `{new}` changes the note's length (not supported yet)");
+        return write_longer_target(object, &out, metadata, &new);
     }
     let desc = &mut out[offset as usize..(offset + len) as usize];
     let hits: Vec<usize> = desc.windows(old.len()).enumerate().filter(|(_, w)| *w == old.as_bytes()).map(|(i, _)| i).collect();
@@ -251,9 +326,36 @@ pub fn write(object: &CodeObject<'_>, verdict: &Verdict) -> anyhow::Result<Vec<u
     Ok(out)
 }
 
-/// Every processor a code object could be retargeted to, with its verdict.
+/// `bytes` (the object with its new header) with `amdhsa.target` set to `new`, a string of
+/// another length (a generic processor's name is longer): the metadata note is re-encoded, and
+/// the tables after it move into the padding before `.rodata` where it needs the room.
+fn write_longer_target(object: &CodeObject<'_>, bytes: &[u8], metadata: &crate::container::metadata::Metadata, new: &str) -> anyhow::Result<Vec<u8>> {
+    use crate::container::write::{note_room, registers};
+    let mut document = metadata.document.clone();
+    let rmpv::Value::Map(root) = &mut document else { anyhow::bail!("the metadata is not a map") };
+    let slot = root.iter_mut().find(|(k, _)| k.as_str() == Some("amdhsa.target")).ok_or_else(|| anyhow::anyhow!("the metadata names no amdhsa.target"))?;
+    slot.1 = rmpv::Value::from(new);
+    let mut encoded = Vec::new();
+    rmpv::encode::write_value(&mut encoded, &document)?;
+    let (_, old_len) = object.metadata_range.expect("the metadata was read from a note");
+    let grow = (encoded.len() as u64).next_multiple_of(4).saturating_sub(old_len.next_multiple_of(4));
+    let header = CodeObject::parse(bytes)?;
+    let roomy = note_room::make_room_after_note(&header, grow)?;
+    let roomy = CodeObject::parse(&roomy)?;
+    Ok(registers::with_metadata(&roomy, &document)?)
+}
+
+/// Every processor a code object could be retargeted to, with its verdict: the other members
+/// of its family, then the generic processor when every member takes the code (its verdict
+/// is then the generic processor's own checks: the members' are already done).
 pub fn candidates(object: &CodeObject<'_>) -> anyhow::Result<Vec<Verdict>> {
-    siblings(object.target.processor).into_iter().map(|p| check(object, p)).collect()
+    let mut verdicts: Vec<Verdict> = siblings(object.target.processor).into_iter().map(|p| check(object, p)).collect::<anyhow::Result<_>>()?;
+    if !verdicts.is_empty() && verdicts.iter().all(Verdict::retargets) {
+        if let Some(generic) = family(object.target.processor).and_then(Processor::by_name) {
+            verdicts.push(check_one(object, generic)?);
+        }
+    }
+    Ok(verdicts)
 }
 
 /// A processor by name, or the list of names.

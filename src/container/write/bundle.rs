@@ -16,6 +16,10 @@
 //!   x86-64, a wrapper pointer relocated in a way we do not understand, something else pointing
 //!   into the bundle), the write is refused with [`WriteError::DoesNotFit`] naming the object,
 //!   both sizes and the reason, or with [`write_input_noting`] that object keeps its bytes.
+//! * [`write_input_adding`] also adds entries (a retargeted copy of a code object, under a new
+//!   id, right after the entry it was made from). A bundle file is re-packed with them; in a
+//!   host library their bundle always moves to the end of the host (its entry table grows, so
+//!   every entry's data moves), and where the host cannot grow the write is refused.
 
 use std::collections::BTreeMap;
 
@@ -40,7 +44,27 @@ const RUNTIME_HEADER_WINDOW: u64 = 4096;
 /// input allows. A replacement that fits nowhere fails the write with [`WriteError::DoesNotFit`].
 pub fn write_input(original: &[u8], input: &Input, replaced: &[(usize, Vec<u8>)]) -> Result<Vec<u8>, WriteError> {
     let mut notes = Notes { keep_misfits: false, ..Notes::default() };
-    write_input_inner(original, input, replaced, &mut notes)
+    write_input_inner(original, input, replaced, &[], &mut notes)
+}
+
+/// A new bundle entry: `id` holding `bytes`, placed right after the entry of code object
+/// `beside` (an index into `input.objects`), in the same bundle.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AddedEntry {
+    pub beside: usize,
+    pub id: String,
+    pub bytes: Vec<u8>,
+}
+
+/// `original` with `added` entries in the bundles of their `beside` objects (and nothing
+/// replaced). A bundle file is re-packed in its own format and alignment; in a host library
+/// each bundle that gains entries moves to the end of the host, which grows (see
+/// docs/host-libraries.md); [`Notes::moved`] lists each of them under its `beside` objects. An id the
+/// bundle already has, or a host that cannot grow, fails the write: nothing is half-added.
+pub fn write_input_adding(original: &[u8], input: &Input, added: &[AddedEntry]) -> Result<(Vec<u8>, Notes), WriteError> {
+    let mut notes = Notes { keep_misfits: false, ..Notes::default() };
+    let bytes = write_input_inner(original, input, &[], added, &mut notes)?;
+    Ok((bytes, notes))
 }
 
 /// A replacement left out because it did not fit its slot in a host library, and the host
@@ -109,7 +133,7 @@ impl Notes {
 /// the re-compressed bundle fits. [`Notes::moved`] lists the objects whose bundle moved.
 pub fn write_input_noting(original: &[u8], input: &Input, replaced: &[(usize, Vec<u8>)]) -> Result<(Vec<u8>, Notes), WriteError> {
     let mut notes = Notes { keep_misfits: true, ..Notes::default() };
-    let bytes = write_input_inner(original, input, replaced, &mut notes)?;
+    let bytes = write_input_inner(original, input, replaced, &[], &mut notes)?;
     Ok((bytes, notes))
 }
 
@@ -118,7 +142,7 @@ pub fn write_input_keeping_misfits(original: &[u8], input: &Input, replaced: &[(
     write_input_noting(original, input, replaced).map(|(bytes, notes)| (bytes, notes.misfits))
 }
 
-fn write_input_inner(original: &[u8], input: &Input, replaced: &[(usize, Vec<u8>)], notes: &mut Notes) -> Result<Vec<u8>, WriteError> {
+fn write_input_inner(original: &[u8], input: &Input, replaced: &[(usize, Vec<u8>)], added: &[AddedEntry], notes: &mut Notes) -> Result<Vec<u8>, WriteError> {
     let mut by_object: BTreeMap<usize, &[u8]> = BTreeMap::new();
     for (index, bytes) in replaced {
         if *index >= input.objects.len() {
@@ -134,28 +158,47 @@ fn write_input_inner(original: &[u8], input: &Input, replaced: &[(usize, Vec<u8>
     // An object replaced by its own bytes is not replaced: its bundle keeps its bytes (a
     // compressed bundle is not compressed again).
     by_object.retain(|&i, bytes| *bytes != input.objects[i].bytes.as_ref());
-    if by_object.is_empty() {
+    if by_object.is_empty() && added.is_empty() {
         return Ok(original.to_vec());
+    }
+    if let Some(a) = added.iter().find(|a| a.beside >= input.objects.len()) {
+        return Err(WriteError::Layout(format!("entry {} beside code object {}, but the input has {}", a.id, a.beside, input.objects.len())));
     }
     let limits = DecompressLimits::default();
     match input.kind {
-        InputKind::Elf => Ok(by_object[&0].to_vec()),
+        InputKind::Elf if added.is_empty() => Ok(by_object[&0].to_vec()),
+        InputKind::Elf => Err(WriteError::Layout("a code object file has no bundle to add entries to".into())),
         InputKind::Bundle => {
             let bundle = bundle::parse_bundle(original, &limits)?;
             let entries = replacements_by_entry(input, 0, &bundle, &by_object)?;
-            repack(&bundle, &entries)
+            let additions = additions_by_entry(input, 0, &bundle, added)?;
+            repack(&bundle, &entries, &additions)
         }
-        InputKind::Host => write_host(original, input, &by_object, &limits, notes),
+        InputKind::Host => write_host(original, input, &by_object, added, &limits, notes),
     }
 }
 
-/// Replacements of one bundle, keyed by entry index within the bundle.
-fn replacements_by_entry<'r>(
-    input: &Input,
-    bundle_index: usize,
-    bundle: &Bundle,
-    by_object: &BTreeMap<usize, &'r [u8]>,
-) -> Result<BTreeMap<usize, (usize, &'r [u8])>, WriteError> {
+/// Entries added to one bundle, keyed by the entry index they follow.
+type Additions<'a> = BTreeMap<usize, Vec<(&'a str, &'a [u8])>>;
+
+/// The entries `added` puts in bundle `bundle_index`, keyed by the entry they follow; an id
+/// the bundle already has (or that is added twice) is refused.
+fn additions_by_entry<'a>(input: &Input, bundle_index: usize, bundle: &Bundle, added: &'a [AddedEntry]) -> Result<Additions<'a>, WriteError> {
+    let entry_of: BTreeMap<usize, usize> = object_entries(input, bundle_index, bundle)?.into_iter().map(|(e, o)| (o, e)).collect();
+    let mut out: Additions<'a> = BTreeMap::new();
+    let mut ids: Vec<&str> = bundle.entries.iter().map(|e| e.id.as_ref()).collect();
+    for a in added.iter().filter(|a| input.objects[a.beside].bundle_index == bundle_index) {
+        if ids.contains(&a.id.as_str()) {
+            return Err(WriteError::Layout(format!("the offload bundle at {:#x} already has an entry {}", bundle.offset, a.id)));
+        }
+        ids.push(&a.id);
+        out.entry(entry_of[&a.beside]).or_default().push((&a.id, &a.bytes));
+    }
+    Ok(out)
+}
+
+/// (entry index, object index) for each code object of bundle `bundle_index`.
+fn object_entries(input: &Input, bundle_index: usize, bundle: &Bundle) -> Result<Vec<(usize, usize)>, WriteError> {
     // `Input` lists a bundle's code objects as its AMDGPU entries with data, in entry order.
     let entries: Vec<usize> = (0..bundle.entries.len())
         .filter(|&i| bundle.entries[i].is_amdgcn() && bundle.entries[i].size > 0)
@@ -168,8 +211,18 @@ fn replacements_by_entry<'r>(
             objects.len()
         )));
     }
+    Ok(entries.into_iter().zip(objects).collect())
+}
+
+/// Replacements of one bundle, keyed by entry index within the bundle.
+fn replacements_by_entry<'r>(
+    input: &Input,
+    bundle_index: usize,
+    bundle: &Bundle,
+    by_object: &BTreeMap<usize, &'r [u8]>,
+) -> Result<BTreeMap<usize, (usize, &'r [u8])>, WriteError> {
     let mut out = BTreeMap::new();
-    for (entry, object) in entries.into_iter().zip(objects) {
+    for (entry, object) in object_entries(input, bundle_index, bundle)? {
         if let Some(bytes) = by_object.get(&object) {
             out.insert(entry, (object, *bytes));
         }
@@ -200,8 +253,8 @@ fn plain_offsets(entries: &[(&str, &[u8])], align: u64) -> Vec<u64> {
         .collect()
 }
 
-/// The bundle written again with some entries replaced, in its own format.
-fn repack(bundle: &Bundle, replaced: &BTreeMap<usize, (usize, &[u8])>) -> Result<Vec<u8>, WriteError> {
+/// The bundle written again with some entries replaced and some added, in its own format.
+fn repack(bundle: &Bundle, replaced: &BTreeMap<usize, (usize, &[u8])>, added: &Additions) -> Result<Vec<u8>, WriteError> {
     let align = inferred_alignment(bundle).ok_or_else(|| {
         WriteError::Layout(format!(
             "the offload bundle at {:#x} has entry offsets no bundle alignment reproduces; it cannot be re-packed",
@@ -212,7 +265,10 @@ fn repack(bundle: &Bundle, replaced: &BTreeMap<usize, (usize, &[u8])>) -> Result
         .entries
         .iter()
         .enumerate()
-        .map(|(i, e)| (e.id.as_ref(), replaced.get(&i).map_or(e.bytes.as_ref(), |r| r.1)))
+        .flat_map(|(i, e)| {
+            let this = (e.id.as_ref(), replaced.get(&i).map_or(e.bytes.as_ref(), |r| r.1));
+            std::iter::once(this).chain(added.get(&i).into_iter().flatten().copied())
+        })
         .collect();
     let plain = bundle::write_bundle_aligned(&entries, align);
     Ok(match bundle.format {
@@ -245,6 +301,7 @@ fn write_host(
     original: &[u8],
     input: &Input,
     by_object: &BTreeMap<usize, &[u8]>,
+    added: &[AddedEntry],
     limits: &DecompressLimits,
     notes: &mut Notes,
 ) -> Result<Vec<u8>, WriteError> {
@@ -259,7 +316,9 @@ fn write_host(
     // The replaced objects of each moved bundle, for the notes.
     let mut moved_objects: Vec<Vec<usize>> = Vec::new();
     for (bundle_index, (section_index, b)) in bundles.iter().enumerate() {
-        if !by_object.keys().any(|&i| input.objects[i].bundle_index == bundle_index) {
+        let in_bundle = |i: usize| input.objects[i].bundle_index == bundle_index;
+        let adds = additions_by_entry(input, bundle_index, b, added)?;
+        if !by_object.keys().any(|&i| in_bundle(i)) && adds.is_empty() {
             continue;
         }
         let replaced = replacements_by_entry(input, bundle_index, b, by_object)?;
@@ -270,6 +329,8 @@ fn write_host(
             _ => section.offset + section.size,
         };
         let packed = match b.format {
+            // New entries lengthen the entry table, so every entry's data moves: the bundle moves.
+            _ if !adds.is_empty() => None,
             BundleFormat::Plain => {
                 if plain_misfits(b, slot_end, &replaced).is_empty() {
                     plans.push(BundlePlan::Plain { bundle: bundle_index, slot_end, replaced, refusal: None });
@@ -278,7 +339,7 @@ fn write_host(
                 None
             }
             BundleFormat::Compressed { .. } => {
-                let packed = repack(b, &replaced)?;
+                let packed = repack(b, &replaced, &adds)?;
                 if packed.len() as u64 <= slot_end - b.offset {
                     plans.push(BundlePlan::Compressed { start: b.offset, slot_end, packed });
                     continue;
@@ -293,18 +354,26 @@ fn write_host(
         let verdict = grower.as_ref().map_err(Clone::clone).and_then(|g| g.can_move(address, slot_len));
         match verdict {
             Ok(()) => {
-                let bytes = packed.map_or_else(|| repack(b, &replaced), Ok).and_then(|bytes| check_entry_table(b, &bytes).map(|()| bytes));
+                let bytes = packed.map_or_else(|| repack(b, &replaced, &adds), Ok).and_then(|bytes| check_entry_table(b, &adds, &bytes).map(|()| bytes));
                 match bytes {
                     Ok(bytes) => {
                         moves.push(BundleMove { section_index: *section_index, old_address: address, old_offset: b.offset, slot_len, bytes });
-                        moved_objects.push(replaced.values().map(|&(o, _)| o).collect::<Vec<usize>>());
+                        let mut objects: Vec<usize> = replaced.values().map(|&(o, _)| o).collect();
+                        objects.extend(added.iter().filter(|a| in_bundle(a.beside)).map(|a| a.beside));
+                        objects.sort_unstable();
+                        objects.dedup();
+                        moved_objects.push(objects);
                     }
+                    Err(e) if !adds.is_empty() => return Err(e),
                     // A bundle that cannot be re-packed stays, and its misfits say why.
                     Err(e) => plans.push(match b.format {
                         BundleFormat::Plain => BundlePlan::Plain { bundle: bundle_index, slot_end, replaced, refusal: Some(e.to_string()) },
                         BundleFormat::Compressed { .. } => BundlePlan::CompressedMisfits { bundle: bundle_index, slot_end, replaced, refusal: e.to_string() },
                     }),
                 }
+            }
+            Err(refusal) if !adds.is_empty() => {
+                return Err(WriteError::Layout(format!("entries cannot be added to the offload bundle at {address:#x}: it must move, and {refusal}")));
             }
             Err(refusal) => plans.push(match b.format {
                 BundleFormat::Plain => BundlePlan::Plain { bundle: bundle_index, slot_end, replaced, refusal: Some(refusal) },
@@ -358,12 +427,14 @@ fn write_host(
 
 /// The HIP runtime reads the first 4 KiB of a bundle to find its entries: a re-packed plain
 /// bundle must have its header and entry table there. (Re-packing keeps every id, so the table
-/// is as long as the original's; this refuses only a bundle the runtime could not read anyway.)
-fn check_entry_table(b: &Bundle, packed: &[u8]) -> Result<(), WriteError> {
+/// is as long as the original's plus the added entries'; this refuses a bundle the runtime
+/// could not read.)
+fn check_entry_table(b: &Bundle, added: &Additions, packed: &[u8]) -> Result<(), WriteError> {
     if b.format != BundleFormat::Plain {
         return Ok(());
     }
-    let table = PLAIN_HEADER_LEN + b.entries.iter().map(|e| ENTRY_HEADER_LEN + e.id.len() as u64).sum::<u64>();
+    let ids = b.entries.iter().map(|e| e.id.len()).chain(added.values().flatten().map(|(id, _)| id.len()));
+    let table = PLAIN_HEADER_LEN + ids.map(|n| ENTRY_HEADER_LEN + n as u64).sum::<u64>();
     if table > RUNTIME_HEADER_WINDOW || (packed.len() as u64) < table {
         return Err(WriteError::Layout(format!(
             "the bundle at {:#x} has a header and entry table of {table} bytes, past the {RUNTIME_HEADER_WINDOW} bytes the HIP runtime reads",
@@ -389,7 +460,7 @@ fn shrink_compressed_to_fit(
         if replaced.is_empty() {
             break None;
         }
-        let packed = repack(b, &replaced)?;
+        let packed = repack(b, &replaced, &Additions::new())?;
         if packed.len() as u64 <= slot {
             break Some(packed);
         }

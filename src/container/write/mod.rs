@@ -30,6 +30,7 @@ pub mod counters;
 pub mod dwarf;
 mod elf;
 mod grow;
+pub mod note_room;
 pub mod registers;
 
 use std::io::{self, Write as _};
@@ -40,7 +41,7 @@ use thiserror::Error;
 
 use super::error::ReadError;
 
-pub use bundle::{write_input, write_input_keeping_misfits, write_input_noting, Misfit, Moved, Notes};
+pub use bundle::{write_input, write_input_adding, write_input_keeping_misfits, write_input_noting, AddedEntry, Misfit, Moved, Notes};
 pub use elf::{address_shift, write_object};
 
 /// Old -> new virtual address for every instruction start of the old `.text`, plus the old end

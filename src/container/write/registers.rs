@@ -206,6 +206,16 @@ pub(super) fn raise_pgm_rsrc1(rsrc1: u32, vgprs: u32, sgprs: u32, object: &CodeO
     Ok(rsrc1)
 }
 
+/// The object's bytes with its metadata note re-encoded from `document` (retargeting names
+/// another processor in `amdhsa.target`). The note grows into the room it has, as for
+/// register counts; [`super::note_room`] makes more.
+pub fn with_metadata(object: &CodeObject, document: &Value) -> Result<Vec<u8>, WriteError> {
+    let placement: Vec<Placement> = object.sections.iter().map(|s| Placement { offset: s.offset, address: s.address, size: s.size }).collect();
+    let mut out = object.data.to_vec();
+    write_note(object, document, &placement, &mut out, &[])?;
+    Ok(out)
+}
+
 /// `ceil(max(count, 1) / granule) - 1`, the block encoding of the descriptor.
 fn blocks(count: u32, granule: u32) -> u32 {
     count.max(1).div_ceil(granule) - 1
@@ -284,10 +294,10 @@ fn write_note(
     };
     if new_padded > room {
         let kernels: Vec<&str> = registers.iter().map(|r| r.kernel.as_str()).collect();
+        let what = if kernels.is_empty() { "the new metadata".to_owned() } else { format!("recording the counts of {}", kernels.join(", ")) };
         return Err(WriteError::Metadata(format!(
-            "recording the counts of {} makes the note {} bytes longer than the {} bytes of room it has \
+            "{what} makes the note {} bytes longer than the {} bytes of room it has \
              before the next section; everything there lies before .text and cannot move",
-            kernels.join(", "),
             new_padded - old_padded.min(new_padded),
             room.saturating_sub(old_padded)
         )));
