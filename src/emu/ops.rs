@@ -712,6 +712,7 @@ fn candidate_texts(name: &str, generation: Generation) -> Vec<(Origin, String)> 
     for arch in order {
         for entry in semantics.entries_named(arch, base_name(name)) {
             if let Pseudocode::Text { arch: from, text, .. } = semantics.pseudocode(arch, entry) {
+                let text = transcribed::amend(base_name(name), text);
                 if from == arch && !out.iter().any(|(_, t)| *t == text) {
                     out.push((Origin::Table(arch), text));
                 }

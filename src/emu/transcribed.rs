@@ -152,6 +152,22 @@ pub fn text(name: &str) -> Option<&'static str> {
     TEXTS.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
 }
 
+/// Statements every table's text for an instruction leaves out, put before it.
+///
+/// `V_DIV_SCALE_F32/F64`: every table's text writes D0 only where it scales (or makes a NaN);
+/// AMD's description of the instruction (RDNA3.5 ISA guide, VOP3SD: "...the result is the
+/// source S0, scaled when ...") and LLVM's constant folding (`AMDGPU::DIV_SCALE`: the
+/// unscaled result is S0) both return S0 otherwise.
+pub const PREAMBLES: &[(&str, &str)] = &[("V_DIV_SCALE_F32", "D0.f32 = S0.f32"), ("V_DIV_SCALE_F64", "D0.f64 = S0.f64")];
+
+/// `text` (a table's) with its preamble, if the instruction has one.
+pub fn amend(name: &str, text: String) -> String {
+    match PREAMBLES.iter().find(|(n, _)| *n == name) {
+        Some((_, pre)) => format!("{pre};\n{text}"),
+        None => text,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use crate::isa::semantics::eval::Program;

@@ -44,6 +44,9 @@ struct Val {
     signed: bool,
     /// An IEEE binary16/32/64 value (`width` 16, 32 or 64).
     float: bool,
+    /// An unsuffixed number of a machine text (`96`): compared with a signed value it is
+    /// signed too, as C's `int` would be (`exponent(S2.f32) - exponent(S1.f32) >= 96`).
+    literal: bool,
 }
 
 fn mask(width: u8) -> u128 {
@@ -52,7 +55,7 @@ fn mask(width: u8) -> u128 {
 
 impl Val {
     fn new(bits: u128, width: u8, signed: bool) -> Val {
-        Val { bits: bits & mask(width), width, signed, float: false }
+        Val { bits: bits & mask(width), width, signed, float: false, literal: false }
     }
 
     /// A float of `width` bits (16, 32, 64) with value `x`, rounded once to the width.
@@ -62,7 +65,7 @@ impl Val {
             32 => u128::from((x as f32).to_bits()),
             _ => u128::from(float::f64_to_f16(x)),
         };
-        Val { bits, width, signed: false, float: true }
+        Val { bits, width, signed: false, float: true, literal: false }
     }
 
     /// The value as an f64 (exact for every float width; integers by their signed value).
@@ -101,7 +104,7 @@ impl Val {
                     32 => 0x7fc0_0000,
                     _ => 0x7e00,
                 };
-                return Val { bits: nan | if neg { 1u128 << (ty.width - 1) } else { 0 }, width: ty.width, signed: false, float: true };
+                return Val { bits: nan | if neg { 1u128 << (ty.width - 1) } else { 0 }, width: ty.width, signed: false, float: true, literal: false };
             }
             return Val::from_f64(self.to_f64(), ty.width);
         }
@@ -898,7 +901,7 @@ impl Parser {
         let tok = self.peek().cloned().ok_or_else(|| SyntaxError("unexpected end".into()))?;
         self.at += 1;
         Ok(match tok {
-            Tok::Num(v, width) => Expr::Const(Val::new(v, width, false)),
+            Tok::Num(v, width) => Expr::Const(Val { literal: self.machine(), ..Val::new(v, width, false) }),
             Tok::Sized(v, width) => Expr::Const(Val::new(v, width, false)),
             Tok::Float(v, width) if self.machine() => Expr::Const(Val::from_f64(v, width)),
             Tok::Cast(ty) => {
@@ -1365,6 +1368,8 @@ fn eval(e: &Expr, st: &Frame, src: &[(u64, u8)], temps: &Temps, names: &[String]
                 "||" => Val::bool(a.truth() || b.truth()),
                 "/" | "**" => return Err(SyntaxError(format!("integer `{op}` is not modelled"))),
                 cmp => {
+                    let small = |v: Val| v.literal && v.bits >> (v.width - 1) == 0;
+                    let signed = signed || (small(a) && b.signed && !b.literal) || (small(b) && a.signed && !a.literal);
                     let ord = if signed { a.as_i128().cmp(&b.as_i128()) } else { x.cmp(&y) };
                     Val::bool(match cmp {
                                         "==" => ord.is_eq(),
@@ -1387,7 +1392,7 @@ fn default_nan(width: u8) -> Val {
         32 => 0x7fc0_0000,
         _ => 0x7e00,
     };
-    Val { bits, width, signed: false, float: true }
+    Val { bits, width, signed: false, float: true, literal: false }
 }
 
 /// A float result of `width` from `x`, computed from `inputs`: a NaN made here (not passed
