@@ -1701,7 +1701,7 @@ mod tests {
     }
 
     fn frame() -> Frame {
-        Frame { d0: 0, d0_bits: 32, d1: 0, scc: false, vcc: 0, vcc_out: 0, exec: 0, exec_out: 0, lane: 3 }
+        Frame { d0: 0, d0_bits: 32, d1: 0, scc: false, vcc: 0, vcc_out: 0, exec: 0, exec_out: 0, lane: 3, mode: Frame::IEEE_MODE }
     }
 
     #[test]
@@ -1733,6 +1733,63 @@ mod tests {
         p.run_frame(&mut st, &[(0xffff_ffff, 32), (0xffff_ffff, 32), (u64::MAX, 64)]).unwrap();
         // (2^32-1)^2 + 2^64-1 = 2^65 - 2^33: the low 64 bits are -2^33, the 65th bit is set.
         assert_eq!((st.d0, st.d1), (0u64.wrapping_sub(1 << 33), 1 << 3));
+    }
+
+    fn run_float(text: &str, sources: &[(u64, u8)], mode: u32) -> u64 {
+        let mut st = Frame { mode, ..frame() };
+        Program::parse_machine(text).unwrap().run_frame(&mut st, sources).unwrap();
+        st.d0
+    }
+
+    #[test]
+    fn f32_add_rounds_once_to_nearest_even() {
+        let add = "D0.f32 = S0.f32 + S1.f32";
+        let one = u64::from(1.0f32.to_bits());
+        // 1 + 2^-24 is halfway between 1 and 1 + 2^-23: ties go to the even one, 1.
+        assert_eq!(run_float(add, &[(one, 32), (u64::from(2f32.powi(-24).to_bits()), 32)], Frame::IEEE_MODE), one);
+        assert_eq!(run_float(add, &[(one, 32), (u64::from((3.0 * 2f32.powi(-25)).to_bits()), 32)], Frame::IEEE_MODE), one + 1);
+    }
+
+    #[test]
+    fn denormals_flush_in_and_out_when_the_mode_says() {
+        let mul = "D0.f32 = S0.f32 * S1.f32";
+        let (tiny, two) = (1u64, u64::from(2f32.to_bits()));
+        assert_eq!(run_float(mul, &[(tiny, 32), (two, 32)], Frame::IEEE_MODE), 2, "denormals kept");
+        assert_eq!(run_float(mul, &[(tiny, 32), (two, 32)], 0x200), 0, "FP_DENORM 0: flushed");
+        // Flushing the f16/f64 field leaves f32 alone.
+        assert_eq!(run_float(mul, &[(tiny, 32), (two, 32)], 0x230), 2);
+    }
+
+    #[test]
+    fn min_and_max_follow_amd_s_nan_and_signed_zero_rules() {
+        let min = "D0.f32 = v_min_f32(S0.f32, S1.f32)";
+        let max = "D0.f32 = v_max_f32(S0.f32, S1.f32)";
+        let (qnan, snan, one) = (0x7fc0_0000u64, 0x7f80_0001u64, u64::from(1f32.to_bits()));
+        assert_eq!(run_float(min, &[(qnan, 32), (one, 32)], Frame::IEEE_MODE), one, "a quiet NaN loses");
+        assert_eq!(run_float(max, &[(one, 32), (snan, 32)], Frame::IEEE_MODE), 0x7fc0_0001, "a signalling NaN wins, quieted");
+        let (pz, nz) = (0u64, 0x8000_0000u64);
+        assert_eq!(run_float(min, &[(pz, 32), (nz, 32)], Frame::IEEE_MODE), nz, "-0 < +0");
+        assert_eq!(run_float(max, &[(nz, 32), (pz, 32)], Frame::IEEE_MODE), pz);
+    }
+
+    #[test]
+    fn conversions_to_f16_round_to_nearest_even_and_saturate_to_infinity() {
+        let cvt = |x: f64| float::f64_to_f16(x);
+        assert_eq!(cvt(1.0 + 2f64.powi(-11)), 0x3c00, "a tie goes to the even neighbour");
+        assert_eq!(cvt(1.0 + 3.0 * 2f64.powi(-11)), 0x3c02);
+        assert_eq!((cvt(65504.0), cvt(65519.0), cvt(65520.0)), (0x7bff, 0x7bff, 0x7c00));
+        assert_eq!((cvt(2f64.powi(-25)), cvt(3.0 * 2f64.powi(-25)), cvt(-2f64.powi(-14))), (0, 2, 0x8400));
+        for h in [0x0001u16, 0x03ff, 0x0400, 0x3555, 0x7bff, 0xc000] {
+            assert_eq!(cvt(float::f16_to_f64(h)), h, "{h:#x} round-trips");
+        }
+    }
+
+    #[test]
+    fn float_to_int_conversions_truncate_and_saturate() {
+        let cvt = "D0.i32 = f32_to_i32(S0.f32)";
+        assert_eq!(run_float(cvt, &[(u64::from((-2.75f32).to_bits()), 32)], Frame::IEEE_MODE), u64::from((-2i32) as u32));
+        assert_eq!(run_float(cvt, &[(u64::from(3e10f32.to_bits()), 32)], Frame::IEEE_MODE), u64::from(i32::MAX as u32));
+        assert_eq!(run_float(cvt, &[(0x7fc0_0000, 32)], Frame::IEEE_MODE), 0, "NaN converts to 0");
     }
 
     #[test]
