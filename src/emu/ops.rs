@@ -71,9 +71,18 @@ pub struct Alu {
     pub preserve_high: bool,
     /// The SDWA form's operand selects, when the instruction is one.
     pub sdwa: Option<Sdwa>,
-    /// Operands that must be zero because the emulator does not model them (source modifiers,
-    /// clamp, output modifiers, op_sel): a non-zero one stops the run.
+    /// Operands that must be zero because the emulator does not model them (op_sel, and
+    /// clamp on an integer result): a non-zero one stops the run.
     pub unmodelled: Vec<usize>,
+    /// Each source's modifiers operand (`neg`, `abs` on float sources).
+    pub mods: [Option<usize>; 3],
+    /// The `clamp` and `omod` operands (applied to float results).
+    pub clamp: Option<usize>,
+    pub omod: Option<usize>,
+    /// A packed VOP3P instruction (`v_pk_add_f16`, `v_pk_mul_f32`): the width of each half.
+    /// Its sources are rebuilt per op_sel/op_sel_hi/neg_lo/neg_hi (held in the source
+    /// modifiers) before the text, which works on both halves, runs.
+    pub packed: Option<u8>,
 }
 
 /// Where an SDWA instruction's selects are (operand indices).
@@ -311,9 +320,13 @@ pub fn compile(e: &Encoding, ops: &Operands, generation: Generation, wave64: boo
                 let operands = ops.as_slice();
                 let find = |name: &str| operands.iter().position(|o| o.name.name() == name);
                 let int_mods = |name: &str| find(name).filter(|&i| operands[i].class.name().starts_with("Int"));
-                // Integer modifiers are `sext`, which the selects apply; float ones (neg,
-                // abs) stay unmodelled and must be zero.
-                alu.unmodelled.retain(|&i| int_mods(operands[i].name.name()) != Some(i));
+                // Integer modifiers are `sext`, which the selects apply; float ones are neg
+                // and abs, as in VOP3.
+                for m in alu.mods.iter_mut() {
+                    if m.is_some_and(|i| int_mods(operands[i].name.name()) == Some(i)) {
+                        *m = None;
+                    }
+                }
                 alu.sdwa = Some(Sdwa {
                     src: [find("src0_sel").map(|s| (s, int_mods("src0_modifiers"))), find("src1_sel").map(|s| (s, int_mods("src1_modifiers")))],
                     dst_sel: find("dst_sel"),
@@ -356,6 +369,17 @@ pub fn compile(e: &Encoding, ops: &Operands, generation: Generation, wave64: boo
                 Err(why) => Kind::Unimplemented(why),
             }
         }
+        // Packed math; the mixed-precision (`v_fma_mix*`) and dot-product forms stop.
+        Family::Vop3p if mnemonic.starts_with("v_pk_") => match alu(e, ops, family, generation, wave64) {
+            Ok(mut alu) => {
+                let operands = ops.as_slice();
+                // op_sel and op_sel_hi are read from the source modifiers (OP_SEL_0/1).
+                alu.unmodelled.retain(|&i| !matches!(operands[i].name.name(), "op_sel" | "op_sel_hi"));
+                alu.packed = Some(if mnemonic.ends_with("32") { 32 } else { 16 });
+                Kind::Alu(Box::new(alu))
+            }
+            Err(why) => Kind::Unimplemented(why),
+        },
         Family::Sopp => Kind::Unimplemented("this program-control instruction is not implemented".into()),
         other => Kind::Unimplemented(format!("{other:?} instructions of this kind are not implemented")),
     }
@@ -534,13 +558,20 @@ fn alu(e: &Encoding, ops: &Operands, family: Family, generation: Generation, wav
     // Sources in AMD's order: src0..src2 (an SOPK's register operand, then its immediate).
     let mut sources = Vec::new();
     let mut unmodelled = Vec::new();
+    let mut mods = [None; 3];
+    let (mut clamp, mut omod) = (None, None);
     for (i, op) in operands.iter().enumerate() {
         let name = op.name.name();
         let is_in = enc_op(i).is_none_or(|o| o.dir == Dir::In);
         match name {
             "src0" | "src1" | "src2" | "simm16" => sources.push((i, class_bits(op.class.info().reg_class, wave))),
             "sdst" if is_in && family == Family::Sopk => sources.push((i, 32)),
-            "src0_modifiers" | "src1_modifiers" | "src2_modifiers" | "clamp" | "omod" | "op_sel" | "op_sel_hi" | "byte_sel" => unmodelled.push(i),
+            "src0_modifiers" => mods[0] = Some(i),
+            "src1_modifiers" => mods[1] = Some(i),
+            "src2_modifiers" => mods[2] = Some(i),
+            "clamp" => clamp = Some(i),
+            "omod" => omod = Some(i),
+            "op_sel" | "op_sel_hi" | "byte_sel" => unmodelled.push(i),
             _ => {}
         }
     }
@@ -626,7 +657,7 @@ fn alu(e: &Encoding, ops: &Operands, family: Family, generation: Generation, wav
             refused.push(format!("{}: {why}", origin.name()));
             continue;
         }
-        return Ok(Alu { footprint: f, program, origin, vector, sources, dest, mask_dest, vcc_in, vcc_out, preserve_high, sdwa: None, unmodelled });
+        return Ok(Alu { footprint: f, program, origin, vector, sources, dest, mask_dest, vcc_in, vcc_out, preserve_high, sdwa: None, unmodelled, mods, clamp, omod, packed: None });
     }
     if refused.is_empty() {
         Err(format!("no table has a text of its own for {name}, and none is transcribed"))
@@ -648,6 +679,7 @@ fn dual(e: &Encoding, ops: &Operands, generation: Generation) -> Result<[Alu; 2]
         let dest = find(&format!("vdst{side}")).ok_or("a VOPD component without a destination")?;
         let sources: Vec<(usize, u8)> = [format!("src0{side}"), format!("vsrc1{side}"), format!("src2{side}")].iter().filter_map(|n| find(n)).map(|i| (i, 32)).collect();
         let unmodelled: Vec<usize> = operands.iter().enumerate().filter(|(_, o)| o.name.name().ends_with(&format!("{side}_modifiers"))).map(|(i, _)| i).collect();
+        let (mods, clamp, omod) = ([None; 3], None, None);
         let mut refused = Vec::new();
         for (origin, text) in candidate_texts(&name, generation) {
             let program = match Program::parse_machine(&text) {
@@ -662,7 +694,7 @@ fn dual(e: &Encoding, ops: &Operands, generation: Generation) -> Result<[Alu; 2]
                 refused.push(format!("{}: does not fit a VOPD component", origin.name()));
                 continue;
             }
-            return Ok(Alu { footprint: f, program, origin, vector: true, sources, dest: Some((dest, 32)), mask_dest: None, vcc_in: VccSource::Vcc, vcc_out: MaskDest::Vcc, preserve_high: false, sdwa: None, unmodelled });
+            return Ok(Alu { footprint: f, program, origin, vector: true, sources, dest: Some((dest, 32)), mask_dest: None, vcc_in: VccSource::Vcc, vcc_out: MaskDest::Vcc, preserve_high: false, sdwa: None, unmodelled, mods, clamp, omod, packed: None });
         }
         Err(format!("no text for {name} (a VOPD component) fits ({})", refused.join("; ")))
     };
@@ -680,6 +712,7 @@ fn candidate_texts(name: &str, generation: Generation) -> Vec<(Origin, String)> 
     for arch in order {
         for entry in semantics.entries_named(arch, base_name(name)) {
             if let Pseudocode::Text { arch: from, text, .. } = semantics.pseudocode(arch, entry) {
+                let text = transcribed::amend(base_name(name), text);
                 if from == arch && !out.iter().any(|(_, t)| *t == text) {
                     out.push((Origin::Table(arch), text));
                 }

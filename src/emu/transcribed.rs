@@ -13,6 +13,34 @@
 
 /// `(AMD name, text)`.
 pub const TEXTS: &[(&str, &str)] = &[
+    // GFX11.5's scalar float ALU (RDNA3.5 ISA guide, SOP2, SOPC and SOP1).
+    ("S_ADD_F32", "D0.f32 = S0.f32 + S1.f32"),
+    ("S_SUB_F32", "D0.f32 = S0.f32 - S1.f32"),
+    ("S_MUL_F32", "D0.f32 = S0.f32 * S1.f32"),
+    ("S_FMAC_F32", "D0.f32 = fma(S0.f32, S1.f32, D0.f32)"),
+    ("S_CVT_F32_I32", "D0.f32 = i32_to_f32(S0.i32)"),
+    ("S_CVT_F32_U32", "D0.f32 = u32_to_f32(S0.u32)"),
+    ("S_CVT_I32_F32", "D0.i32 = f32_to_i32(S0.f32)"),
+    ("S_CVT_U32_F32", "D0.u32 = f32_to_u32(S0.f32)"),
+    ("S_CMP_LT_F32", "SCC = S0.f32 < S1.f32"),
+    ("S_CMP_EQ_F32", "SCC = S0.f32 == S1.f32"),
+    ("S_CMP_LE_F32", "SCC = S0.f32 <= S1.f32"),
+    ("S_CMP_GT_F32", "SCC = S0.f32 > S1.f32"),
+    ("S_CMP_LG_F32", "SCC = S0.f32 <> S1.f32"),
+    ("S_CMP_GE_F32", "SCC = S0.f32 >= S1.f32"),
+    ("S_CMP_O_F32", "SCC = (!isNAN(64'F(S0.f32)) && !isNAN(64'F(S1.f32)))"),
+    ("S_CMP_U_F32", "SCC = (isNAN(64'F(S0.f32)) || isNAN(64'F(S1.f32)))"),
+    ("S_CMP_NGE_F32", "SCC = !(S0.f32 >= S1.f32)"),
+    ("S_CMP_NLG_F32", "SCC = !(S0.f32 <> S1.f32)"),
+    ("S_CMP_NGT_F32", "SCC = !(S0.f32 > S1.f32)"),
+    ("S_CMP_NLE_F32", "SCC = !(S0.f32 <= S1.f32)"),
+    ("S_CMP_NEQ_F32", "SCC = !(S0.f32 == S1.f32)"),
+    ("S_CMP_NLT_F32", "SCC = !(S0.f32 < S1.f32)"),
+    // CDNA's packed f32 math (CDNA3 ISA guide, VOP3P); op_sel is applied to the sources
+    // before the text runs (`crate::emu::ops::Alu::packed`).
+    ("V_PK_ADD_F32", "declare tmp : 64'B;\ntmp[31 : 0].f32 = S0[31 : 0].f32 + S1[31 : 0].f32;\ntmp[63 : 32].f32 = S0[63 : 32].f32 + S1[63 : 32].f32;\nD0.b64 = tmp"),
+    ("V_PK_MUL_F32", "declare tmp : 64'B;\ntmp[31 : 0].f32 = S0[31 : 0].f32 * S1[31 : 0].f32;\ntmp[63 : 32].f32 = S0[63 : 32].f32 * S1[63 : 32].f32;\nD0.b64 = tmp"),
+    ("V_PK_FMA_F32", "declare tmp : 64'B;\ntmp[31 : 0].f32 = fma(S0[31 : 0].f32, S1[31 : 0].f32, S2[31 : 0].f32);\ntmp[63 : 32].f32 = fma(S0[63 : 32].f32, S1[63 : 32].f32, S2[63 : 32].f32);\nD0.b64 = tmp"),
     ("S_MOV_B32", "D0.b32 = S0.b32"),
     // GFX940's 64-bit VALU move (CDNA3 ISA guide, VOP1).
     ("V_MOV_B64", "D0.b64 = S0.b64"),
@@ -122,6 +150,22 @@ pub const TEXTS: &[(&str, &str)] = &[
 /// The transcribed text of AMD instruction `name`, if any.
 pub fn text(name: &str) -> Option<&'static str> {
     TEXTS.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
+}
+
+/// Statements every table's text for an instruction leaves out, put before it.
+///
+/// `V_DIV_SCALE_F32/F64`: every table's text writes D0 only where it scales (or makes a NaN);
+/// AMD's description of the instruction (RDNA3.5 ISA guide, VOP3SD: "...the result is the
+/// source S0, scaled when ...") and LLVM's constant folding (`AMDGPU::DIV_SCALE`: the
+/// unscaled result is S0) both return S0 otherwise.
+pub const PREAMBLES: &[(&str, &str)] = &[("V_DIV_SCALE_F32", "D0.f32 = S0.f32"), ("V_DIV_SCALE_F64", "D0.f64 = S0.f64")];
+
+/// `text` (a table's) with its preamble, if the instruction has one.
+pub fn amend(name: &str, text: String) -> String {
+    match PREAMBLES.iter().find(|(n, _)| *n == name) {
+        Some((_, pre)) => format!("{pre};\n{text}"),
+        None => text,
+    }
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@
 
 use crate::isa::operand::{Op, Value};
 use crate::isa::reg::{Reg, Special};
-use crate::isa::semantics::eval::Frame;
+use crate::isa::semantics::eval::{Footprint, Frame};
 
 use super::ops::{Alu, MaskDest, VccSource};
 
@@ -246,8 +246,12 @@ impl Wave {
             }
         }
         let f = &alu.footprint;
+        if f.float && self.mode & 0xf != 0 {
+            return Err(format!("float round mode {:#x} (MODE.FP_ROUND) is not modelled: only round to nearest even is", self.mode & 0xf));
+        }
+        let mods = self.modifiers(alu, ops)?;
         let exec = self.exec();
-        let mut frame = Frame { d0: 0, d0_bits: 32, d1: 0, scc: self.scc, vcc: 0, vcc_out: 0, exec, exec_out: exec, lane: 0 };
+        let mut frame = Frame { d0: 0, d0_bits: 32, d1: 0, scc: self.scc, vcc: 0, vcc_out: 0, exec, exec_out: exec, lane: 0, mode: self.mode };
         if f.reads_vcc {
             frame.vcc = match alu.vcc_in {
                 VccSource::Vcc => self.vcc(),
@@ -261,7 +265,8 @@ impl Wave {
         let n = alu.sources.len().min(4);
         if !alu.vector {
             for (k, &(i, bits)) in alu.sources.iter().take(n).enumerate() {
-                srcs[k] = (self.read_scalar(ops[i].value, bits)?, bits);
+                srcs[k] = (self.read_scalar(float_operand(ops[i].value, f.src_float.get(k).copied().unwrap_or(0)), bits)?, bits);
+                srcs[k].0 = mods.source(k, srcs[k].0, f, bits);
             }
             if let Some((d, bits)) = alu.dest {
                 frame.d0_bits = bits;
@@ -271,7 +276,7 @@ impl Wave {
             }
             alu.program.run_frame(&mut frame, &srcs[..n]).map_err(|e| e.0)?;
             if let Some((d, bits)) = alu.dest {
-                self.write_scalar(ops[d].value, frame.d0, bits)?;
+                self.write_scalar(ops[d].value, mods.result(frame.d0, f, self.mode), bits)?;
             }
             self.scc = frame.scc;
             if f.writes_exec {
@@ -283,7 +288,7 @@ impl Wave {
         let d0_bits = alu.dest.map_or(32, |d| d.1);
         for lane in self.active() {
             for (k, &(i, bits)) in alu.sources.iter().take(n).enumerate() {
-                srcs[k] = (self.read_lane(ops[i].value, lane, bits)?, bits);
+                srcs[k] = (self.read_lane(float_operand(ops[i].value, f.src_float.get(k).copied().unwrap_or(0)), lane, bits)?, bits);
             }
             if let Some(sdwa) = &alu.sdwa {
                 for (k, sel) in sdwa.src.iter().enumerate().take(n) {
@@ -292,6 +297,9 @@ impl Wave {
                         srcs[k].0 = sdwa_select(srcs[k].0, imm_of(&ops[sel]), sext)?;
                     }
                 }
+            }
+            for (k, src) in srcs.iter_mut().enumerate().take(n) {
+                src.0 = mods.source(k, src.0, f, src.1);
             }
             frame.lane = lane;
             frame.d0_bits = d0_bits;
@@ -306,7 +314,7 @@ impl Wave {
             if alu.mask_dest.is_some() {
                 mask = frame.d0;
             } else if let Some((d, bits)) = alu.dest {
-                let mut v = frame.d0;
+                let mut v = mods.result(frame.d0, f, self.mode);
                 if let Some(sdwa) = &alu.sdwa {
                     let old = self.read_lane(ops[d].value, lane, 32)?;
                     let sel = sdwa.dst_sel.map_or(6, |i| imm_of(&ops[i]));
@@ -340,6 +348,129 @@ impl Wave {
     }
 }
 
+/// One instruction's source and output modifiers, read from its operands.
+struct Modifiers {
+    /// Per source: negate, absolute value.
+    src: [(bool, bool); 3],
+    /// Per source of a packed instruction: the modifier bits (NEG = neg_lo 1, NEG_HI =
+    /// neg_hi 2, OP_SEL_0 = op_sel 4, OP_SEL_1 = op_sel_hi 8), and the half width.
+    packed: Option<([i64; 3], u8)>,
+    clamp: bool,
+    /// 0 none, 1 times 2, 2 times 4, 3 divided by 2.
+    omod: i64,
+}
+
+impl Modifiers {
+    /// A source value with `abs` then `neg` applied at its float width (or, for a source the
+    /// text reads as bits, such as `v_cndmask_b32`'s, at the width it is read: the sign bit).
+    fn source(&self, k: usize, v: u64, f: &Footprint, bits: u8) -> u64 {
+        if let Some((raw, half)) = self.packed {
+            // Each half of the source from either half (op_sel for the low result, op_sel_hi
+            // for the high), then negated (neg_lo, neg_hi).
+            let m = raw.get(k).copied().unwrap_or(0);
+            let field = (1u64 << half) - 1;
+            let (lo, hi) = (v & field, (v >> half) & field);
+            let sign = 1u64 << (half - 1);
+            let new_lo = if m & 4 != 0 { hi } else { lo } ^ if m & 1 != 0 { sign } else { 0 };
+            let new_hi = if m & 8 != 0 { hi } else { lo } ^ if m & 2 != 0 { sign } else { 0 };
+            return new_lo | new_hi << half;
+        }
+        let Some(&(neg, abs)) = self.src.get(k) else { return v };
+        let width = match f.src_float.get(k).copied().unwrap_or(0) {
+            0 => bits,
+            w => w,
+        };
+        if !(neg || abs) {
+            return v;
+        }
+        let sign = 1u64 << (width - 1);
+        let v = if abs { v & !sign } else { v };
+        if neg { v ^ sign } else { v }
+    }
+
+    /// A float result with the output modifier and clamp applied.
+    fn result(&self, v: u64, f: &Footprint, mode: u32) -> u64 {
+        let Some(width) = f.d0_float else { return v };
+        if self.omod == 0 && !self.clamp {
+            return v;
+        }
+        let (get, put): (fn(u64) -> f64, fn(f64) -> u64) = match width {
+            64 => (f64::from_bits, f64::to_bits),
+            32 => (|b| f64::from(f32::from_bits(b as u32)), |x| u64::from((x as f32).to_bits())),
+            _ => return v,
+        };
+        let mut x = get(v);
+        x *= match self.omod {
+            1 => 2.0,
+            2 => 4.0,
+            3 => 0.5,
+            _ => 1.0,
+        };
+        if self.clamp {
+            // A NaN clamps to 0 in DX10_CLAMP mode and stays a NaN otherwise.
+            x = if x.is_nan() { if mode >> 8 & 1 == 1 { 0.0 } else { x } } else { x.clamp(0.0, 1.0) };
+        }
+        if x.is_nan() { v } else { put(x) }
+    }
+}
+
+impl Wave {
+    fn modifiers(&self, alu: &Alu, ops: &[Op]) -> Result<Modifiers, RegError> {
+        let f = &alu.footprint;
+        let mut m = Modifiers { src: [(false, false); 3], packed: None, clamp: false, omod: 0 };
+        if let Some(half) = alu.packed {
+            let mut raw = [0i64; 3];
+            for (k, i) in alu.mods.iter().enumerate() {
+                raw[k] = i.map_or(0, |i| imm_of(&ops[i]));
+            }
+            m.packed = Some((raw, half));
+        }
+        for (k, i) in alu.mods.iter().enumerate() {
+            let Some(i) = *i else { continue };
+            if alu.packed.is_some() {
+                break;
+            }
+            let bits = imm_of(&ops[i]);
+            if bits & !3 != 0 {
+                return Err(format!("operand `{}` is {bits:#x}: op_sel in source modifiers is not modelled", ops[i].name.name()));
+            }
+            m.src[k] = (bits & 1 != 0, bits & 2 != 0);
+        }
+        m.clamp = alu.clamp.is_some_and(|i| imm_of(&ops[i]) != 0);
+        m.omod = alu.omod.map_or(0, |i| imm_of(&ops[i]));
+        if (m.clamp || m.omod != 0) && !matches!(f.d0_float, Some(32 | 64)) {
+            return Err("clamp or omod on a result that is not an f32 or f64 is not modelled".into());
+        }
+        Ok(m)
+    }
+}
+
+/// A source operand as the instruction reads it when the text views it as a float of
+/// `width` bits: inline constants are that width's encoding, and a 32-bit literal for an f64
+/// operand is the value's high half.
+fn float_operand(value: Value, width: u8) -> Value {
+    match (value, width) {
+        (Value::InlineFloat(enc), 16) => Value::Imm(i64::from(inline_f16(enc))),
+        (Value::Literal(v), 64) => Value::Literal64(u64::from(v) << 32),
+        (v, _) => v,
+    }
+}
+
+/// Inline float constant `enc` (240..=248) as binary16 bits.
+fn inline_f16(enc: u16) -> u16 {
+    match enc {
+        240 => 0x3800,
+        241 => 0xb800,
+        242 => 0x3c00,
+        243 => 0xbc00,
+        244 => 0x4000,
+        245 => 0xc000,
+        246 => 0x4400,
+        247 => 0xc400,
+        _ => 0x3118,
+    }
+}
+
 impl Wave {
     /// Runs a VOPD pair: per lane, both components read their sources before either writes.
     pub fn run_dual(&mut self, pair: &[Alu; 2], ops: &[Op]) -> Result<(), RegError> {
@@ -362,7 +493,7 @@ impl Wave {
                 }
                 let (d, bits) = alu.dest.expect("a VOPD component has a destination");
                 let d0 = if alu.footprint.reads_d0 { self.read_lane(ops[d].value, lane, bits)? } else { 0 };
-                let mut frame = Frame { d0, d0_bits: 32, d1: 0, scc: self.scc, vcc, vcc_out: 0, exec, exec_out: exec, lane };
+                let mut frame = Frame { d0, d0_bits: 32, d1: 0, scc: self.scc, vcc, vcc_out: 0, exec, exec_out: exec, lane, mode: self.mode };
                 alu.program.run_frame(&mut frame, &srcs[..n]).map_err(|e| e.0)?;
                 results[k] = frame.d0;
             }

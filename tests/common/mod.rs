@@ -26,10 +26,7 @@ pub fn fixture_files(dir: &str, extension: &str) -> Vec<PathBuf> {
     let mut out = Vec::new();
     walk(&repo().join("fixtures").join(dir), extension, &mut out);
     out.sort();
-    assert!(
-        !out.is_empty(),
-        "no fixtures/{dir}/**/*.{extension}: run fixtures/build.sh"
-    );
+    assert!(!out.is_empty(), "no fixtures/{dir}/**/*.{extension}: run fixtures/build.sh");
     out
 }
 
@@ -40,47 +37,30 @@ pub fn code_object_fixtures() -> Vec<PathBuf> {
 
 /// Runs the gfxpatch binary built for this test run.
 pub fn gfxpatch(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gfxpatch"))
-        .args(args)
-        .output()
-        .expect("cannot run gfxpatch")
+    Command::new(env!("CARGO_BIN_EXE_gfxpatch")).args(args).output().expect("cannot run gfxpatch")
 }
 
 /// Runs an LLVM 19 tool. A missing tool fails the test: the oracle is not optional.
 pub fn llvm_tool(tool: &str, args: &[&str]) -> String {
-    let output = Command::new(tool).args(args).output().unwrap_or_else(|e| {
-        panic!("{tool} is required for the differential tests (scripts/setup.sh installs it): {e}")
-    });
-    assert!(
-        output.status.success(),
-        "{tool} {args:?} failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let output = Command::new(tool)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("{tool} is required for the differential tests (scripts/setup.sh installs it): {e}"));
+    assert!(output.status.success(), "{tool} {args:?} failed: {}", String::from_utf8_lossy(&output.stderr));
     String::from_utf8(output.stdout).expect("LLVM tool output is not UTF-8")
 }
 
 /// `gfxpatch info --json FILE`, parsed.
 pub fn info_json(file: &Path) -> serde_json::Value {
     let output = gfxpatch(&["info", "--json", file.to_str().unwrap()]);
-    assert!(
-        output.status.success(),
-        "gfxpatch info {} failed: {}",
-        file.display(),
-        String::from_utf8_lossy(&output.stderr)
-    );
+    assert!(output.status.success(), "gfxpatch info {} failed: {}", file.display(), String::from_utf8_lossy(&output.stderr));
     serde_json::from_slice(&output.stdout).expect("gfxpatch info --json printed invalid JSON")
 }
 
 /// A corpus library under `.corpus/root` (scripts/fetch-corpus.sh); panics with how to get it.
 pub fn corpus_file(name: &str) -> PathBuf {
-    let path = repo()
-        .join(".corpus/root/usr/lib/x86_64-linux-gnu")
-        .join(name);
-    assert!(
-        path.exists(),
-        "{} missing: run scripts/fetch-corpus.sh",
-        path.display()
-    );
+    let path = repo().join(".corpus/root/usr/lib/x86_64-linux-gnu").join(name);
+    assert!(path.exists(), "{} missing: run scripts/fetch-corpus.sh", path.display());
     path
 }
 
@@ -117,7 +97,11 @@ impl Rng {
 pub fn decoder_candidates(target: &gfxpatch::isa::Target) -> Vec<&'static gfxpatch::isa::table::Encoding> {
     use gfxpatch::isa::predicates::{self, PredContext};
     use gfxpatch::isa::table::{encodings, flag};
-    let ctx = PredContext { processor: target.processor, wave64: target.wave64, real_true16: target.real_true16 };
+    let ctx = PredContext {
+        processor: target.processor,
+        wave64: target.wave64,
+        real_true16: target.real_true16,
+    };
     let attempts = gfxpatch::isa::decode::plan(target);
     encodings()
         .iter()
@@ -158,6 +142,9 @@ pub fn golden(name: &str, what: &str, text: &str) {
         let got = dir.path().join(name);
         std::fs::write(&got, text).unwrap();
         let diff = Command::new("diff").args(["-u", path.to_str().unwrap(), got.to_str().unwrap()]).output().unwrap();
-        panic!("{what} differ from the golden file (GFXPATCH_BLESS=1 after a reviewed change):\n{}", String::from_utf8_lossy(&diff.stdout));
+        panic!(
+            "{what} differ from the golden file (GFXPATCH_BLESS=1 after a reviewed change):\n{}",
+            String::from_utf8_lossy(&diff.stdout)
+        );
     }
 }
