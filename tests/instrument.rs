@@ -6,6 +6,8 @@
 //! count of executions of the probed instruction.
 
 mod common;
+#[path = "common/host.rs"]
+mod host;
 
 use std::collections::BTreeMap;
 use std::process::Command;
@@ -178,12 +180,16 @@ fn instrument_and_counters_commands() {
     let dir = tempfile::tempdir().unwrap();
     let input = common::repo().join("fixtures/co/gfx1100/emu_int.O2.co");
     let out = dir.path().join("i.co");
-    let r = common::gfxpatch(&["instrument", input.to_str().unwrap(), "-o", out.to_str().unwrap(), "--probe", "count-blocks,count-kernel", "--kernels", "int_*"]);
+    let r = common::gfxpatch(&["instrument", input.to_str().unwrap(), "-o", out.to_str().unwrap(), "--probe", "count-blocks,count-kernel", "--kernels", "^int_(mix|branchy)$"]);
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     let map_path = dir.path().join("i.co.map.json");
     let map: serde_json::Value = serde_json::from_slice(&std::fs::read(&map_path).unwrap()).unwrap();
     let probes = map["objects"][0]["counters"]["probes"].as_array().unwrap();
-    assert!(probes.iter().all(|p| p["function"].as_str().unwrap().starts_with("int_")), "--kernels int_* selects only int_* kernels");
+    assert!(probes.iter().all(|p| p["function"].as_str().unwrap().starts_with("int_")), "--kernels is a regex");
+    assert!(probes.iter().any(|p| p["function"] == "int_mix") && probes.iter().any(|p| p["function"] == "int_branchy"));
+    // A bad regex is an error naming the option, before anything is written.
+    let bad = common::gfxpatch(&["instrument", input.to_str().unwrap(), "-o", dir.path().join("bad.co").to_str().unwrap(), "--probe", "count-blocks", "--kernels", "int_(mix"]);
+    assert!(!bad.status.success() && String::from_utf8_lossy(&bad.stderr).contains("--kernels") && !dir.path().join("bad.co").exists());
     let bytes = std::fs::read(&out).unwrap();
     let args = vec![Arg::Buffer(vec![0; 1024]), Arg::Buffer(random(1024, 3))];
     let options = emu::Options { read_symbols: vec!["__gfxpatch_counters".into()], ..emu::Options::default() };
@@ -202,4 +208,108 @@ fn instrument_and_counters_commands() {
     let r = common::gfxpatch(&["counters", map_path.to_str().unwrap(), dump.to_str().unwrap(), "--dot", "int_branchy"]);
     let dot = String::from_utf8_lossy(&r.stdout);
     assert!(r.status.success() && dot.starts_with("digraph \"int_branchy\"") && dot.contains(" -> "), "{dot}");
+}
+
+/// Regression: the summary printed "SGPRs None -> None" for GFX10+ kernels (whose waves get
+/// every SGPR, so the descriptor declares none); it names only the counts that exist.
+#[test]
+fn register_changes_name_only_known_counts() {
+    use gfxpatch::pass::instrument::map::KernelRegisters;
+    let k = |sgprs_before, sgprs_after| KernelRegisters { kernel: "k".into(), vgprs_before: 24, vgprs_after: 26, sgprs_before, sgprs_after, waves_per_simd_before: 16, waves_per_simd_after: 16 };
+    assert_eq!(k(None, None).register_change(), "VGPRs 24 -> 26");
+    assert_eq!(k(Some(18), Some(24)).register_change(), "VGPRs 24 -> 26, SGPRs 18 -> 24");
+}
+
+/// Must show 3: the whole of Debian's librocsparse instrumented with `count-blocks`. Every code
+/// object is instrumented, refused with a reason, or left without probes with its functions'
+/// reasons; the output library passes the whole-library checks of tests/host_growth.rs
+/// (eu-elflint adds nothing, ctypes loads it, clang-offload-bundler-19 lists and unbundles every
+/// bundle, `gfxpatch verify` and `llvm-objdump-19 -d` clean on every changed object). The
+/// figures go to docs/instrumentation.md.
+/// `GFXPATCH_CORPUS=1 cargo test --release --test instrument librocsparse -- --nocapture`
+#[test]
+fn librocsparse_count_blocks_whole_library() {
+    if std::env::var_os("GFXPATCH_CORPUS").is_none() {
+        eprintln!("skipped: set GFXPATCH_CORPUS=1 (and run scripts/fetch-corpus.sh) for the corpus test");
+        return;
+    }
+    let input = common::corpus_file("librocsparse.so.0.1");
+    let dir = tempfile::tempdir().unwrap();
+    let output = dir.path().join("librocsparse.so.0.1");
+    let map_path = dir.path().join("map.json.zst");
+    let r = common::gfxpatch(&["instrument", input.to_str().unwrap(), "-o", output.to_str().unwrap(), "--probe", "count-blocks", "--map", map_path.to_str().unwrap()]);
+    let report = String::from_utf8_lossy(&r.stderr);
+    assert!(r.status.success(), "{report}");
+    eprintln!("{report}");
+    let map: serde_json::Value = serde_json::from_slice(&zstd::decode_all(&std::fs::read(&map_path).unwrap()[..]).unwrap()).unwrap();
+    let objects = map["objects"].as_array().unwrap();
+    assert_eq!(objects.len(), 777, "every code object of the library is in the map");
+    let (mut instrumented, mut before, mut after) = (0u64, 0u64, 0u64);
+    for o in objects {
+        let id = o["bundle_id"].as_str().unwrap_or("?");
+        if o["refused"].is_string() {
+            continue;
+        }
+        if o["counters"].is_null() {
+            assert!(!o["declined"].as_object().unwrap().is_empty(), "{id}: no probes and no reason");
+            continue;
+        }
+        instrumented += 1;
+        before += o["instructions_before"].as_u64().unwrap();
+        after += o["instructions_after"].as_u64().unwrap();
+    }
+    // The report counts every object and gives the register and occupancy changes.
+    assert!(report.contains("777 code objects: ") && report.contains("waves/SIMD before -> after"), "{report}");
+    assert!(instrumented > 0 && after > before);
+    let changed = host::check_output(&input, &output, None, false);
+    assert_eq!(changed as u64, instrumented, "every instrumented object differs from its original, no other does");
+}
+
+/// The map gives each block's `file:line` from `.debug_line`, as `llvm-symbolizer-19` reads
+/// the same table (its line for the block's first address, where that line is not 0), and
+/// `gfxpatch counters --top` prints it.
+#[test]
+fn map_blocks_carry_their_source_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut compared = 0;
+    for fixture in ["gfx1100/debug_info.O2g.co", "gfx1100/debug_info.O0g.co", "gfx90a/debug_info.O2g.co"] {
+        let input = common::repo().join("fixtures/co").join(fixture);
+        let out = dir.path().join("i.co");
+        let r = common::gfxpatch(&["instrument", input.to_str().unwrap(), "-o", out.to_str().unwrap(), "--probe", "count-blocks", "-q"]);
+        assert!(r.status.success(), "{fixture}: {}", String::from_utf8_lossy(&r.stderr));
+        let map_path = dir.path().join("i.co.map.json");
+        let map: serde_json::Value = serde_json::from_slice(&std::fs::read(&map_path).unwrap()).unwrap();
+        let probes = map["objects"][0]["counters"]["probes"].as_array().unwrap_or_else(|| panic!("{fixture}: no probes: {map}"));
+        let addresses: String = probes.iter().map(|p| format!("{:#x}\n", p["block"].as_u64().unwrap())).collect();
+        let mut symbolizer = Command::new("llvm-symbolizer-19")
+            .args(["--no-inlines", "--output-style=GNU", &format!("--obj={}", input.display())])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("llvm-symbolizer-19 is required (scripts/setup.sh)");
+        std::io::Write::write_all(&mut symbolizer.stdin.take().unwrap(), addresses.as_bytes()).unwrap();
+        let text = String::from_utf8(symbolizer.wait_with_output().unwrap().stdout).unwrap();
+        // Two lines per address: the function, then file:line.
+        let theirs: Vec<&str> = text.lines().skip(1).step_by(2).collect();
+        assert_eq!(theirs.len(), probes.len(), "{fixture}: {text}");
+        for (p, their) in probes.iter().zip(&theirs) {
+            let (their_file, their_line) = their.rsplit_once(':').unwrap();
+            let their_line = their_line.split_whitespace().next().unwrap();
+            if their_line == "0" || their_file == "??" {
+                continue;
+            }
+            let ours = p["source"].as_str().unwrap_or_else(|| panic!("{fixture}: block {} has no source line; llvm-symbolizer-19 says {their}", p["block"]));
+            let (file, line) = ours.rsplit_once(':').unwrap();
+            let name = |f: &str| f.rsplit('/').next().unwrap().to_owned();
+            assert_eq!((name(file), line), (name(their_file), their_line), "{fixture}: block {:#x}", p["block"].as_u64().unwrap());
+            compared += 1;
+        }
+        // A dump of zeros: --top still lists the blocks, with their lines.
+        let dump = dir.path().join("dump.bin");
+        std::fs::write(&dump, vec![0u8; map["objects"][0]["counters"]["bytes"].as_u64().unwrap() as usize]).unwrap();
+        let r = common::gfxpatch(&["counters", map_path.to_str().unwrap(), dump.to_str().unwrap(), "--top", "2"]);
+        let text = String::from_utf8_lossy(&r.stdout);
+        assert!(r.status.success() && text.contains("debug_info.cl:"), "{fixture}: counters --top prints no source line:\n{text}");
+    }
+    assert!(compared >= 10, "only {compared} blocks compared");
 }

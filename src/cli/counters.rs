@@ -62,6 +62,9 @@ pub struct BlockCount {
     pub waves: u64,
     pub lanes: u64,
     pub instructions: usize,
+    /// `file:line` from the map, where the object had `.debug_line`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
 }
 
 /// Sums the counters `dump` holds by function, as `map` describes them.
@@ -88,7 +91,7 @@ pub fn summarise(map: &ObjectMap, dump: &[u8], top: usize) -> anyhow::Result<Vec
                 for op in &p.opcodes {
                     *f.opcodes.entry(op.clone()).or_insert(0) += waves;
                 }
-                blocks.entry(&p.function).or_default().push(BlockCount { block: p.block, waves, lanes, instructions: p.opcodes.len() });
+                blocks.entry(&p.function).or_default().push(BlockCount { block: p.block, waves, lanes, instructions: p.opcodes.len(), source: p.source.clone() });
             }
         }
     }
@@ -125,8 +128,11 @@ pub fn dot(map: &ObjectMap, dump: &[u8], function: &str) -> anyhow::Result<Strin
 }
 
 pub fn run(args: &CountersArgs) -> anyhow::Result<()> {
-    let text = std::fs::read_to_string(&args.map).with_context(|| args.map.display().to_string())?;
-    let map: MapFile = serde_json::from_str(&text).with_context(|| format!("{}: not a gfxpatch instrument map", args.map.display()))?;
+    let mut bytes = std::fs::read(&args.map).with_context(|| args.map.display().to_string())?;
+    if super::instrument::is_compressed_map(&args.map) {
+        bytes = zstd::decode_all(&bytes[..]).with_context(|| format!("{}: not zstd", args.map.display()))?;
+    }
+    let map: MapFile = serde_json::from_slice(&bytes).with_context(|| format!("{}: not a gfxpatch instrument map", args.map.display()))?;
     let dump = std::fs::read(&args.dump).with_context(|| args.dump.display().to_string())?;
     let with_counters: Vec<&ObjectMap> = map.objects.iter().filter_map(|o| o.counters.as_ref()).collect();
     let object = match args.object {
@@ -159,7 +165,8 @@ pub fn run(args: &CountersArgs) -> anyhow::Result<()> {
             }
             let _ = writeln!(out, "  hottest blocks:");
             for b in &c.top_blocks {
-                let _ = writeln!(out, "    {:#x}: {} instructions, waves {}, lanes {}", b.block, b.instructions, b.waves, b.lanes);
+                let at = b.source.as_deref().map(|s| format!(" ({s})")).unwrap_or_default();
+                let _ = writeln!(out, "    {:#x}{at}: {} instructions, waves {}, lanes {}", b.block, b.instructions, b.waves, b.lanes);
             }
         }
     }

@@ -24,11 +24,12 @@ pub struct InstrumentArgs {
     /// Probes, in order (comma-separated): count-blocks, count-kernel.
     #[arg(long, value_delimiter = ',', required = true)]
     probe: Vec<String>,
-    /// Only functions whose name matches one of these comma-separated patterns (`*` matches
-    /// any run of characters): `--kernels 'csrmv*,bsrmv_general'`.
+    /// Only functions whose (mangled) name this regular expression matches anywhere, as `grep`
+    /// does: `--kernels 'csrmv|bsrmv_general'`, `--kernels '^_Z.*csrmv'`.
     #[arg(long)]
     kernels: Option<String>,
-    /// Where to write the map file (default: OUT.map.json).
+    /// Where to write the map file (default: OUT.map.json); a name ending in `.zst` writes it
+    /// zstd-compressed (a whole library's map is GBs of JSON otherwise).
     #[arg(long)]
     map: Option<PathBuf>,
     /// Drop DWARF the writer cannot update instead of refusing.
@@ -65,7 +66,7 @@ pub struct MapObject {
 }
 
 pub fn run(args: &InstrumentArgs) -> anyhow::Result<()> {
-    let filter = Filter::new(args.kernels.as_deref().unwrap_or(""));
+    let filter = Filter::new(args.kernels.as_deref().unwrap_or("")).map_err(anyhow::Error::msg)?;
     let mut passes: Vec<&'static dyn Pass> = Vec::new();
     for p in &args.probe {
         match p.as_str() {
@@ -107,17 +108,35 @@ pub fn run(args: &InstrumentArgs) -> anyhow::Result<()> {
         p.push(".map.json");
         PathBuf::from(p)
     });
-    let json = serde_json::to_string_pretty(&map)? + "\n";
-    crate::container::write::write_file_atomically(&map_path, json.as_bytes()).with_context(|| map_path.display().to_string())?;
+    // A whole library's map lists millions of blocks: pretty JSON for one object, compact
+    // JSON for many, zstd when the name asks for it (librocsparse: GBs of JSON otherwise).
+    let mut json = if map.objects.len() > OBJECTS_LISTED { serde_json::to_vec(&map)? } else { serde_json::to_vec_pretty(&map)? };
+    json.push(b'\n');
+    if is_compressed_map(&map_path) {
+        json = zstd::encode_all(&json[..], 3)?;
+    }
+    crate::container::write::write_file_atomically(&map_path, &json).with_context(|| map_path.display().to_string())?;
     if !args.quiet {
         eprint!("{}", summary(&map));
     }
     Ok(())
 }
 
-/// Per object: probes, counters, static growth, refusals, and kernels whose registers grew.
+/// A map whose name ends in `.zst` is written and read zstd-compressed.
+pub fn is_compressed_map(path: &std::path::Path) -> bool {
+    path.extension().is_some_and(|e| e == "zst")
+}
+
+/// Objects listed one by one up to this many; above, only the totals (a library has hundreds).
+const OBJECTS_LISTED: usize = 16;
+
+/// Per object (for a few): probes, counters, static growth, refusals, and kernels whose
+/// registers grew; for more than one object, the totals of [`totals`].
 pub fn summary(map: &MapFile) -> String {
     let mut out = String::new();
+    if map.objects.len() > OBJECTS_LISTED {
+        return totals(map);
+    }
     for o in &map.objects {
         let name = o.bundle_id.clone().unwrap_or_else(|| format!("code object {}", o.index));
         match (&o.refused, &o.counters) {
@@ -135,10 +154,7 @@ pub fn summary(map: &MapFile) -> String {
                     o.instructions_after
                 );
                 for k in c.kernels.iter().filter(|k| k.vgprs_after != k.vgprs_before || k.sgprs_after != k.sgprs_before) {
-                    out += &format!(
-                        "  {}: VGPRs {} -> {}, SGPRs {:?} -> {:?}, waves/SIMD {} -> {}\n",
-                        k.kernel, k.vgprs_before, k.vgprs_after, k.sgprs_before, k.sgprs_after, k.waves_per_simd_before, k.waves_per_simd_after
-                    );
+                    out += &format!("  {}: {}, waves/SIMD {} -> {}\n", k.kernel, k.register_change(), k.waves_per_simd_before, k.waves_per_simd_after);
                 }
             }
         }
@@ -146,5 +162,73 @@ pub fn summary(map: &MapFile) -> String {
             out += &format!("  declined {n}: {why}\n");
         }
     }
+    if map.objects.len() > 1 {
+        out += &totals(map);
+    }
+    out
+}
+
+/// A whole input at a glance: objects instrumented, refused and left without probes (by
+/// reason), functions declined (by reason), static growth, and the kernels whose register
+/// allocation grew: how many, by how much, and the occupancy they go from and to.
+pub fn totals(map: &MapFile) -> String {
+    use std::collections::BTreeMap;
+    let (mut instrumented, mut probes, mut before, mut after) = (0usize, 0usize, 0usize, 0usize);
+    let mut refused: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut unprobed: BTreeMap<String, usize> = BTreeMap::new();
+    let mut declined: BTreeMap<&str, u64> = BTreeMap::new();
+    let (mut kernels, mut grew) = (0usize, 0usize);
+    let mut vgpr_growth: BTreeMap<u32, usize> = BTreeMap::new();
+    let mut sgpr_growth: BTreeMap<u32, usize> = BTreeMap::new();
+    let mut occupancy: BTreeMap<(u32, u32), usize> = BTreeMap::new();
+    for o in &map.objects {
+        for (why, n) in &o.declined {
+            *declined.entry(why).or_default() += n;
+        }
+        match (&o.refused, &o.counters) {
+            (Some(why), _) => *refused.entry(why).or_default() += 1,
+            (None, None) => {
+                let reasons: Vec<&str> = o.declined.keys().map(String::as_str).collect();
+                *unprobed.entry(if reasons.is_empty() { "no function selected".into() } else { reasons.join("; ") }).or_default() += 1;
+            }
+            (None, Some(c)) => {
+                instrumented += 1;
+                probes += c.probes.len();
+                before += o.instructions_before;
+                after += o.instructions_after;
+                for k in &c.kernels {
+                    kernels += 1;
+                    let dv = k.vgprs_after.saturating_sub(k.vgprs_before);
+                    let ds = k.sgprs_after.unwrap_or(0).saturating_sub(k.sgprs_before.unwrap_or(0));
+                    if dv > 0 || ds > 0 {
+                        grew += 1;
+                        *vgpr_growth.entry(dv).or_default() += 1;
+                        *sgpr_growth.entry(ds).or_default() += 1;
+                    }
+                    *occupancy.entry((k.waves_per_simd_before, k.waves_per_simd_after)).or_default() += 1;
+                }
+            }
+        }
+    }
+    let mut out = format!(
+        "{} code objects: {instrumented} instrumented ({probes} probes; {before} -> {after} instructions, {:.2} inserted per original), {} refused, {} without probes\n",
+        map.objects.len(),
+        (after as f64 - before as f64) / before.max(1) as f64,
+        refused.values().sum::<usize>(),
+        unprobed.values().sum::<usize>()
+    );
+    for (why, n) in &refused {
+        out += &format!("  refused {n}: {why}\n");
+    }
+    for (why, n) in &unprobed {
+        out += &format!("  without probes {n}: {why}\n");
+    }
+    for (why, n) in &declined {
+        out += &format!("  functions declined {n}: {why}\n");
+    }
+    let histogram = |h: &BTreeMap<u32, usize>| h.iter().map(|(d, n)| format!("+{d}: {n}")).collect::<Vec<_>>().join(", ");
+    out += &format!("  kernels instrumented {kernels}, registers grew in {grew}: VGPRs {{{}}}, SGPRs {{{}}}\n", histogram(&vgpr_growth), histogram(&sgpr_growth));
+    let moves: Vec<String> = occupancy.iter().map(|((b, a), n)| format!("{b} -> {a}: {n}")).collect();
+    out += &format!("  waves/SIMD before -> after (kernels): {}\n", moves.join(", "));
     out
 }

@@ -38,6 +38,9 @@ pub struct ProbeEntry {
     pub opcodes: Vec<String>,
     /// Input addresses of the block's successors within its function.
     pub successors: Vec<u64>,
+    /// `file:line` of the block's first instruction, from `.debug_line` (absent without it).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub source: Option<String>,
 }
 
 /// A kernel's registers and occupancy before and after instrumentation.
@@ -51,6 +54,18 @@ pub struct KernelRegisters {
     pub sgprs_after: Option<u32>,
     pub waves_per_simd_before: u32,
     pub waves_per_simd_after: u32,
+}
+
+impl KernelRegisters {
+    /// "VGPRs 24 -> 26, SGPRs 18 -> 24"; the SGPRs only where the kernel declares them
+    /// (GFX6-GFX9: GFX10+ waves get every SGPR).
+    pub fn register_change(&self) -> String {
+        let mut out = format!("VGPRs {} -> {}", self.vgprs_before, self.vgprs_after);
+        if let (Some(before), Some(after)) = (self.sgprs_before, self.sgprs_after) {
+            out += &format!(", SGPRs {before} -> {after}");
+        }
+        out
+    }
 }
 
 /// Waves per SIMD that `vgprs` (per lane, AGPRs included on unified-file targets) and `sgprs`
@@ -74,13 +89,14 @@ pub fn waves_per_simd(g: Generation, wave_size: u32, vgprs: u32, sgprs: Option<u
 /// (kernel, SGPRs, VGPRs, AGPRs), each the highest register named + 1.
 pub fn object_map(object: &CodeObject<'_>, program: &Program, before: &Program, used: &[(String, u32, u32, u32)], sites: &[Site], address: u64, bytes: u64) -> ObjectMap {
     let target = &program.target;
+    let lines = super::lines::LineTable::of(object);
     let probes = sites
         .iter()
         .enumerate()
         .map(|(i, s)| {
             let f = &before.functions[s.function];
             let block = &f.blocks[s.block];
-            let _ = &program.functions[s.function];
+            let block_bytes = block.nodes.iter().filter(|n| !matches!(n.origin, Origin::Inserted { .. })).map(|n| n.inst.len() as u64).sum();
             ProbeEntry {
                 first_counter: i as u64 * COUNTERS_PER_PROBE,
                 kind: s.kind,
@@ -90,9 +106,10 @@ pub fn object_map(object: &CodeObject<'_>, program: &Program, before: &Program, 
                     FunctionKind::Function => "function".into(),
                 },
                 block: block.address,
-                block_bytes: block.nodes.iter().filter(|n| !matches!(n.origin, Origin::Inserted { .. })).map(|n| n.inst.len() as u64).sum(),
+                block_bytes,
                 opcodes: block.nodes.iter().map(|n| n.inst.encoding().map_or("<unknown>", |e| e.mnemonic()).to_owned()).collect(),
                 successors: block.successors.iter().map(|&b| f.blocks[b].address).collect(),
+                source: lines.block(block.address, block_bytes),
             }
         })
         .collect();

@@ -10,6 +10,7 @@
 //! anything is written, that removing the probes gives the original instruction stream and that
 //! each probe writes only registers dead at its point or registers it restores.
 
+pub mod lines;
 pub mod map;
 pub mod probe;
 
@@ -61,30 +62,25 @@ impl ProbeKind {
     }
 }
 
-/// Which functions a probe pass instruments: all, or those whose name matches one of the
-/// comma-separated patterns (`*` matches any run of characters).
+/// Which functions a probe pass instruments: all, or those whose (mangled) name the regular
+/// expression matches anywhere, as `grep` does: `--kernels 'csrmv|bsrmv_general'`,
+/// `--kernels '^_Z.*csrmv'`.
 #[derive(Clone, Debug, Default)]
 pub struct Filter {
-    patterns: Vec<String>,
+    regex: Option<regex_lite::Regex>,
 }
 
 impl Filter {
-    pub fn new(spec: &str) -> Filter {
-        Filter { patterns: spec.split(',').filter(|p| !p.is_empty()).map(str::to_owned).collect() }
+    /// An empty `spec` selects every function.
+    pub fn new(spec: &str) -> Result<Filter, String> {
+        if spec.is_empty() {
+            return Ok(Filter::default());
+        }
+        regex_lite::Regex::new(spec).map(|r| Filter { regex: Some(r) }).map_err(|e| format!("--kernels {spec:?}: {e}"))
     }
 
     pub fn matches(&self, name: &str) -> bool {
-        self.patterns.is_empty() || self.patterns.iter().any(|p| glob(p, name))
-    }
-}
-
-fn glob(pattern: &str, name: &str) -> bool {
-    match pattern.split_once('*') {
-        None => pattern == name,
-        Some((head, rest)) => {
-            let Some(tail) = name.strip_prefix(head) else { return false };
-            (0..=tail.len()).filter(|&i| tail.is_char_boundary(i)).any(|i| glob(rest, &tail[i..]))
-        }
+        self.regex.as_ref().is_none_or(|r| r.is_match(name))
     }
 }
 
@@ -98,8 +94,8 @@ pub struct CountKernel {
     pub filter: Filter,
 }
 
-pub static COUNT_BLOCKS_ALL: CountBlocks = CountBlocks { filter: Filter { patterns: Vec::new() } };
-pub static COUNT_KERNEL_ALL: CountKernel = CountKernel { filter: Filter { patterns: Vec::new() } };
+pub static COUNT_BLOCKS_ALL: CountBlocks = CountBlocks { filter: Filter { regex: None } };
+pub static COUNT_KERNEL_ALL: CountKernel = CountKernel { filter: Filter { regex: None } };
 
 impl Pass for CountBlocks {
     fn name(&self) -> &'static str {
