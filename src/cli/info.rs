@@ -223,7 +223,9 @@ fn object_report(embedded: &EmbeddedObject<'_>) -> anyhow::Result<ObjectReport> 
         })
         .collect();
     let (mut retargets_to, mut not_retargets_to) = (Vec::new(), Vec::new());
-    for v in crate::retarget::candidates(&object)? {
+    // Graphics objects are not retargeted: no line of seven identical refusals for them.
+    let verdicts = if object.os_abi == OsAbi::Hsa { crate::retarget::candidates(&object)? } else { Vec::new() };
+    for v in verdicts {
         match v.blockers.first() {
             None => retargets_to.push(v.destination),
             Some(b) => not_retargets_to.push(RetargetRefusal { processor: v.destination, why: format!("{}: {}", b.what, b.why) }),
@@ -447,7 +449,15 @@ fn render_object(o: &ObjectReport) -> String {
     if !o.retargets_to.is_empty() || !o.not_retargets_to.is_empty() {
         let _ = write!(out, "  retargets to: {}", if o.retargets_to.is_empty() { "none".into() } else { o.retargets_to.join(" ") });
         if !o.not_retargets_to.is_empty() {
-            let not: Vec<String> = o.not_retargets_to.iter().map(|r| format!("{}: {}", r.processor, r.why)).collect();
+            // Processors refused for the same reason share one entry: `gfx1101 gfx1102: why`.
+            let mut reasons: Vec<(&str, Vec<&str>)> = Vec::new();
+            for r in &o.not_retargets_to {
+                match reasons.iter_mut().find(|(why, _)| *why == r.why) {
+                    Some((_, processors)) => processors.push(r.processor),
+                    None => reasons.push((&r.why, vec![r.processor])),
+                }
+            }
+            let not: Vec<String> = reasons.iter().map(|(why, processors)| format!("{}: {why}", processors.join(" "))).collect();
             let _ = write!(out, " (not {})", not.join("; "));
         }
         out.push('\n');
