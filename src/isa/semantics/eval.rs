@@ -44,8 +44,9 @@ struct Val {
     signed: bool,
     /// An IEEE binary16/32/64 value (`width` 16, 32 or 64).
     float: bool,
-    /// An unsuffixed number of a machine text (`96`): compared with a signed value it is
-    /// signed too, as C's `int` would be (`exponent(S2.f32) - exponent(S1.f32) >= 96`).
+    /// An unsuffixed number (`96`): compared with a signed value it is signed too, as C's
+    /// `int` would be (`exponent(S2.f32) - exponent(S1.f32) >= 96`, `S0.i32 < 0`). In both
+    /// subsets: the prover must not read `S0.i32 < 0` as an unsigned compare, never true.
     literal: bool,
 }
 
@@ -901,7 +902,7 @@ impl Parser {
         let tok = self.peek().cloned().ok_or_else(|| SyntaxError("unexpected end".into()))?;
         self.at += 1;
         Ok(match tok {
-            Tok::Num(v, width) => Expr::Const(Val { literal: self.machine(), ..Val::new(v, width, false) }),
+            Tok::Num(v, width) => Expr::Const(Val { literal: true, ..Val::new(v, width, false) }),
             Tok::Sized(v, width) => Expr::Const(Val::new(v, width, false)),
             Tok::Float(v, width) if self.machine() => Expr::Const(Val::from_f64(v, width)),
             Tok::Cast(ty) => {
@@ -1671,6 +1672,20 @@ mod tests {
         let t = "tmp = S0.i32 + S1.i32;\nSCC = ((S0.u32[31] == S1.u32[31]) && (S0.u32[31] != tmp.u32[31]));\nD0.i32 = tmp.i32";
         assert!(run(t, &[(0x7fff_ffff, 32), (1, 32)]).scc);
         assert!(!run(t, &[(0xffff_ffff, 32), (1, 32)]).scc);
+    }
+
+    /// Regression: the prover's subset compared a signed value with an unsuffixed literal as
+    /// unsigned, so `S0.i32 < 0` was never true.
+    #[test]
+    fn signed_values_compare_signed_with_unsuffixed_literals() {
+        let t = "SCC = S0.i32 < 0;\nD0.i32 = S0.i32 >= 1 ? 7 : 9";
+        let negative = run(t, &[(0xffff_ffff, 32)]);
+        assert!(negative.scc, "-1 < 0");
+        assert_eq!(negative.d0, 9, "-1 >= 1 is false");
+        let positive = run(t, &[(5, 32)]);
+        assert!(!positive.scc);
+        assert_eq!(positive.d0, 7);
+        assert!(!run("SCC = S0.u32 < 0", &[(0xffff_ffff, 32)]).scc, "unsigned stays unsigned");
     }
 
     #[test]
