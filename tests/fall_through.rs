@@ -61,6 +61,24 @@ fn trap_and_halt_end_control_flow() {
     }
 }
 
+/// Regression: `s_code_end` ends control (reaching it faults) and is the filler after the last
+/// function. Taken for code, every word of it became a one-instruction block: `count-blocks`
+/// put 128 probes on `lds_reduce.O2.co` for gfx1100 (32 blocks of code) and the instruction
+/// counts included the filler.
+#[test]
+fn trailing_s_code_end_words_are_padding_not_blocks() {
+    let f = repo().join("fixtures/co/gfx1100/lds_reduce.O2.co");
+    let p = program(&std::fs::read(&f).unwrap());
+    let code_end = |inst: &gfxpatch::isa::Inst| inst.encoding().is_some_and(|e| e.opcode == gfxpatch::isa::table::Opcode::S_CODE_END);
+    let filler = |n: &gfxpatch::ir::Node| code_end(&n.inst);
+    for function in &p.functions {
+        assert!(!function.nodes().any(filler), "{}: an s_code_end word is in a block", function.name);
+    }
+    let last = p.functions.iter().max_by_key(|f| f.entry).unwrap();
+    assert!(last.padding.bytes >= 64, "{}: only {} bytes of padding after it", last.name, last.padding.bytes);
+    assert!(last.padding.filler.as_ref().is_some_and(code_end), "{}: the padding's filler is not s_code_end", last.name);
+}
+
 #[test]
 fn the_abort_and_trap_fixture_rewrites_with_insert_nops_and_peephole_verified() {
     let dir = tempfile::tempdir().unwrap();

@@ -244,7 +244,9 @@ fn build_function(
     }
 
     // Padding: unreachable filler after the last instruction that does not fall through.
-    let last_exit = flows.iter().rposition(|(f, _)| !f.falls_through());
+    // `s_code_end` ends control too (reaching it faults), but it is the filler itself: the last
+    // exit is the last one that is code, else every `s_code_end` word became a block.
+    let last_exit = flows.iter().zip(insts.iter()).rposition(|((f, _), (_, inst))| !f.falls_through() && !flow::is_filler(inst));
     let is_padding = |from: usize| insts[from..].iter().all(|(a, inst)| flow::is_filler(inst) && (from == 0 || !leaders.contains(a)));
     let code_len = match last_exit {
         Some(i) if is_padding(i + 1) => i + 1,
