@@ -14,6 +14,8 @@
 //!   destination lacks.
 
 mod common;
+#[path = "common/host.rs"]
+mod host;
 
 use std::path::{Path, PathBuf};
 
@@ -293,13 +295,9 @@ fn bundles_and_host_libraries_gain_an_entry_per_destination() {
             assert!(data.starts_with(b"CCOB"), "{name}: no longer compressed");
         }
         if name.ends_with(".so") {
-            let lint = |p: &Path| -> std::collections::BTreeSet<String> {
-                let o = run("eu-elflint", &["--gnu-ld", p.to_str().unwrap()]);
-                String::from_utf8_lossy(&o.stdout).lines().chain(String::from_utf8_lossy(&o.stderr).lines()).map(str::to_owned).collect()
-            };
-            let new: Vec<String> = lint(&output).difference(&lint(&input)).cloned().collect();
+            let new: Vec<String> = host::elflint(&output).difference(&host::elflint(&input)).cloned().collect();
             assert!(new.is_empty(), "{name}: eu-elflint --gnu-ld: {new:#?}");
-            run_ok("/usr/bin/python3", &["-c", "import ctypes, sys; ctypes.CDLL(sys.argv[1])", output.to_str().unwrap()]);
+            host::loads(&output);
             assert!(data.len() > std::fs::read(&input).unwrap().len(), "{name}: the host did not grow");
         }
     }
@@ -432,13 +430,9 @@ fn corpus_libraries_are_written_with_new_entries() {
         }
         let added = report["added"].as_array().unwrap().len();
         eprintln!("{lib}: {added} entries added");
-        let lint = |p: &Path| -> std::collections::BTreeSet<String> {
-            let o = run("eu-elflint", &["--gnu-ld", p.to_str().unwrap()]);
-            String::from_utf8_lossy(&o.stdout).lines().chain(String::from_utf8_lossy(&o.stderr).lines()).map(str::to_owned).collect()
-        };
-        let new: Vec<String> = lint(&output).difference(&lint(&input)).cloned().collect();
+        let new: Vec<String> = host::elflint(&output).difference(&host::elflint(&input)).cloned().collect();
         assert!(new.is_empty(), "{lib}: eu-elflint --gnu-ld: {new:#?}");
-        run_ok("/usr/bin/python3", &["-c", "import ctypes, sys; ctypes.CDLL(sys.argv[1])", output.to_str().unwrap()]);
+        host::loads(&output);
         let before = unbundled(&input, &mkdir(dir.path().join(format!("in.{lib}"))));
         let after = unbundled(&output, &mkdir(dir.path().join(format!("out.{lib}"))));
         assert_eq!(before.len(), after.len());

@@ -1,6 +1,6 @@
-//! The whole-library checks of tests/host_growth.rs (item 5 of the host-growth issue), shared
-//! with tests/instrument.rs's corpus test: included there with `#[path]`, so that no other
-//! test binary compiles it. The copy in host_growth.rs can move here when both branches meet.
+//! The whole-library checks (item 5 of the host-growth issue): tests/host_growth.rs,
+//! tests/instrument.rs's corpus test and tests/retarget.rs include this with `#[path]`, so
+//! that no other test binary compiles it.
 
 #![allow(dead_code)]
 
