@@ -511,6 +511,12 @@ impl<'data> CodeObject<'data> {
         &self.data[section.offset as usize..(section.offset + section.size) as usize]
     }
 
+    /// The bytes of the first section named `name` that has bytes in the file; empty when there
+    /// is none (what gimli's section loaders want for an absent `.debug_*`).
+    pub fn section_bytes(&self, name: &str) -> &'data [u8] {
+        self.sections.iter().find(|s| s.name == name && s.has_file_bytes()).map_or(&[], |s| self.section_data(s))
+    }
+
     /// Total bytes of executable sections.
     pub fn text_size(&self) -> u64 {
         self.text_sections().map(|s| s.size).sum()

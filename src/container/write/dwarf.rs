@@ -79,12 +79,7 @@ struct Remapper<'a, 'd> {
 impl<'a, 'd> Remapper<'a, 'd> {
     fn new(object: &'a CodeObject<'d>, remap: &'a Remap<'a>) -> Result<Self, WriteError> {
         let load = |id: gimli::SectionId| -> Result<R<'d>, gimli::Error> {
-            let bytes = object
-                .sections
-                .iter()
-                .find(|s| s.name == id.name() && s.has_file_bytes())
-                .map_or(&[][..], |s| &object.data[s.offset as usize..(s.offset + s.size) as usize]);
-            Ok(EndianSlice::new(bytes, LittleEndian))
+            Ok(EndianSlice::new(object.section_bytes(id.name()), LittleEndian))
         };
         let dwarf = gimli::Dwarf::load(load).map_err(|e| gimli_error("debug sections", e))?;
         let mut units = Vec::new();

@@ -51,12 +51,7 @@ impl LineTable {
 
 fn read(object: &CodeObject<'_>) -> Result<LineTable, gimli::Error> {
     let load = |id: gimli::SectionId| -> Result<R<'_>, gimli::Error> {
-        let bytes = object
-            .sections
-            .iter()
-            .find(|s| s.name == id.name() && s.has_file_bytes())
-            .map_or(&[][..], |s| &object.data[s.offset as usize..(s.offset + s.size) as usize]);
-        Ok(EndianSlice::new(bytes, LittleEndian))
+        Ok(EndianSlice::new(object.section_bytes(id.name()), LittleEndian))
     };
     let dwarf = gimli::Dwarf::load(load)?;
     let mut table = LineTable::default();
