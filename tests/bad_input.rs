@@ -160,3 +160,32 @@ fn compressed_bundle_with_lying_sizes_is_refused() {
         assert_eq!(json["code_objects"].as_array().unwrap().len(), 1);
     }
 }
+
+/// Regression: a directory given as input was mapped, and mmap's ENODEV came out as
+/// "No such device (os error 19)", which names nothing the user did wrong.
+#[test]
+fn directory_input_says_it_is_a_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let message = info_fails(dir.path());
+    assert!(message.contains("is a directory"), "{message}");
+}
+
+/// A pipe cannot be mapped; its bytes are read instead, so `gfxpatch info <(zstd -dc ...)`
+/// works like a file.
+#[test]
+fn pipe_input_is_read_like_a_file() {
+    let fixture = common::repo().join("fixtures/co/gfx900/addr_math.O2.co");
+    let from_file = common::gfxpatch(&["info", fixture.to_str().unwrap()]);
+    assert!(from_file.status.success());
+    let output = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(format!("\"$0\" info <(cat '{}')", fixture.display()))
+        .arg(env!("CARGO_BIN_EXE_gfxpatch"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    // The report names the input; everything after the first line must agree.
+    let body = |bytes: &[u8]| String::from_utf8_lossy(bytes).lines().skip(1).collect::<Vec<_>>().join("\n");
+    assert_eq!(body(&output.stdout), body(&from_file.stdout));
+}

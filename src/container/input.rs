@@ -156,25 +156,43 @@ fn objects_of(bundle: Bundle<'_>, bundle_index: usize) -> Vec<EmbeddedObject<'_>
         .collect()
 }
 
-/// A file mapped read-only; the bytes stay valid while it lives.
+/// An input file's bytes: mapped read-only when it is a regular file, read into memory when it
+/// is a pipe or a device (`<(zstd -dc lib.so.zst)`, `/dev/stdin`), which cannot be mapped. The
+/// bytes stay valid while it lives.
 pub struct MappedFile {
-    map: Option<memmap2::Mmap>,
+    bytes: Bytes,
+}
+
+enum Bytes {
+    Mapped(memmap2::Mmap),
+    Read(Vec<u8>),
 }
 
 impl MappedFile {
     pub fn open(path: &Path) -> std::io::Result<MappedFile> {
-        let file = std::fs::File::open(path)?;
-        if file.metadata()?.len() == 0 {
-            // mmap of an empty file fails on Linux; an empty input is simply zero bytes.
-            return Ok(MappedFile { map: None });
+        let mut file = std::fs::File::open(path)?;
+        let metadata = file.metadata()?;
+        if metadata.is_dir() {
+            // mmap would say "No such device" (ENODEV), which names nothing the user did wrong.
+            return Err(std::io::Error::new(std::io::ErrorKind::IsADirectory, "is a directory, not a file"));
+        }
+        if !metadata.is_file() || metadata.len() == 0 {
+            // A pipe cannot be mapped, and mmap of an empty file fails on Linux: read what
+            // there is (an empty input is simply zero bytes).
+            let mut bytes = Vec::new();
+            std::io::Read::read_to_end(&mut file, &mut bytes)?;
+            return Ok(MappedFile { bytes: Bytes::Read(bytes) });
         }
         // SAFETY: the mapping is read-only; gfxpatch never writes its inputs in place while
         // reading them (`--in-place` writes a temporary file and renames it over the input).
         let map = unsafe { memmap2::Mmap::map(&file)? };
-        Ok(MappedFile { map: Some(map) })
+        Ok(MappedFile { bytes: Bytes::Mapped(map) })
     }
 
     pub fn bytes(&self) -> &[u8] {
-        self.map.as_deref().unwrap_or(&[])
+        match &self.bytes {
+            Bytes::Mapped(map) => map,
+            Bytes::Read(bytes) => bytes,
+        }
     }
 }
