@@ -238,14 +238,43 @@ fn info_agrees_with_readelf_notes_and_config() {
     }
 }
 
+/// The fixtures grouped by target directory: one process of each tool per target rather than
+/// one per file (each of our processes maps LLVM; ~130 runs cost CI tens of seconds).
+fn by_target(files: &[PathBuf]) -> BTreeMap<String, Vec<PathBuf>> {
+    let mut groups = BTreeMap::<String, Vec<PathBuf>>::new();
+    for file in files {
+        groups.entry(target_of(file)).or_default().push(file.clone());
+    }
+    groups
+}
+
+fn strs(files: &[PathBuf]) -> Vec<&str> {
+    files.iter().map(|f| f.to_str().unwrap()).collect()
+}
+
+/// Our disassembly of `files` equals llvm-objdump-19's (both print the files in order).
+fn assert_disasm_equals_objdump(files: &[PathBuf], target: &str) -> String {
+    let mut args = vec!["disasm"];
+    args.extend(strs(files));
+    let ours = gfxpatch(&args);
+    assert!(ours.status.success(), "{target}: {}", String::from_utf8_lossy(&ours.stderr));
+    let mcpu = format!("--mcpu={target}");
+    let mut args = vec!["-d", mcpu.as_str()];
+    args.extend(strs(files));
+    let theirs = llvm_tool("llvm-objdump-19", &args);
+    let ours = String::from_utf8_lossy(&ours.stdout).into_owned();
+    // Per file, so that a difference names its fixture.
+    for (a, b) in ours.split("\n\n/").zip(theirs.split("\n\n/")) {
+        assert_eq!(a, b, "{target}");
+    }
+    assert_eq!(ours, theirs, "{target}");
+    ours
+}
+
 #[test]
 fn disasm_equals_llvm_objdump() {
-    for file in fixtures() {
-        let mcpu = format!("--mcpu={}", target_of(&file));
-        let ours = gfxpatch(&["disasm", file.to_str().unwrap()]);
-        assert!(ours.status.success(), "{}: {}", file.display(), String::from_utf8_lossy(&ours.stderr));
-        let theirs = llvm_tool("llvm-objdump-19", &["-d", &mcpu, file.to_str().unwrap()]);
-        assert_eq!(String::from_utf8_lossy(&ours.stdout), theirs, "{}", file.display());
+    for (target, files) in by_target(&fixtures()) {
+        assert_disasm_equals_objdump(&files, &target);
     }
 }
 
@@ -262,31 +291,44 @@ fn counts(shader: &Value) -> (u64, u64, Option<u64>, Option<u64>) {
 #[test]
 fn identity_is_byte_exact_and_insert_nops_verifies() {
     let dir = tempfile::tempdir().unwrap();
-    for file in fixtures() {
-        let name = format!("{}.{}", target_of(&file), file.file_name().unwrap().to_str().unwrap());
-        let input = std::fs::read(&file).unwrap();
-        let identity = dir.path().join(format!("id.{name}"));
-        let out = gfxpatch(&["rewrite", "-q", file.to_str().unwrap(), "-o", identity.to_str().unwrap()]);
-        assert!(out.status.success(), "{name}: {}", String::from_utf8_lossy(&out.stderr));
-        assert!(std::fs::read(&identity).unwrap() == input, "{name}: identity rewrite changed bytes");
-
-        let nops = dir.path().join(format!("nops.{name}"));
-        let out = gfxpatch(&["rewrite", "-q", "--passes", "insert-nops", file.to_str().unwrap(), "-o", nops.to_str().unwrap()]);
-        assert!(out.status.success(), "{name}: {}", String::from_utf8_lossy(&out.stderr));
-        let written = std::fs::read(&nops).unwrap();
-        assert!(written.len() > input.len() || written != input, "{name}: insert-nops changed nothing");
-        let verify = gfxpatch(&["verify", nops.to_str().unwrap()]);
-        assert!(verify.status.success(), "{name}: {}", String::from_utf8_lossy(&verify.stdout));
-        let mcpu = format!("--mcpu={}", target_of(&file));
-        let ours = gfxpatch(&["disasm", nops.to_str().unwrap()]);
-        assert_eq!(String::from_utf8_lossy(&ours.stdout), llvm_tool("llvm-objdump-19", &["-d", &mcpu, nops.to_str().unwrap()]), "{name}");
-        assert!(String::from_utf8_lossy(&ours.stdout).matches("s_nop 0").count() >= 3, "{name}: no nops inserted");
-        // No register was needed: the counts are the input's, and still agree with each other.
-        let before = the_shader(&common::info_json(&file), &file);
-        let after = the_shader(&common::info_json(&nops), &nops);
-        assert_eq!(counts(&before), counts(&after), "{name}");
-        assert_eq!(after["disagreements"], serde_json::json!([]), "{name}");
-        assert_eq!(before["entry_address"], after["entry_address"], "{name}");
+    for (target, files) in by_target(&fixtures()) {
+        let identity = dir.path().join("id").join(&target);
+        let nops = dir.path().join("nops").join(&target);
+        for (out_dir, passes) in [(&identity, None), (&nops, Some("insert-nops"))] {
+            let mut args = vec!["rewrite", "-q", "--out-dir", out_dir.to_str().unwrap()];
+            if let Some(passes) = passes {
+                args.extend(["--passes", passes]);
+            }
+            args.extend(strs(&files));
+            let out = gfxpatch(&args);
+            assert!(out.status.success(), "{target}: {}", String::from_utf8_lossy(&out.stderr));
+        }
+        let written: Vec<PathBuf> = files.iter().map(|f| nops.join(f.file_name().unwrap())).collect();
+        for (file, out) in files.iter().zip(&written) {
+            let name = format!("{target}/{}", file.file_name().unwrap().to_str().unwrap());
+            let input = std::fs::read(file).unwrap();
+            let same = std::fs::read(identity.join(file.file_name().unwrap())).unwrap();
+            assert!(same == input, "{name}: identity rewrite changed bytes");
+            let changed = std::fs::read(out).unwrap();
+            assert!(changed.len() > input.len() || changed != input, "{name}: insert-nops changed nothing");
+        }
+        let mut args = vec!["verify"];
+        args.extend(strs(&written));
+        let verify = gfxpatch(&args);
+        assert!(verify.status.success(), "{target}: {}", String::from_utf8_lossy(&verify.stdout));
+        let listing = assert_disasm_equals_objdump(&written, &target);
+        for (file, text) in files.iter().zip(listing.split("file format").skip(1)) {
+            assert!(text.matches("s_nop 0").count() >= 3, "{}: no nops inserted", file.display());
+        }
+        for (file, out) in files.iter().zip(&written) {
+            let name = out.display();
+            // No register was needed: the counts are the input's, and still agree with each other.
+            let before = the_shader(&common::info_json(file), file);
+            let after = the_shader(&common::info_json(out), out);
+            assert_eq!(counts(&before), counts(&after), "{name}");
+            assert_eq!(after["disagreements"], serde_json::json!([]), "{name}");
+            assert_eq!(before["entry_address"], after["entry_address"], "{name}");
+        }
     }
 }
 

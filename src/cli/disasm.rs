@@ -1,11 +1,11 @@
-//! `gfxpatch disasm FILE [--kernel NAME] [--json] [--backend gfxpatch|llvm]`: disassembly in
-//! `llvm-objdump -d` layout, or as JSON (see [`super::disasm_json`]); by gfxpatch's decoder or
-//! by LLVM's in-process disassembler.
+//! `gfxpatch disasm FILE... [--kernel NAME] [--json] [--backend gfxpatch|llvm]`: disassembly in
+//! `llvm-objdump -d` layout (several files one after another, as objdump prints them), or as
+//! JSON (see [`super::disasm_json`]); by gfxpatch's decoder or by LLVM's in-process
+//! disassembler.
 
-use std::io::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use anyhow::Context as _;
+use anyhow::{Context as _, bail};
 
 use crate::container::CodeObject;
 use crate::container::bundle::DecompressLimits;
@@ -27,8 +27,9 @@ pub enum Backend {
 
 #[derive(clap::Args)]
 pub struct DisasmArgs {
-    /// A code object, an offload bundle or a host library.
-    file: PathBuf,
+    /// Code objects, offload bundles or host libraries (one with `--json`).
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
     /// Only the block of this symbol (kernel or function).
     #[arg(long)]
     kernel: Option<String>,
@@ -44,14 +45,29 @@ pub struct DisasmArgs {
 }
 
 pub fn run(args: &DisasmArgs) -> anyhow::Result<()> {
-    let path = args.file.display().to_string();
-    let mapped = MappedFile::open(&args.file).with_context(|| path.clone())?;
-    let input =
-        Input::parse(mapped.bytes(), &DecompressLimits::default()).with_context(|| path.clone())?;
+    if args.json && args.files.len() > 1 {
+        bail!("--json lists one file; give the {} files one at a time", args.files.len());
+    }
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    let mut objects = Vec::new();
     let mut decoders = Decoders::default();
+    for file in &args.files {
+        disasm_file(file, args, &mut out, &mut decoders)?;
+    }
+    Ok(())
+}
+
+fn disasm_file(
+    file: &Path,
+    args: &DisasmArgs,
+    out: &mut impl std::io::Write,
+    decoders: &mut Decoders,
+) -> anyhow::Result<()> {
+    let path = file.display().to_string();
+    let mapped = MappedFile::open(file).with_context(|| path.clone())?;
+    let input =
+        Input::parse(mapped.bytes(), &DecompressLimits::default()).with_context(|| path.clone())?;
+    let mut objects = Vec::new();
     for (i, embedded) in input.objects.iter().enumerate() {
         let object = CodeObject::parse(&embedded.bytes)
             .with_context(|| format!("{path}: {}", embedded.describe(i)))?;
