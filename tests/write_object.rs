@@ -335,7 +335,7 @@ fn growth_moves_everything_after_text() {
 fn raised_register_counts_agree_in_descriptor_and_metadata() {
     use gfxpatch::container::write::KernelRegisters;
     let dir = tempfile::tempdir().unwrap();
-    let (mut raised, mut refused) = (0, 0);
+    let (mut raised, mut refused, mut moved) = (0, 0, 0);
     for (path, data) in linked_fixtures() {
         let object = CodeObject::parse(&data).unwrap();
         let Some(metadata) = &object.metadata else { continue };
@@ -354,7 +354,10 @@ fn raised_register_counts_agree_in_descriptor_and_metadata() {
             .iter()
             .map(|k| {
                 let agprs = k.agpr_count.unwrap_or(0) as u32 + if k.agpr_count.is_some() { 4 } else { 0 };
+                // At least 128: msgpack then needs a byte more per count, so objects with a few
+                // kernels outgrow the note's room and the tables after it must move.
                 let vgprs = (k.vgpr_count.unwrap_or(0) as u32 + 9 + if unified && k.agpr_count.is_some() { 4 } else { 0 })
+                    .max(128)
                     .min(cap)
                     .min(if unified { 256 + agprs } else { cap });
                 KernelRegisters { kernel: k.name.clone(), vgpr_count: vgprs, agpr_count: agprs, sgpr_count: (k.sgpr_count.unwrap_or(0) as u32 + 9).min(96) }
@@ -363,13 +366,21 @@ fn raised_register_counts_agree_in_descriptor_and_metadata() {
         let written = match write::write_object(&object, &ObjectEdits { registers: wanted.clone(), ..Default::default() }) {
             Ok(w) => w,
             Err(e) => {
-                assert!(e.to_string().contains("bytes of room"), "{}: {e}", path.display());
+                assert!(e.to_string().contains("the metadata note cannot grow"), "{}: {e}", path.display());
+                eprintln!("{}: {e}", path.display());
                 refused += 1;
                 continue;
             }
         };
         let out = dir.path().join("raised.co");
         std::fs::write(&out, &written.bytes).unwrap();
+        if written.notes.iter().any(|n| n.contains("tables after it moved")) {
+            // The note outgrew its room and the dynamic-linking tables moved: the loader must
+            // still find the same dynamic symbols, and LLVM must read the moved tables.
+            let input = path.to_str().unwrap();
+            assert_eq!(dynamic_symbols(out.to_str().unwrap()), dynamic_symbols(input), "{}", path.display());
+            moved += 1;
+        }
         let json = common::info_json(&out);
         for k in json["code_objects"][0]["kernels"].as_array().unwrap() {
             let w = wanted.iter().find(|w| w.kernel == k["name"]).unwrap();
@@ -391,8 +402,16 @@ fn raised_register_counts_agree_in_descriptor_and_metadata() {
         assert!(!written.notes.is_empty());
         raised += 1;
     }
-    eprintln!("register counts raised in {raised} fixtures, refused in {refused} (note would outgrow its room)");
-    assert!(raised > 150 && refused < raised / 4, "raised {raised}, refused {refused}");
+    eprintln!("register counts raised in {raised} fixtures ({moved} with the tables after the note moved), refused in {refused}");
+    // Measured when the tables learned to move: 64 of 213 objects needed it, 10 are refused
+    // because the padding before .rodata is shorter than the 8 bytes `.dynsym` must move.
+    assert!(raised > 150 && moved > 40 && refused * 10 < raised, "raised {raised}, moved {moved}, refused {refused}");
+}
+
+/// `llvm-readelf-19 --dyn-syms` rows without their index: value, size, type, binding, name.
+fn dynamic_symbols(file: &str) -> Vec<String> {
+    let (text, _) = llvm("llvm-readelf-19", &["--dyn-syms", "--wide", file]);
+    text.lines().filter_map(|l| l.split_once(": ")).map(|(_, row)| row.split_whitespace().collect::<Vec<_>>().join(" ")).collect()
 }
 
 /// Rows of `llvm-dwarfdump-19 --debug-line`: (address, rest of the row).

@@ -21,6 +21,7 @@ use std::collections::BTreeMap;
 use object::elf;
 
 use super::dwarf;
+use super::note_room;
 use super::registers;
 use super::{AddressMap, ObjectEdits, WriteError, Written};
 use crate::container::elf::{CodeObject, ElfType, Section};
@@ -44,7 +45,28 @@ pub fn address_shift(object: &CodeObject, new_text_len: u64) -> Result<u64, Writ
 }
 
 /// Writes `object` with `edits` applied. With no edits the result is the input, byte for byte.
+///
+/// Recording higher register counts can make the metadata note longer than the room it has
+/// before `.dynsym`; then the dynamic-linking tables move forward into the padding before
+/// `.rodata` ([`note_room`], the layout clang-19 gives a longer note) and the object is written
+/// again from that. Where there is not enough padding either, the rewrite is refused.
 pub fn write_object(object: &CodeObject, edits: &ObjectEdits) -> Result<Written, WriteError> {
+    match write_in_layout(object, edits) {
+        Err(WriteError::NoteOutgrowsRoom { grow, .. }) => {
+            let roomy = note_room::make_room_after_note(object, grow)?;
+            let roomy = CodeObject::parse(&roomy)?;
+            let mut written = write_in_layout(&roomy, edits)?;
+            written.notes.push(format!(
+                "the metadata note grew by {grow} bytes: .dynsym and the tables after it moved forward into the padding before .rodata"
+            ));
+            Ok(written)
+        }
+        other => other,
+    }
+}
+
+/// [`write_object`] within the object's own layout before `.text`.
+fn write_in_layout(object: &CodeObject, edits: &ObjectEdits) -> Result<Written, WriteError> {
     if edits.text.is_none() && edits.registers.is_empty() {
         return Ok(Written { bytes: object.data.to_vec(), notes: Vec::new() });
     }

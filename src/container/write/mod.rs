@@ -183,6 +183,12 @@ pub enum WriteError {
     #[error("metadata note: {0}")]
     Metadata(String),
 
+    /// The re-encoded metadata note is `grow` bytes longer than the room it has in place;
+    /// [`elf::write_object`] answers this by moving the tables after the note
+    /// ([`note_room`]) and writing again, so it reaches a caller only from there.
+    #[error("metadata note: {detail}")]
+    NoteOutgrowsRoom { grow: u64, detail: String },
+
     #[error("{object} no longer fits its slot: it needs {needed} bytes, the slot has {slot}, and its bundle cannot move to the end of the host: {refusal}")]
     DoesNotFit { object: String, needed: u64, slot: u64, refusal: String },
 

@@ -295,12 +295,14 @@ fn write_note(
     if new_padded > room {
         let kernels: Vec<&str> = registers.iter().map(|r| r.kernel.as_str()).collect();
         let what = if kernels.is_empty() { "the new metadata".to_owned() } else { format!("recording the counts of {}", kernels.join(", ")) };
-        return Err(WriteError::Metadata(format!(
-            "{what} makes the note {} bytes longer than the {} bytes of room it has \
-             before the next section; everything there lies before .text and cannot move",
-            new_padded - old_padded.min(new_padded),
-            room.saturating_sub(old_padded)
-        )));
+        return Err(WriteError::NoteOutgrowsRoom {
+            grow: new_padded - old_padded,
+            detail: format!(
+                "{what} makes the note {} bytes longer than the {} bytes of room it has before the next section",
+                new_padded - old_padded,
+                room.saturating_sub(old_padded)
+            ),
+        });
     }
     let at = placement[section.index].offset + (desc_offset - section.offset);
     let (start, end) = (at as usize, (at + new_padded.max(old_padded)) as usize);
