@@ -353,10 +353,23 @@ fn parse_plain(span: Span<'_>) -> Result<PlainBundle<'_>> {
             id: Cow::Borrowed(header.id),
             offset: header.offset,
             size: header.size,
-            bytes: Cow::Borrowed(bytes),
+            bytes: aligned_for_elf(bytes),
         });
     }
     Ok(PlainBundle { len: end, entries })
+}
+
+/// Entry data as the ELF reader can take it: borrowed where it is 8-byte aligned (the HIP
+/// driver's `-bundle-align=4096`), else copied. clang-offload-bundler's default alignment is 1,
+/// so a bundle made by hand can put a code object at any offset, and the ELF reader reads its
+/// headers in place, which needs their natural alignment.
+fn aligned_for_elf(bytes: &[u8]) -> Cow<'_, [u8]> {
+    if bytes.as_ptr().align_offset(8) == 0 {
+        Cow::Borrowed(bytes)
+    } else {
+        // The global allocator gives a buffer this size at least 8-byte alignment.
+        Cow::Owned(bytes.to_vec())
+    }
 }
 
 /// Reads `count` entry headers; returns them and the end of the header table.
