@@ -460,3 +460,33 @@ fn stage_whose_entry_symbol_is_missing_is_refused() {
     bytes[at..at + name.len()].copy_from_slice(b"_amdgpu_vs_mein");
     refused(&bytes, "no_entry", &["hardware stage vs", "_amdgpu_vs_mein", "not a function symbol"]);
 }
+
+/// Shaders bundled together (clang-offload-bundler takes any triple) are summed in `info`'s
+/// per-target summary in a column of their own: graphics objects have no kernels.
+#[test]
+fn info_summary_of_bundled_shaders_counts_shaders() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = common::repo();
+    let bundle = dir.path().join("shaders.bundle");
+    llvm_tool(
+        "clang-offload-bundler-19",
+        &[
+            "-type=o",
+            "-targets=host-x86_64-unknown-linux-gnu,hipv4-amdgcn-amd-amdpal--gfx1100,hipv4-amdgcn-amd-amdpal--gfx1030",
+            "-input=/dev/null",
+            &format!("-input={}", repo.join("fixtures/graphics/gfx1100/pixel.pal.co").display()),
+            &format!("-input={}", repo.join("fixtures/graphics/gfx1030/compute.pal.co").display()),
+            &format!("-output={}", bundle.display()),
+        ],
+    );
+    let out = gfxpatch(&["info", bundle.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    let row = |name: &str| -> Vec<String> {
+        let line = text.lines().find(|l| l.split_whitespace().next() == Some(name)).unwrap_or_else(|| panic!("no `{name}` row in:\n{text}"));
+        line.split_whitespace().map(str::to_owned).collect()
+    };
+    assert_eq!(row("target")[1..4], ["objects", "kernels", "shaders"], "{text}");
+    assert_eq!(row("gfx1100")[1..4], ["1", "0", "1"], "{text}");
+    assert_eq!(row("total")[1..4], ["2", "0", "2"], "{text}");
+}

@@ -336,6 +336,7 @@ fn render_summary(report: &FileReport) -> String {
     struct Row {
         objects: usize,
         kernels: usize,
+        shaders: usize,
         text: u64,
     }
     let mut rows: BTreeMap<&str, Row> = BTreeMap::new();
@@ -343,29 +344,30 @@ fn render_summary(report: &FileReport) -> String {
         let row = rows.entry(&o.target).or_default();
         row.objects += 1;
         row.kernels += o.kernels.len();
+        row.shaders += o.shaders.len();
         row.text += o.text_size;
     }
+    // Graphics objects have shaders, not kernels: a column of their own where there are any.
+    let with_shaders = rows.values().any(|r| r.shaders > 0);
+    let shaders = |n: usize| if with_shaders { format!(" {n:>8}") } else { String::new() };
     let mut out = format!(
-        "\n{:<24} {:>8} {:>8} {:>14}\n",
-        "target", "objects", "kernels", ".text bytes"
+        "\n{:<24} {:>8} {:>8}{} {:>14}\n",
+        "target",
+        "objects",
+        "kernels",
+        if with_shaders { format!(" {:>8}", "shaders") } else { String::new() },
+        ".text bytes"
     );
     for (target, r) in &rows {
-        let _ = writeln!(
-            out,
-            "{target:<24} {:>8} {:>8} {:>14}",
-            r.objects, r.kernels, r.text
-        );
+        let _ = writeln!(out, "{target:<24} {:>8} {:>8}{} {:>14}", r.objects, r.kernels, shaders(r.shaders), r.text);
     }
     let total = rows.values().fold(Row::default(), |a, r| Row {
         objects: a.objects + r.objects,
         kernels: a.kernels + r.kernels,
+        shaders: a.shaders + r.shaders,
         text: a.text + r.text,
     });
-    let _ = writeln!(
-        out,
-        "{:<24} {:>8} {:>8} {:>14}",
-        "total", total.objects, total.kernels, total.text
-    );
+    let _ = writeln!(out, "{:<24} {:>8} {:>8}{} {:>14}", "total", total.objects, total.kernels, shaders(total.shaders), total.text);
     // Per target, how many of its objects retarget to each other member of its family.
     let mut retargets: BTreeMap<&str, BTreeMap<&str, (usize, usize)>> = BTreeMap::new();
     for o in &report.code_objects {
