@@ -185,6 +185,9 @@ pub(super) fn rewrite_file(input_path: &Path, out_path: &Path, options: &Options
         // Each worker decodes its objects with decoders kept from one object to the next.
         .map_init(Decoders::default, |decoders, (i, o)| {
             let outcome = rewrite::rewrite_object_with(&o.bytes, options, decoders).with_context(|| format!("{path}: {}", o.describe(i)));
+            // Done reading it: its pages of the input leave our memory (the writer reads the
+            // few it needs again, from the page cache).
+            mapped.release(&o.bytes);
             if let Ok(out) = &outcome {
                 progress.object_done(out);
             }

@@ -6,9 +6,10 @@
 //! and pieces borrow what they can (the input's own bytes, the rewritten objects) and own only
 //! what the writer made (headers, re-compressed bundles). [`Image::write_to`] streams it into
 //! a file: the prefix copied file to file by the kernel (`copy_file_range`, no pages of the
-//! input touched), then each edit written at its offset, then the appended pieces, so that the
-//! output is never held whole in memory. [`Image::to_vec`] gives the same bytes in memory,
-//! for callers that want them.
+//! input touched), then each edit written at its offset, then the appended pieces (those that
+//! are slices of the input, such as a moved bundle's unchanged entries, copied by the kernel
+//! too), so that the output is never held whole in memory. [`Image::to_vec`] gives the same
+//! bytes in memory, for callers that want them.
 
 use std::borrow::Cow;
 use std::io::{self, Read as _, Seek as _, SeekFrom, Write as _};
@@ -202,28 +203,25 @@ impl<'a> Image<'a> {
         out
     }
 
-    /// Writes the image into `file` (empty, at offset 0). `source`, the input file opened for
-    /// reading at its start, lets the kernel copy the kept prefix file to file; without it the
-    /// prefix is written from `input`'s bytes.
+    /// Writes the image into `file` (empty, at offset 0). `source`, the input file, lets the
+    /// kernel copy file to file (`copy_file_range`) the kept prefix and every edit or piece
+    /// that is a slice of the input (a moved bundle's entries, the moved unloaded sections), so
+    /// those bytes never pass through this process's memory; without it they are written from
+    /// `input`'s bytes.
     pub fn write_to(&self, file: &mut std::fs::File, source: Option<&mut std::fs::File>) -> io::Result<()> {
-        match source.filter(|_| self.is_source) {
-            Some(source) => {
-                // std copies File to File with copy_file_range(2) on Linux.
-                let copied = io::copy(&mut source.take(self.kept), file)?;
-                if copied != self.kept {
-                    return Err(io::Error::new(io::ErrorKind::UnexpectedEof, format!("the input ended after {copied} of {} bytes", self.kept)));
-                }
-            }
+        let mut source = source.filter(|_| self.is_source);
+        match source.as_deref_mut() {
+            Some(source) => copy_range(source, 0, self.kept, file)?,
             None => file.write_all(&self.input[..self.kept as usize])?,
         }
         let mut out = io::BufWriter::with_capacity(1 << 20, file);
         for (at, p) in &self.edits {
             out.seek(SeekFrom::Start(*at))?;
-            p.write(&mut out)?;
+            self.write_piece(p, &mut out, source.as_deref_mut())?;
         }
         out.seek(SeekFrom::Start(self.kept))?;
         for p in &self.tail {
-            p.write(&mut out)?;
+            self.write_piece(p, &mut out, source.as_deref_mut())?;
         }
         out.flush()?;
         let file = out.into_inner().map_err(io::IntoInnerError::into_error)?;
@@ -231,6 +229,33 @@ impl<'a> Image<'a> {
         file.set_len(self.len())?;
         Ok(())
     }
+
+    fn write_piece(&self, piece: &Piece<'_>, out: &mut io::BufWriter<&mut std::fs::File>, source: Option<&mut std::fs::File>) -> io::Result<()> {
+        if let (Piece::Bytes(bytes), Some(source)) = (piece, source)
+            && let Some(at) = self.offset_in_input(bytes)
+        {
+            out.flush()?;
+            return copy_range(source, at, bytes.len() as u64, out.get_mut());
+        }
+        piece.write(out)
+    }
+
+    /// Where `bytes` start in the input, if they are a (non-empty) slice of it.
+    fn offset_in_input(&self, bytes: &[u8]) -> Option<u64> {
+        let start = (bytes.as_ptr() as usize).wrapping_sub(self.input.as_ptr() as usize);
+        (!bytes.is_empty() && start < self.input.len() && self.input.len() - start >= bytes.len()).then_some(start as u64)
+    }
+}
+
+/// Copies `len` bytes of `source` from offset `at` to `to`'s position. std copies File to
+/// File with copy_file_range(2) on Linux (falling back to read and write where it cannot).
+fn copy_range(source: &mut std::fs::File, at: u64, len: u64, to: &mut std::fs::File) -> io::Result<()> {
+    source.seek(SeekFrom::Start(at))?;
+    let copied = io::copy(&mut source.take(len), to)?;
+    if copied != len {
+        return Err(io::Error::new(io::ErrorKind::UnexpectedEof, format!("the input ended after {} of {} bytes", at + copied, at + len)));
+    }
+    Ok(())
 }
 
 fn write_zeros(out: &mut impl io::Write, mut n: u64) -> io::Result<()> {
@@ -275,6 +300,13 @@ mod tests {
         image.pad_to(12_288);
         buffer.extend_from_slice(&input[..50]);
         image.append(Piece::Bytes(Cow::Borrowed(&input[..50])));
+        // Slices of the input, appended and laid over it: copied by the kernel from the file.
+        buffer.extend_from_slice(&input[7_000..9_100]);
+        image.append(Piece::Bytes(Cow::Borrowed(&input[7_000..9_100])));
+        buffer.copy_within(5_000..5_100, 200);
+        image.put(200, &input[5_000..5_100]);
+        buffer.extend_from_slice(b"end");
+        image.append(Piece::Bytes(Cow::Owned(b"end".to_vec())));
         assert_eq!(image.len(), buffer.len() as u64);
         assert!(!image.is_input());
         assert!(image.to_vec() == buffer);
