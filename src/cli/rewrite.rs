@@ -15,8 +15,8 @@ use anyhow::{bail, Context as _};
 use rayon::prelude::*;
 
 use crate::container::bundle::DecompressLimits;
-use crate::container::input::{Input, InputKind, MappedFile};
-use crate::container::write::{write_file_atomically_with, write_input_noting};
+use crate::container::input::{Input, MappedFile};
+use crate::container::write::{image_noting, write_file_atomically_with, Image};
 use crate::isa::Decoders;
 use crate::pass::{self, Pass};
 use crate::rewrite::{self, ObjectReport, Options, Outcome, PassReport, Report};
@@ -185,13 +185,17 @@ pub(super) fn rewrite_file(input_path: &Path, out_path: &Path, options: &Options
         // Each worker decodes its objects with decoders kept from one object to the next.
         .map_init(Decoders::default, |decoders, (i, o)| {
             let outcome = rewrite::rewrite_object_with(&o.bytes, options, decoders).with_context(|| format!("{path}: {}", o.describe(i)));
+            // Done reading it: its pages of the input leave our memory (the writer reads the
+            // few it needs again, from the page cache).
+            mapped.release(&o.bytes);
             if let Ok(out) = &outcome {
                 progress.object_done(out);
             }
             outcome
         })
         .collect::<anyhow::Result<_>>()?;
-    let bytes = output_bytes(data, &input, &mut outcomes).with_context(|| path.clone())?;
+    let replaced = replacements(&input, &mut outcomes);
+    let image = output_image(data, &input, &replaced, &mut outcomes).with_context(|| path.clone())?;
     {
         // One input's listings and explanations together, even when several run at once.
         let mut stdout = std::io::stdout().lock();
@@ -216,9 +220,13 @@ pub(super) fn rewrite_file(input_path: &Path, out_path: &Path, options: &Options
     let ids: Vec<Option<String>> = input.objects.iter().map(|o| o.bundle_id.clone()).collect();
     // Decompressed bundles go before the output is written.
     drop(input);
-    // An unchanged input is written straight from the mapped file: no copy of it in memory.
-    let bytes = bytes.as_deref().unwrap_or(data);
-    write_file_atomically_with(out_path, Some(input_path), |file| file.write_all(bytes)).with_context(|| out_path.display().to_string())?;
+    // The output is streamed: the input's bytes copied file to file by the kernel, the edits
+    // written over them, what grew appended. No copy of the file is made in memory.
+    let input_len = data.len() as u64;
+    write_file_atomically_with(out_path, Some(input_path), |file| image.write_to(file, copy_source(input_path, input_len).as_mut()))
+        .with_context(|| out_path.display().to_string())?;
+    drop(image);
+    drop(replaced);
     let objects = ids
         .into_iter()
         .zip(outcomes)
@@ -383,40 +391,48 @@ fn parse_passes(names: &[String], rule_files: &[PathBuf], explain: bool) -> anyh
     Ok(out)
 }
 
-/// The whole output file when it differs from the input: the rewritten object, or the
-/// container with its objects replaced; `None` if the input is the output. In a host library
-/// an object that no longer fits its slot moves with its bundle to the end of the host (its
-/// outcome notes where); where the host cannot grow it keeps its original bytes, and its
+/// The input opened again for the kernel to copy from, if it is a regular file of the length
+/// that was read (a pipe was read once and cannot be read again; then the output is written
+/// from the bytes in memory).
+fn copy_source(path: &Path, len: u64) -> Option<std::fs::File> {
+    let file = std::fs::File::open(path).ok()?;
+    let meta = file.metadata().ok()?;
+    (meta.is_file() && meta.len() == len).then_some(file)
+}
+
+/// The objects whose bytes changed (index into `input.objects`, new bytes), taken out of
+/// their outcomes.
+fn replacements(input: &Input<'_>, outcomes: &mut [Outcome]) -> Vec<(usize, Vec<u8>)> {
+    outcomes
+        .iter_mut()
+        .enumerate()
+        .filter_map(|(i, o)| o.bytes.take().filter(|b| b[..] != input.objects[i].bytes[..]).map(|b| (i, b)))
+        .collect()
+}
+
+/// The output file as edits over the input (see [`Image`]): the rewritten object, or the
+/// container with its objects `replaced`; the input itself if nothing changed. In a host
+/// library an object that no longer fits its slot moves with its bundle to the end of the host
+/// (its outcome notes where); where the host cannot grow it keeps its original bytes, and its
 /// outcome says why (`refused`).
-fn output_bytes(data: &[u8], input: &Input<'_>, outcomes: &mut [Outcome]) -> anyhow::Result<Option<Vec<u8>>> {
-    let changed = outcomes.iter().zip(&input.objects).any(|(o, i)| o.bytes.as_deref().is_some_and(|b| b != &i.bytes[..]));
-    if !changed {
-        return Ok(None);
+fn output_image<'a>(data: &'a [u8], input: &Input<'_>, replaced: &'a [(usize, Vec<u8>)], outcomes: &mut [Outcome]) -> anyhow::Result<Image<'a>> {
+    if replaced.is_empty() {
+        return Ok(Image::of(data));
     }
-    match input.kind {
-        InputKind::Elf => Ok(outcomes[0].bytes.take()),
-        InputKind::Bundle | InputKind::Host => {
-            let replaced: Vec<(usize, Vec<u8>)> = outcomes
-                .iter_mut()
-                .enumerate()
-                .filter_map(|(i, o)| o.bytes.take().filter(|b| b[..] != input.objects[i].bytes[..]).map(|b| (i, b)))
-                .collect();
-            // Objects that outgrow their slot move with their bundle to the end of the host; only
-            // where the host cannot grow (the reason is in the message) do they stay unchanged.
-            let (bytes, notes) = write_input_noting(data, input, &replaced)?;
-            for m in notes.misfits {
-                let o = &mut outcomes[m.object];
-                let what = if m.whole_bundle { "the re-compressed bundle holding it" } else { "the rewritten object" };
-                o.refused = Some(format!(
-                    "{what} needs {} bytes but its slot in the host library has {}, and its bundle cannot move: {}; the original bytes are kept",
-                    m.needed, m.slot, m.refusal
-                ));
-                o.bytes = None;
-            }
-            for m in notes.moved {
-                outcomes[m.object].notes.push(m.note);
-            }
-            Ok(Some(bytes))
-        }
+    // Objects that outgrow their slot move with their bundle to the end of the host; only
+    // where the host cannot grow (the reason is in the message) do they stay unchanged.
+    let (image, notes) = image_noting(data, input, replaced)?;
+    for m in notes.misfits {
+        let o = &mut outcomes[m.object];
+        let what = if m.whole_bundle { "the re-compressed bundle holding it" } else { "the rewritten object" };
+        o.refused = Some(format!(
+            "{what} needs {} bytes but its slot in the host library has {}, and its bundle cannot move: {}; the original bytes are kept",
+            m.needed, m.slot, m.refusal
+        ));
+        o.bytes = None;
     }
+    for m in notes.moved {
+        outcomes[m.object].notes.push(m.note);
+    }
+    Ok(image)
 }

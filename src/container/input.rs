@@ -195,4 +195,21 @@ impl MappedFile {
             Bytes::Read(bytes) => bytes,
         }
     }
+
+    /// Gives back the memory of `part` (a slice of [`MappedFile::bytes`]) that this process
+    /// holds: its pages leave the process (`MADV_DONTNEED`) but stay in the page cache, and are
+    /// mapped again from there if read again, with the same bytes. A whole-library rewrite
+    /// calls it for each code object it is done reading, so that its resident memory is the
+    /// objects in flight rather than the whole input. Slices of anything else are ignored.
+    pub fn release(&self, part: &[u8]) {
+        let Some(map) = &self.map else { return };
+        let start = (part.as_ptr() as usize).wrapping_sub(map.as_ptr() as usize);
+        if part.is_empty() || start >= map.len() || map.len() - start < part.len() {
+            return;
+        }
+        // SAFETY: a private read-only file mapping that nothing writes: after MADV_DONTNEED
+        // its pages read the file's bytes again, so every slice of it keeps its contents. Only
+        // the memory footprint changes; failure (an old kernel) only leaves the pages resident.
+        let _ = unsafe { map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, start, part.len()) };
+    }
 }

@@ -21,11 +21,13 @@
 //!   host library their bundle always moves to the end of the host (its entry table grows, so
 //!   every entry's data moves), and where the host cannot grow the write is refused.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use super::grow::{BundleMove, Grower};
+use super::image::{Image, Piece, Pieces};
 use super::WriteError;
-use crate::container::amdgpu::HIP_FATBIN_SECTION;
+use crate::container::amdgpu::{HIP_FATBIN_SECTION, OFFLOAD_BUNDLE_MAGIC};
 use crate::container::bundle::{self, Bundle, BundleFormat, DecompressLimits};
 use crate::container::elf::ElfFile;
 use crate::container::fatbin::fatbin_bundles;
@@ -34,8 +36,6 @@ use crate::container::input::{Input, InputKind};
 /// Length of a plain bundle's fixed header, and of an entry header without its id.
 const PLAIN_HEADER_LEN: u64 = 32;
 const ENTRY_HEADER_LEN: u64 = 24;
-/// Moved bundles start on this boundary.
-const BUNDLE_ALIGN: u64 = 4096;
 /// How much of a bundle the HIP runtime reads to find its entries.
 const RUNTIME_HEADER_WINDOW: u64 = 4096;
 
@@ -44,7 +44,7 @@ const RUNTIME_HEADER_WINDOW: u64 = 4096;
 /// input allows. A replacement that fits nowhere fails the write with [`WriteError::DoesNotFit`].
 pub fn write_input(original: &[u8], input: &Input, replaced: &[(usize, Vec<u8>)]) -> Result<Vec<u8>, WriteError> {
     let mut notes = Notes { keep_misfits: false, ..Notes::default() };
-    write_input_inner(original, input, replaced, &[], &mut notes)
+    write_input_inner(original, input, replaced, &[], &mut notes).map(|image| image.to_vec())
 }
 
 /// A new bundle entry: `id` holding `bytes`, placed right after the entry of code object
@@ -63,8 +63,8 @@ pub struct AddedEntry {
 /// bundle already has, or a host that cannot grow, fails the write: nothing is half-added.
 pub fn write_input_adding(original: &[u8], input: &Input, added: &[AddedEntry]) -> Result<(Vec<u8>, Notes), WriteError> {
     let mut notes = Notes { keep_misfits: false, ..Notes::default() };
-    let bytes = write_input_inner(original, input, &[], added, &mut notes)?;
-    Ok((bytes, notes))
+    let image = write_input_inner(original, input, &[], added, &mut notes)?;
+    Ok((image.to_vec(), notes))
 }
 
 /// A replacement left out because it did not fit its slot in a host library, and the host
@@ -132,9 +132,16 @@ impl Notes {
 /// compressed bundle the replacement that grew the most is dropped first, then the next, until
 /// the re-compressed bundle fits. [`Notes::moved`] lists the objects whose bundle moved.
 pub fn write_input_noting(original: &[u8], input: &Input, replaced: &[(usize, Vec<u8>)]) -> Result<(Vec<u8>, Notes), WriteError> {
+    image_noting(original, input, replaced).map(|(image, notes)| (image.to_vec(), notes))
+}
+
+/// [`write_input_noting`] as an [`Image`]: the output described as edits over `original`,
+/// borrowing it and `replaced`, for [`Image::write_to`] to stream into the output file (a host
+/// library is not copied in memory).
+pub fn image_noting<'a>(original: &'a [u8], input: &Input, replaced: &'a [(usize, Vec<u8>)]) -> Result<(Image<'a>, Notes), WriteError> {
     let mut notes = Notes { keep_misfits: true, ..Notes::default() };
-    let bytes = write_input_inner(original, input, replaced, &[], &mut notes)?;
-    Ok((bytes, notes))
+    let image = write_input_inner(original, input, replaced, &[], &mut notes)?;
+    Ok((image, notes))
 }
 
 /// [`write_input_noting`] without the list of moved objects.
@@ -142,8 +149,8 @@ pub fn write_input_keeping_misfits(original: &[u8], input: &Input, replaced: &[(
     write_input_noting(original, input, replaced).map(|(bytes, notes)| (bytes, notes.misfits))
 }
 
-fn write_input_inner(original: &[u8], input: &Input, replaced: &[(usize, Vec<u8>)], added: &[AddedEntry], notes: &mut Notes) -> Result<Vec<u8>, WriteError> {
-    let mut by_object: BTreeMap<usize, &[u8]> = BTreeMap::new();
+fn write_input_inner<'a>(original: &'a [u8], input: &Input, replaced: &'a [(usize, Vec<u8>)], added: &'a [AddedEntry], notes: &mut Notes) -> Result<Image<'a>, WriteError> {
+    let mut by_object: BTreeMap<usize, &'a [u8]> = BTreeMap::new();
     for (index, bytes) in replaced {
         if *index >= input.objects.len() {
             return Err(WriteError::Layout(format!(
@@ -159,20 +166,20 @@ fn write_input_inner(original: &[u8], input: &Input, replaced: &[(usize, Vec<u8>
     // compressed bundle is not compressed again).
     by_object.retain(|&i, bytes| *bytes != input.objects[i].bytes.as_ref());
     if by_object.is_empty() && added.is_empty() {
-        return Ok(original.to_vec());
+        return Ok(Image::of(original));
     }
     if let Some(a) = added.iter().find(|a| a.beside >= input.objects.len()) {
         return Err(WriteError::Layout(format!("entry {} beside code object {}, but the input has {}", a.id, a.beside, input.objects.len())));
     }
     let limits = DecompressLimits::default();
     match input.kind {
-        InputKind::Elf if added.is_empty() => Ok(by_object[&0].to_vec()),
+        InputKind::Elf if added.is_empty() => Ok(Image::new(by_object[&0])),
         InputKind::Elf => Err(WriteError::Layout("a code object file has no bundle to add entries to".into())),
         InputKind::Bundle => {
             let bundle = bundle::parse_bundle(original, &limits)?;
             let entries = replacements_by_entry(input, 0, &bundle, &by_object)?;
             let additions = additions_by_entry(input, 0, &bundle, added)?;
-            repack(&bundle, &entries, &additions)
+            repack(&bundle, &entries, &additions).map(Image::new)
         }
         InputKind::Host => write_host(original, input, &by_object, added, &limits, notes),
     }
@@ -233,21 +240,21 @@ fn replacements_by_entry<'r>(
 /// The alignment clang-offload-bundler was given for this bundle: the largest power of two
 /// (up to 64 KiB) that reproduces every entry offset.
 fn inferred_alignment(bundle: &Bundle) -> Option<u64> {
-    let entries: Vec<(&str, &[u8])> = bundle.entries.iter().map(|e| (e.id.as_ref(), e.bytes.as_ref())).collect();
+    let shape: Vec<(usize, u64)> = bundle.entries.iter().map(|e| (e.id.len(), e.bytes.len() as u64)).collect();
     (0..=16).rev().map(|k| 1u64 << k).find(|&align| {
-        let offsets = plain_offsets(&entries, align);
+        let offsets = plain_offsets(&shape, align);
         offsets.iter().zip(&bundle.entries).all(|(o, e)| *o == e.offset)
     })
 }
 
-/// Entry offsets `write_bundle_aligned` would give.
-fn plain_offsets(entries: &[(&str, &[u8])], align: u64) -> Vec<u64> {
-    let mut cursor = PLAIN_HEADER_LEN + entries.iter().map(|(id, _)| ENTRY_HEADER_LEN + id.len() as u64).sum::<u64>();
+/// Entry offsets `write_bundle_aligned` would give entries of these (id length, size).
+fn plain_offsets(entries: &[(usize, u64)], align: u64) -> Vec<u64> {
+    let mut cursor = PLAIN_HEADER_LEN + entries.iter().map(|&(id, _)| ENTRY_HEADER_LEN + id as u64).sum::<u64>();
     entries
         .iter()
-        .map(|(_, bytes)| {
+        .map(|&(_, size)| {
             let offset = cursor.next_multiple_of(align);
-            cursor = offset + bytes.len() as u64;
+            cursor = offset + size;
             offset
         })
         .collect()
@@ -255,12 +262,70 @@ fn plain_offsets(entries: &[(&str, &[u8])], align: u64) -> Vec<u64> {
 
 /// The bundle written again with some entries replaced and some added, in its own format.
 fn repack(bundle: &Bundle, replaced: &BTreeMap<usize, (usize, &[u8])>, added: &Additions) -> Result<Vec<u8>, WriteError> {
-    let align = inferred_alignment(bundle).ok_or_else(|| {
+    match bundle.format {
+        BundleFormat::Plain => repack_pieces(bundle, replaced, added).map(|p| p.to_vec()),
+        BundleFormat::Compressed { .. } => repack_in_memory(bundle, replaced, added),
+    }
+}
+
+/// [`repack`] as pieces: a plain bundle's new header and entry table, then each entry's bytes
+/// (borrowed from the input or the replacement) after its padding, so that a moved bundle is
+/// streamed into the output instead of copied in memory. A compressed bundle is one piece, the
+/// re-compressed bytes.
+fn repack_pieces<'a>(bundle: &Bundle<'a>, replaced: &BTreeMap<usize, (usize, &'a [u8])>, added: &Additions<'a>) -> Result<Pieces<'a>, WriteError> {
+    if bundle.format != BundleFormat::Plain {
+        return repack_in_memory(bundle, replaced, added).map(|bytes| Pieces(vec![Piece::Bytes(Cow::Owned(bytes))]));
+    }
+    let align = alignment_of(bundle)?;
+    let entries: Vec<(&str, Cow<'a, [u8]>)> = bundle
+        .entries
+        .iter()
+        .enumerate()
+        .flat_map(|(i, e)| {
+            let bytes = match (replaced.get(&i), &e.bytes) {
+                (Some(&(_, r)), _) => Cow::Borrowed(r),
+                (None, Cow::Borrowed(b)) => Cow::Borrowed(*b),
+                (None, Cow::Owned(b)) => Cow::Owned(b.clone()),
+            };
+            std::iter::once((e.id.as_ref(), bytes)).chain(added.get(&i).into_iter().flatten().map(|&(id, b)| (id, Cow::Borrowed(b))))
+        })
+        .collect();
+    // The layout of `bundle::write_bundle_aligned`: header, entry table, then each entry's data
+    // at the next multiple of the alignment (`streamed_repack_is_the_in_memory_one` compares the two).
+    let shape: Vec<(usize, u64)> = entries.iter().map(|(id, b)| (id.len(), b.len() as u64)).collect();
+    let offsets = plain_offsets(&shape, align);
+    let mut header = Vec::with_capacity(offsets.first().copied().unwrap_or(PLAIN_HEADER_LEN) as usize);
+    header.extend_from_slice(OFFLOAD_BUNDLE_MAGIC);
+    header.extend_from_slice(&(entries.len() as u64).to_le_bytes());
+    for ((id, bytes), offset) in entries.iter().zip(&offsets) {
+        header.extend_from_slice(&offset.to_le_bytes());
+        header.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
+        header.extend_from_slice(&(id.len() as u64).to_le_bytes());
+        header.extend_from_slice(id.as_bytes());
+    }
+    let mut at = header.len() as u64;
+    let mut pieces = vec![Piece::Bytes(Cow::Owned(header))];
+    for ((_, bytes), offset) in entries.into_iter().zip(offsets) {
+        pieces.push(Piece::Zeros(offset - at));
+        at = offset + bytes.len() as u64;
+        pieces.push(Piece::Bytes(bytes));
+    }
+    Ok(Pieces(pieces))
+}
+
+/// The alignment to re-pack `bundle` with, or why it cannot be re-packed.
+fn alignment_of(bundle: &Bundle) -> Result<u64, WriteError> {
+    inferred_alignment(bundle).ok_or_else(|| {
         WriteError::Layout(format!(
             "the offload bundle at {:#x} has entry offsets no bundle alignment reproduces; it cannot be re-packed",
             bundle.offset
         ))
-    })?;
+    })
+}
+
+/// [`repack`] built in memory (a compressed bundle is compressed whole).
+fn repack_in_memory(bundle: &Bundle, replaced: &BTreeMap<usize, (usize, &[u8])>, added: &Additions) -> Result<Vec<u8>, WriteError> {
+    let align = alignment_of(bundle)?;
     let entries: Vec<(&str, &[u8])> = bundle
         .entries
         .iter()
@@ -297,14 +362,14 @@ enum BundlePlan<'r> {
     CompressedMisfits { bundle: usize, slot_end: u64, replaced: BTreeMap<usize, (usize, &'r [u8])>, refusal: String },
 }
 
-fn write_host(
-    original: &[u8],
+fn write_host<'a>(
+    original: &'a [u8],
     input: &Input,
-    by_object: &BTreeMap<usize, &[u8]>,
-    added: &[AddedEntry],
+    by_object: &BTreeMap<usize, &'a [u8]>,
+    added: &'a [AddedEntry],
     limits: &DecompressLimits,
     notes: &mut Notes,
-) -> Result<Vec<u8>, WriteError> {
+) -> Result<Image<'a>, WriteError> {
     let file = ElfFile::parse(original)?;
     let bundles = fatbin_bundles(&file, limits)?;
     if bundles.is_empty() {
@@ -312,7 +377,7 @@ fn write_host(
     }
     let mut grower: Option<Result<Grower, String>> = None;
     let mut plans = Vec::new();
-    let mut moves: Vec<BundleMove> = Vec::new();
+    let mut moves: Vec<BundleMove<'a>> = Vec::new();
     // The replaced objects of each moved bundle, for the notes.
     let mut moved_objects: Vec<Vec<usize>> = Vec::new();
     for (bundle_index, (section_index, b)) in bundles.iter().enumerate() {
@@ -344,7 +409,7 @@ fn write_host(
                     plans.push(BundlePlan::Compressed { start: b.offset, slot_end, packed });
                     continue;
                 }
-                Some(packed)
+                Some(Pieces(vec![Piece::Bytes(Cow::Owned(packed))]))
             }
         };
         // It does not fit: move the whole bundle to the end of the host, if the host allows it.
@@ -354,7 +419,7 @@ fn write_host(
         let verdict = grower.as_ref().map_err(Clone::clone).and_then(|g| g.can_move(address, slot_len));
         match verdict {
             Ok(()) => {
-                let bytes = packed.map_or_else(|| repack(b, &replaced, &adds), Ok).and_then(|bytes| check_entry_table(b, &adds, &bytes).map(|()| bytes));
+                let bytes = packed.map_or_else(|| repack_pieces(b, &replaced, &adds), Ok).and_then(|bytes| check_entry_table(b, &adds, bytes.len()).map(|()| bytes));
                 match bytes {
                     Ok(bytes) => {
                         moves.push(BundleMove { section_index: *section_index, old_address: address, old_offset: b.offset, slot_len, bytes });
@@ -382,17 +447,16 @@ fn write_host(
         }
     }
 
-    let grown: u64 = moves.iter().map(|m| m.bytes.len() as u64 + 2 * BUNDLE_ALIGN).sum();
-    let mut out = Vec::with_capacity(original.len() + if moves.is_empty() { 0 } else { grown as usize + (4 << 20) });
-    out.extend_from_slice(original);
+    let mut out = Image::of(original);
     for plan in plans {
         match plan {
             BundlePlan::Plain { bundle, slot_end, replaced, refusal } => {
                 replace_in_plain_bundle(&mut out, input, &bundles[bundle].1, slot_end, &replaced, refusal.as_deref(), notes)?
             }
             BundlePlan::Compressed { start, slot_end, packed } => {
-                out[start as usize..start as usize + packed.len()].copy_from_slice(&packed);
-                out[start as usize + packed.len()..slot_end as usize].fill(0);
+                let end = start + packed.len() as u64;
+                out.put(start, packed);
+                out.zero(end, slot_end - end);
             }
             BundlePlan::CompressedMisfits { bundle, slot_end, replaced, refusal } => {
                 shrink_compressed_to_fit(&mut out, input, &bundles[bundle].1, slot_end, replaced, &refusal, notes)?
@@ -429,13 +493,13 @@ fn write_host(
 /// bundle must have its header and entry table there. (Re-packing keeps every id, so the table
 /// is as long as the original's plus the added entries'; this refuses a bundle the runtime
 /// could not read.)
-fn check_entry_table(b: &Bundle, added: &Additions, packed: &[u8]) -> Result<(), WriteError> {
+fn check_entry_table(b: &Bundle, added: &Additions, packed_len: u64) -> Result<(), WriteError> {
     if b.format != BundleFormat::Plain {
         return Ok(());
     }
     let ids = b.entries.iter().map(|e| e.id.len()).chain(added.values().flatten().map(|(id, _)| id.len()));
     let table = PLAIN_HEADER_LEN + ids.map(|n| ENTRY_HEADER_LEN + n as u64).sum::<u64>();
-    if table > RUNTIME_HEADER_WINDOW || (packed.len() as u64) < table {
+    if table > RUNTIME_HEADER_WINDOW || packed_len < table {
         return Err(WriteError::Layout(format!(
             "the bundle at {:#x} has a header and entry table of {table} bytes, past the {RUNTIME_HEADER_WINDOW} bytes the HIP runtime reads",
             b.offset
@@ -447,7 +511,7 @@ fn check_entry_table(b: &Bundle, added: &Additions, packed: &[u8]) -> Result<(),
 /// Growth refused for a compressed bundle: its replacements are dropped, the largest growth
 /// first, until the re-compressed bundle fits its slot.
 fn shrink_compressed_to_fit(
-    out: &mut [u8],
+    out: &mut Image<'_>,
     input: &Input,
     b: &Bundle,
     slot_end: u64,
@@ -481,9 +545,9 @@ fn shrink_compressed_to_fit(
         replaced.remove(&entry);
     };
     if let Some(packed) = packed {
-        let start = b.offset as usize;
-        out[start..start + packed.len()].copy_from_slice(&packed);
-        out[start + packed.len()..slot_end as usize].fill(0);
+        let end = b.offset + packed.len() as u64;
+        out.put(b.offset, packed);
+        out.zero(end, slot_end - end);
     }
     Ok(())
 }
@@ -511,12 +575,12 @@ fn entry_slot(b: &Bundle, i: usize, slot_end: u64) -> (u64, u64) {
 /// Replaces entries of a plain bundle inside its slot: new bytes, new size field, zeros after.
 /// An entry that does not fit (possible only when growth was refused, for `refusal`) is noted
 /// as a misfit and keeps its bytes, or fails the write when misfits are not accepted.
-fn replace_in_plain_bundle(
-    out: &mut [u8],
+fn replace_in_plain_bundle<'a>(
+    out: &mut Image<'a>,
     input: &Input,
     b: &Bundle,
     slot_end: u64,
-    replaced: &BTreeMap<usize, (usize, &[u8])>,
+    replaced: &BTreeMap<usize, (usize, &'a [u8])>,
     refusal: Option<&str>,
     notes: &mut Notes,
 ) -> Result<(), WriteError> {
@@ -538,9 +602,36 @@ fn replace_in_plain_bundle(
             })?;
             continue;
         }
-        out[start as usize..start as usize + bytes.len()].copy_from_slice(bytes);
-        out[start as usize + bytes.len()..end as usize].fill(0);
-        out[(this_header + 8) as usize..(this_header + 16) as usize].copy_from_slice(&(bytes.len() as u64).to_le_bytes());
+        out.put(start, bytes);
+        out.zero(start + bytes.len() as u64, end - start - bytes.len() as u64);
+        out.put(this_header + 8, (bytes.len() as u64).to_le_bytes().to_vec());
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The pieces a moved plain bundle is streamed as are the bytes `write_bundle_aligned`
+    /// gives: same header, same entry offsets, same padding, for replaced (shorter and longer)
+    /// and added entries.
+    #[test]
+    fn streamed_repack_is_the_in_memory_one() {
+        let (a, b, c) = (vec![1u8; 5000], vec![2u8; 300], vec![3u8; 70]);
+        let entries = [("host-x86_64-unknown-linux-gnu-", &[][..]), ("hipv4-amdgcn-amd-amdhsa--gfx900", &a[..]), ("hipv4-amdgcn-amd-amdhsa--gfx906", &b[..]), ("hipv4-amdgcn-amd-amdhsa--gfx90a", &c[..])];
+        for align in [1, 8, 4096] {
+            let bytes = bundle::write_bundle_aligned(&entries, align);
+            let parsed = bundle::parse_bundle(&bytes, &DecompressLimits::default()).unwrap();
+            let (longer, shorter, added) = (vec![9u8; 9000], vec![8u8; 10], vec![7u8; 123]);
+            let replaced: BTreeMap<usize, (usize, &[u8])> = [(1, (0, &longer[..])), (3, (2, &shorter[..]))].into();
+            let additions: Additions = [(2, vec![("hipv4-amdgcn-amd-amdhsa--gfx1100", &added[..])])].into();
+            let streamed = repack_pieces(&parsed, &replaced, &additions).unwrap();
+            let in_memory = repack_in_memory(&parsed, &replaced, &additions).unwrap();
+            assert_eq!(streamed.len(), in_memory.len() as u64, "align {align}");
+            assert!(streamed.to_vec() == in_memory, "align {align}");
+            // Nothing replaced: the bundle as it was.
+            assert!(repack_pieces(&parsed, &BTreeMap::new(), &Additions::new()).unwrap().to_vec() == bytes, "align {align}");
+        }
+    }
 }

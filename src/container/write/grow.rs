@@ -35,13 +35,14 @@
 
 use object::elf;
 
+use super::image::{Image, Piece, Pieces};
 use super::WriteError;
 use crate::container::elf::ElfFile;
 use crate::container::fatbin::{le16, le32, le64, HostImage, PointerForm, RawSegment};
 
 /// A bundle to be moved to the end of the last segment.
 #[derive(Clone, Debug)]
-pub(super) struct BundleMove {
+pub(super) struct BundleMove<'a> {
     /// Section header index of the `.hip_fatbin` it was in.
     pub section_index: usize,
     /// Its old virtual address and file offset, and the length of its old slot (to the next
@@ -50,7 +51,7 @@ pub(super) struct BundleMove {
     pub old_offset: u64,
     pub slot_len: u64,
     /// Its new bytes (plain, or compressed again with its own codec).
-    pub bytes: Vec<u8>,
+    pub bytes: Pieces<'a>,
 }
 
 /// Where a moved bundle went.
@@ -116,7 +117,7 @@ impl Grower {
 
     /// Moves `moves` to the end of the last `PT_LOAD`, which grows to take them, in `out` (the
     /// input with its in-place edits already made), and re-aims everything that pointed at them.
-    pub fn apply(&self, file: &ElfFile<'_>, out: &mut Vec<u8>, moves: &[BundleMove]) -> Result<Vec<Placement>, WriteError> {
+    pub fn apply<'a>(&self, file: &ElfFile<'a>, out: &mut Image<'a>, moves: &[BundleMove<'a>]) -> Result<Vec<Placement>, WriteError> {
         let data = file.data;
         let layout = |m: String| WriteError::Layout(m);
         let (last_index, last) = self
@@ -166,32 +167,33 @@ impl Grower {
         for m in moves {
             let address = cursor.next_multiple_of(BUNDLE_ALIGN);
             placements.push(Placement { address, offset: address.wrapping_sub(delta) });
-            cursor = address + m.bytes.len() as u64;
+            cursor = address + m.bytes.len();
         }
         let new_file_end = cursor.wrapping_sub(delta);
 
         // Old slots become zero padding, which readers skip between bundles.
         for m in moves {
-            out[m.old_offset as usize..(m.old_offset + m.slot_len) as usize].fill(0);
+            out.zero(m.old_offset, m.slot_len);
         }
         self.reaim_wrappers(out, moves, &placements);
         let new_section_index = shnum;
         reaim_symbols(file, out, moves, &placements, new_section_index as u16)?;
 
         // The unloaded tail (non-alloc sections, section headers) moves after the new bytes.
-        out.truncate(file_end as usize);
-        out.resize(placements[0].offset as usize, 0);
+        out.truncate(file_end);
         for (m, p) in moves.iter().zip(&placements) {
-            out.resize(p.offset as usize, 0);
-            out.extend_from_slice(&m.bytes);
+            out.pad_to(p.offset);
+            for piece in &m.bytes.0 {
+                out.append(piece.clone());
+            }
         }
-        debug_assert_eq!(out.len() as u64, new_file_end);
+        debug_assert_eq!(out.len(), new_file_end);
         let mut headers = data[old_shoff as usize..(old_shoff + shnum * SHDR_LEN) as usize].to_vec();
         for &i in &trailing {
             let s = &file.sections[i];
-            let at = (out.len() as u64).next_multiple_of(s.align.max(1));
-            out.resize(at as usize, 0);
-            out.extend_from_slice(file.section_data(s));
+            let at = out.len().next_multiple_of(s.align.max(1));
+            out.pad_to(at);
+            out.append(Piece::Bytes(file.section_data(s).into()));
             let h = i * SHDR_LEN as usize;
             headers[h + 24..h + 32].copy_from_slice(&at.to_le_bytes());
         }
@@ -199,45 +201,43 @@ impl Grower {
         let size = cursor - first_vaddr;
         let name = le32(&headers, fatbin.index * SHDR_LEN as usize);
         headers.extend_from_slice(&section_header(name, fatbin.sh_type, fatbin.flags, placements[0].address, placements[0].offset, size, BUNDLE_ALIGN));
-        let shoff = (out.len() as u64).next_multiple_of(8);
-        out.resize(shoff as usize, 0);
-        out.extend_from_slice(&headers);
+        let shoff = out.len().next_multiple_of(8);
+        out.pad_to(shoff);
+        out.append(Piece::Bytes(headers.into()));
 
         // The last PT_LOAD grows; no program header is added, so the table stays where it is.
         let grown = RawSegment { file_size: new_file_end - last.offset, mem_size: new_file_end - last.offset, ..last };
-        let at = (phoff + (last_index * RawSegment::LEN) as u64) as usize;
-        out[at..at + RawSegment::LEN].copy_from_slice(&grown.to_bytes());
-        out[40..48].copy_from_slice(&shoff.to_le_bytes());
-        out[60..62].copy_from_slice(&((shnum + 1) as u16).to_le_bytes());
+        let at = phoff + (last_index * RawSegment::LEN) as u64;
+        out.put(at, grown.to_bytes().to_vec());
+        out.put(40, shoff.to_le_bytes().to_vec());
+        out.put(60, ((shnum + 1) as u16).to_le_bytes().to_vec());
         Ok(placements)
     }
 
-    fn reaim_wrappers(&self, out: &mut [u8], moves: &[BundleMove], placements: &[Placement]) {
+    fn reaim_wrappers(&self, out: &mut Image<'_>, moves: &[BundleMove], placements: &[Placement]) {
         for w in &self.image.wrappers {
             let Some(i) = moves.iter().position(|m| m.old_address == w.target) else { continue };
             let new = placements[i].address;
-            let place = w.pointer_offset as usize;
+            let place = w.pointer_offset;
             match w.form {
                 PointerForm::RelaAddend { addend_offset } => {
-                    let at = addend_offset as usize;
-                    out[at..at + 8].copy_from_slice(&new.to_le_bytes());
+                    out.put(addend_offset, new.to_le_bytes().to_vec());
                     // GNU ld also writes the address at the place; lld leaves 0 there.
-                    if le64(out, place) == w.target {
-                        out[place..place + 8].copy_from_slice(&new.to_le_bytes());
+                    if out.read_u64(place) == w.target {
+                        out.put(place, new.to_le_bytes().to_vec());
                     }
                 }
-                PointerForm::Relr | PointerForm::Absolute => out[place..place + 8].copy_from_slice(&new.to_le_bytes()),
+                PointerForm::Relr | PointerForm::Absolute => out.put(place, new.to_le_bytes().to_vec()),
             }
         }
     }
 }
 
 /// Symbols inside a moved bundle's old slot follow it into the new section.
-fn reaim_symbols(file: &ElfFile<'_>, out: &mut [u8], moves: &[BundleMove], placements: &[Placement], new_index: u16) -> Result<(), WriteError> {
+fn reaim_symbols(file: &ElfFile<'_>, out: &mut Image<'_>, moves: &[BundleMove], placements: &[Placement], new_index: u16) -> Result<(), WriteError> {
     for table in file.sections.iter().filter(|s| s.sh_type == elf::SHT_SYMTAB || s.sh_type == elf::SHT_DYNSYM) {
         for at in (table.offset..table.offset + table.size).step_by(SYM_LEN) {
-            let at = at as usize;
-            let (shndx, value) = (le16(out, at + 6), le64(out, at + 8));
+            let (shndx, value) = (out.read_u16(at + 6), out.read_u64(at + 8));
             if shndx == elf::SHN_XINDEX {
                 return Err(WriteError::Layout(format!("section [{}] {}: a symbol with an extended section index (SHN_XINDEX)", table.index, table.name)));
             }
@@ -245,8 +245,8 @@ fn reaim_symbols(file: &ElfFile<'_>, out: &mut [u8], moves: &[BundleMove], place
                 continue;
             };
             let new = placements[i].address + (value - moves[i].old_address);
-            out[at + 6..at + 8].copy_from_slice(&new_index.to_le_bytes());
-            out[at + 8..at + 16].copy_from_slice(&new.to_le_bytes());
+            out.put(at + 6, new_index.to_le_bytes().to_vec());
+            out.put(at + 8, new.to_le_bytes().to_vec());
         }
     }
     Ok(())

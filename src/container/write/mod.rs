@@ -30,6 +30,7 @@ pub mod counters;
 pub mod dwarf;
 mod elf;
 mod grow;
+mod image;
 pub mod note_room;
 pub mod registers;
 
@@ -41,7 +42,8 @@ use thiserror::Error;
 
 use super::error::ReadError;
 
-pub use bundle::{write_input, write_input_adding, write_input_keeping_misfits, write_input_noting, AddedEntry, Misfit, Moved, Notes};
+pub use bundle::{image_noting, write_input, write_input_adding, write_input_keeping_misfits, write_input_noting, AddedEntry, Misfit, Moved, Notes};
+pub use image::Image;
 pub use elf::{address_shift, write_object};
 
 /// Old -> new virtual address for every instruction start of the old `.text`, plus the old end
