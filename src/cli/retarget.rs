@@ -34,6 +34,9 @@ pub struct RetargetArgs {
     /// Print the verdicts as JSON.
     #[arg(long)]
     json: bool,
+    /// List every wait inserted (where, before what, for which write), not only their count.
+    #[arg(long)]
+    explain: bool,
 }
 
 pub fn run(args: &RetargetArgs) -> anyhow::Result<()> {
@@ -79,11 +82,13 @@ pub fn run(args: &RetargetArgs) -> anyhow::Result<()> {
             let bytes = retarget::write(&object, &verdict).with_context(|| format!("{path}: {}", dest.name))?;
             write_file_atomically(&out, &bytes).with_context(|| out.display().to_string())?;
             if !args.json {
-                println!("{path}: {} -> {}: {}", object.target, verdict.target.as_deref().unwrap_or(dest.name), out.display());
+                println!("{path}: {} -> {}: {}{}", object.target, verdict.target.as_deref().unwrap_or(dest.name), out.display(), waits(&verdict));
+                explain(&verdict, args.explain);
             }
         } else if !args.json {
             if verdict.retargets() {
-                println!("{path}: {} -> {}: retargets", object.target, verdict.target.as_deref().unwrap_or(dest.name));
+                println!("{path}: {} -> {}: retargets{}", object.target, verdict.target.as_deref().unwrap_or(dest.name), waits(&verdict));
+                explain(&verdict, args.explain);
             } else {
                 println!("{path}: {} -> {}: refused", object.target, dest.name);
                 for b in &verdict.blockers {
@@ -104,6 +109,24 @@ pub fn run(args: &RetargetArgs) -> anyhow::Result<()> {
         bail!("{path}: {refused} of {} destination(s) refused", verdicts.len());
     }
     Ok(())
+}
+
+/// `, inserting 3 waits (FeatureVALUTransUseHazard)`, when the destination needs any.
+fn waits(v: &Verdict) -> String {
+    match v.inserted.first() {
+        None => String::new(),
+        Some(i) => format!(", inserting {} wait(s) for {}", v.inserted.len(), i.hazard),
+    }
+}
+
+/// With `--explain`, each inserted wait: where, in front of what, for which write.
+fn explain(v: &Verdict, explain: bool) {
+    if !explain {
+        return;
+    }
+    for i in &v.inserted {
+        println!("  {}: `{}` in front of {:#x} `{}`, which reads what {:#x} wrote (input addresses)", i.function, i.inserted, i.before, i.reader, i.writer);
+    }
 }
 
 fn stem(p: &Path) -> String {
@@ -212,13 +235,14 @@ fn write_all(path: &str, original: &[u8], input: &Input<'_>, args: &RetargetArgs
 
 fn print_table(path: &str, input: &Input<'_>, verdicts: &[(String, Vec<Verdict>)], json: bool, added: &[Added]) -> anyhow::Result<()> {
     use std::collections::BTreeMap;
-    // (source, destination) -> (retargeted, refused, reason -> objects)
-    let mut table: BTreeMap<(String, &str), (usize, usize, BTreeMap<String, usize>)> = BTreeMap::new();
+    // (source, destination) -> (retargeted, refused, reason -> objects, retargeted with waits)
+    let mut table: BTreeMap<(String, &str), (usize, usize, BTreeMap<String, usize>, usize)> = BTreeMap::new();
     for (source, vs) in verdicts {
         for v in vs {
             let row = table.entry((source.clone(), v.destination)).or_default();
             if v.retargets() {
                 row.0 += 1;
+                row.3 += usize::from(!v.inserted.is_empty());
             } else {
                 row.1 += 1;
                 let mut reasons: Vec<String> = v.blockers.iter().map(reason).collect();
@@ -233,14 +257,15 @@ fn print_table(path: &str, input: &Input<'_>, verdicts: &[(String, Vec<Verdict>)
     if json {
         let rows: Vec<serde_json::Value> = table
             .iter()
-            .map(|((s, d), (ok, refused, why))| serde_json::json!({"source": s, "destination": d, "retargets": ok, "refused": refused, "reasons": why}))
+            .map(|((s, d), (ok, refused, why, waits))| serde_json::json!({"source": s, "destination": d, "retargets": ok, "with_waits_inserted": waits, "refused": refused, "reasons": why}))
             .collect();
         println!("{}", serde_json::to_string_pretty(&serde_json::json!({"input": path, "objects": input.objects.len(), "rows": rows, "added": added}))?);
         return Ok(());
     }
     println!("{path}: {} code objects", input.objects.len());
-    for ((source, dest), (ok, refused, why)) in &table {
-        println!("  {source} -> {dest}: {ok} retarget, {refused} refused");
+    for ((source, dest), (ok, refused, why, waits)) in &table {
+        let waits = if *waits > 0 { format!(" ({waits} with waits inserted)") } else { String::new() };
+        println!("  {source} -> {dest}: {ok} retarget{waits}, {refused} refused");
         for (r, n) in why {
             println!("      {n:>5}  {r}");
         }

@@ -93,6 +93,14 @@ pub static HAZARDS: &[Hazard] = &[
     },
 ];
 
+impl Hazard {
+    /// Whether gfxpatch inserts the wait LLVM inserts for it ([`super::mitigate`]) instead of
+    /// refusing.
+    pub fn is_mitigated(&self) -> bool {
+        self.trigger == Trigger::Trans
+    }
+}
+
 /// The hazards `dest` has that `source` has not.
 pub fn new_on(source: &Processor, dest: &Processor) -> Vec<&'static Hazard> {
     HAZARDS.iter().filter(|h| h.on.contains(&dest.name) && !h.on.contains(&source.name)).collect()

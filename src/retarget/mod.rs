@@ -33,6 +33,7 @@
 //! ([`crate::container::write::write_input_adding`]).
 
 pub mod hazards;
+pub mod mitigate;
 
 use serde::Serialize;
 
@@ -107,6 +108,8 @@ pub struct Verdict {
     /// The target id written (`gfx1032`, `gfx902:xnack-`), when retargeted.
     pub target: Option<String>,
     pub blockers: Vec<Blocker>,
+    /// The waits the destination needs and the write inserts ([`mitigate`]), in address order.
+    pub inserted: Vec<mitigate::Insertion>,
 }
 
 impl Verdict {
@@ -131,15 +134,24 @@ pub fn check(object: &CodeObject<'_>, dest: &'static Processor) -> anyhow::Resul
     if verdict.retargets() || verdict.blockers.iter().any(|b| b.address.is_some()) {
         let members = FAMILIES.iter().find(|(g, _)| *g == dest.name).map_or(&[][..], |(_, m)| *m);
         for member in members.iter().filter(|m| **m != object.target.processor.name).filter_map(|m| Processor::by_name(m)) {
-            for b in check_one(object, member)?.blockers {
+            let theirs = check_one(object, member)?;
+            for b in theirs.blockers {
                 if !verdict.blockers.contains(&b) {
                     verdict.blockers.push(b);
                 }
             }
+            // The generic object runs on every member: it takes the waits any of them needs.
+            for i in theirs.inserted {
+                if !verdict.inserted.contains(&i) {
+                    verdict.inserted.push(i);
+                }
+            }
         }
+        verdict.inserted.sort_by_key(|i| i.before);
     }
     if !verdict.retargets() {
         verdict.target = None;
+        verdict.inserted.clear();
     }
     Ok(verdict)
 }
@@ -149,7 +161,7 @@ fn check_one(object: &CodeObject<'_>, dest: &'static Processor) -> anyhow::Resul
     let source = object.target.processor;
     let mut blockers: Vec<Blocker> = Vec::new();
     let block = |blockers: &mut Vec<Blocker>, address: Option<u64>, what: String, why: String| blockers.push(Blocker { address, what, why });
-    let mut verdict = Verdict { destination: dest.name, target: None, blockers: Vec::new() };
+    let mut verdict = Verdict { destination: dest.name, target: None, blockers: Vec::new(), inserted: Vec::new() };
     if dest.is_generic() && object.version != CodeObjectVersion::V5 {
         // v4 lays out the hidden kernel arguments differently; v6 is v5's layout.
         block(&mut blockers, None, object.version.to_string(), format!("{} needs code object v6, written from v5 only (v4 lays out the hidden kernel arguments differently)", dest.name));
@@ -222,6 +234,14 @@ fn check_one(object: &CodeObject<'_>, dest: &'static Processor) -> anyhow::Resul
         }
     }
     for (hazard, hit) in hazard_hits.finish(object) {
+        if hazard.is_mitigated() {
+            // Where the code can trip it, the wait LLVM inserts; refused only where none fits.
+            match mitigate::insertions(object)? {
+                Ok(inserted) => verdict.inserted = inserted,
+                Err(places) => blockers.extend(places.into_iter().map(|b| Blocker { why: format!("{} needs {}: {}", dest.name, hazard.name, b.why), ..b })),
+            }
+            continue;
+        }
         block(&mut blockers, hit.address, hit.what, format!("{} needs {} ({}), which gfxpatch does not mitigate", dest.name, hazard.name, hazard.what));
     }
     for kernel in &object.kernels {
@@ -231,6 +251,9 @@ fn check_one(object: &CodeObject<'_>, dest: &'static Processor) -> anyhow::Resul
         }
     }
     verdict.target = blockers.is_empty().then(|| dest_id.to_string());
+    if !blockers.is_empty() {
+        verdict.inserted.clear();
+    }
     // What holds for the whole object (a hazard without a model, a kernel's LDS) first: it is
     // the decisive reason, whatever the instructions.
     blockers.sort_by_key(|b| b.address.is_some());
@@ -276,6 +299,18 @@ const EI_ABIVERSION: usize = 8;
 pub fn write(object: &CodeObject<'_>, verdict: &Verdict) -> anyhow::Result<Vec<u8>> {
     let target = verdict.target.as_deref().ok_or_else(|| anyhow::anyhow!("{} is not a destination of this code object", verdict.destination))?;
     let dest = Processor::by_name(verdict.destination).expect("a known processor");
+    if !verdict.inserted.is_empty() {
+        // The waits first (the rewrite engine lays out and verifies), then the proof again on
+        // what was written: it must retarget with nothing left to insert.
+        let mitigated = mitigate::apply(object)?;
+        let mitigated = CodeObject::parse(&mitigated)?;
+        let again = check(&mitigated, dest)?;
+        if !again.retargets() || !again.inserted.is_empty() {
+            let left: Vec<String> = again.blockers.iter().map(|b| format!("{}: {}", b.what, b.why)).chain(again.inserted.iter().map(|i| format!("{:#x}: {} still needs a wait", i.before, i.reader))).collect();
+            anyhow::bail!("after inserting {} wait(s) for {}: {}", verdict.inserted.len(), dest.name, left.join("; "));
+        }
+        return write(&mitigated, &again);
+    }
     let id = destination_id(&object.target, dest).map_err(|e| anyhow::anyhow!(e))?;
     let mut out = object.data.to_vec();
     let xnack = match id.xnack {
