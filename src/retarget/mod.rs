@@ -453,10 +453,10 @@ pub fn write(object: &CodeObject<'_>, verdict: &Verdict) -> anyhow::Result<Vec<u
         // The device libraries' `__oclc_ABI_version` reads 600 in a v6 object, as clang-19
         // writes it; v5 and v6 share every layout it selects (the libraries test `< 500`).
         for sym in object.symbols.iter().filter(|s| s.name == "__oclc_ABI_version" && s.size == 4) {
-            if let Some(at) = object.file_offset(usize::from(sym.section_index), sym.value, 4).map(|a| a as usize) {
-                if out[at..at + 4] == 500u32.to_le_bytes() {
-                    out[at..at + 4].copy_from_slice(&600u32.to_le_bytes());
-                }
+            if let Some(at) = object.file_offset(usize::from(sym.section_index), sym.value, 4).map(|a| a as usize)
+                && out[at..at + 4] == 500u32.to_le_bytes()
+            {
+                out[at..at + 4].copy_from_slice(&600u32.to_le_bytes());
             }
         }
     }
@@ -508,10 +508,11 @@ fn write_longer_target(object: &CodeObject<'_>, bytes: &[u8], metadata: &crate::
 pub fn candidates(object: &CodeObject<'_>) -> anyhow::Result<Vec<Verdict>> {
     let text = OnceCell::new();
     let mut verdicts: Vec<Verdict> = siblings(object.target.processor).into_iter().map(|p| check_unmitigated(object, p, Depth::FirstBlocker, &text)).collect::<anyhow::Result<_>>()?;
-    if !verdicts.is_empty() && verdicts.iter().all(Verdict::retargets) {
-        if let Some(generic) = family(object.target.processor).and_then(Processor::by_name) {
-            verdicts.push(check_one(object, generic, Depth::FirstBlocker, &text)?);
-        }
+    if !verdicts.is_empty()
+        && verdicts.iter().all(Verdict::retargets)
+        && let Some(generic) = family(object.target.processor).and_then(Processor::by_name)
+    {
+        verdicts.push(check_one(object, generic, Depth::FirstBlocker, &text)?);
     }
     Ok(verdicts)
 }
