@@ -34,6 +34,9 @@ pub struct RetargetArgs {
     /// Print the verdicts as JSON.
     #[arg(long)]
     json: bool,
+    /// List every wait inserted (where, before what, for which write), not only their count.
+    #[arg(long)]
+    explain: bool,
 }
 
 pub fn run(args: &RetargetArgs) -> anyhow::Result<()> {
@@ -79,11 +82,13 @@ pub fn run(args: &RetargetArgs) -> anyhow::Result<()> {
             let bytes = retarget::write(&object, &verdict).with_context(|| format!("{path}: {}", dest.name))?;
             write_file_atomically(&out, &bytes).with_context(|| out.display().to_string())?;
             if !args.json {
-                println!("{path}: {} -> {}: {}", object.target, verdict.target.as_deref().unwrap_or(dest.name), out.display());
+                println!("{path}: {} -> {}: {}{}", object.target, verdict.target.as_deref().unwrap_or(dest.name), out.display(), waits(&verdict));
+                explain(&verdict, args.explain);
             }
         } else if !args.json {
             if verdict.retargets() {
-                println!("{path}: {} -> {}: retargets", object.target, verdict.target.as_deref().unwrap_or(dest.name));
+                println!("{path}: {} -> {}: retargets{}", object.target, verdict.target.as_deref().unwrap_or(dest.name), waits(&verdict));
+                explain(&verdict, args.explain);
             } else {
                 println!("{path}: {} -> {}: refused", object.target, dest.name);
                 for b in &verdict.blockers {
@@ -106,6 +111,24 @@ pub fn run(args: &RetargetArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// `, inserting 3 waits (FeatureVALUTransUseHazard)`, when the destination needs any.
+fn waits(v: &Verdict) -> String {
+    match v.inserted.first() {
+        None => String::new(),
+        Some(i) => format!(", inserting {} wait(s) for {}", v.inserted.len(), i.hazard),
+    }
+}
+
+/// With `--explain`, each inserted wait: where, in front of what, for which write.
+fn explain(v: &Verdict, explain: bool) {
+    if !explain {
+        return;
+    }
+    for i in &v.inserted {
+        println!("  {}: `{}` in front of {:#x} `{}`, which reads what {:#x} wrote (input addresses)", i.function, i.inserted, i.before, i.reader, i.writer);
+    }
+}
+
 fn stem(p: &Path) -> String {
     let name = p.file_name().map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
     name.strip_suffix(".co").map_or(name.clone(), str::to_owned)
@@ -113,7 +136,10 @@ fn stem(p: &Path) -> String {
 
 /// Each code object's verdicts for the destinations named (or all its siblings), in input
 /// order; `None` for an object no destination shares a family with.
-fn verdicts_of_all(path: &str, input: &Input<'_>, args: &RetargetArgs) -> anyhow::Result<Vec<Option<(String, Vec<Verdict>)>>> {
+/// A source processor's name and its verdicts, one per destination.
+type SourceVerdicts = (String, Vec<Verdict>);
+
+fn verdicts_of_all(path: &str, input: &Input<'_>, args: &RetargetArgs) -> anyhow::Result<Vec<Option<SourceVerdicts>>> {
     use rayon::prelude::*;
     let all = args.to.iter().any(|t| t == "all");
     let named: Vec<&'static crate::isa::Processor> = if all { Vec::new() } else { args.to.iter().map(|t| retarget::processor(t)).collect::<anyhow::Result<_>>()? };
@@ -210,22 +236,32 @@ fn write_all(path: &str, original: &[u8], input: &Input<'_>, args: &RetargetArgs
     Ok(())
 }
 
+/// One line of the table: a source processor and a destination, over the objects of the input.
+#[derive(Default)]
+struct Row {
+    retargets: usize,
+    /// Of those, the ones the write inserts waits into.
+    with_waits: usize,
+    refused: usize,
+    /// Reason -> objects it blocks.
+    reasons: std::collections::BTreeMap<String, usize>,
+}
+
 fn print_table(path: &str, input: &Input<'_>, verdicts: &[(String, Vec<Verdict>)], json: bool, added: &[Added]) -> anyhow::Result<()> {
-    use std::collections::BTreeMap;
-    // (source, destination) -> (retargeted, refused, reason -> objects)
-    let mut table: BTreeMap<(String, &str), (usize, usize, BTreeMap<String, usize>)> = BTreeMap::new();
+    let mut table: std::collections::BTreeMap<(String, &str), Row> = std::collections::BTreeMap::new();
     for (source, vs) in verdicts {
         for v in vs {
             let row = table.entry((source.clone(), v.destination)).or_default();
             if v.retargets() {
-                row.0 += 1;
+                row.retargets += 1;
+                row.with_waits += usize::from(!v.inserted.is_empty());
             } else {
-                row.1 += 1;
+                row.refused += 1;
                 let mut reasons: Vec<String> = v.blockers.iter().map(reason).collect();
                 reasons.sort();
                 reasons.dedup();
                 for r in reasons {
-                    *row.2.entry(r).or_default() += 1;
+                    *row.reasons.entry(r).or_default() += 1;
                 }
             }
         }
@@ -233,22 +269,22 @@ fn print_table(path: &str, input: &Input<'_>, verdicts: &[(String, Vec<Verdict>)
     if json {
         let rows: Vec<serde_json::Value> = table
             .iter()
-            .map(|((s, d), (ok, refused, why))| serde_json::json!({"source": s, "destination": d, "retargets": ok, "refused": refused, "reasons": why}))
+            .map(|((s, d), row)| serde_json::json!({"source": s, "destination": d, "retargets": row.retargets, "with_waits_inserted": row.with_waits, "refused": row.refused, "reasons": row.reasons}))
             .collect();
         println!("{}", serde_json::to_string_pretty(&serde_json::json!({"input": path, "objects": input.objects.len(), "rows": rows, "added": added}))?);
         return Ok(());
     }
     println!("{path}: {} code objects", input.objects.len());
-    for ((source, dest), (ok, refused, why)) in &table {
-        println!("  {source} -> {dest}: {ok} retarget, {refused} refused");
-        for (r, n) in why {
+    for ((source, dest), row) in &table {
+        let waits = if row.with_waits > 0 { format!(" ({} with waits inserted)", row.with_waits) } else { String::new() };
+        println!("  {source} -> {dest}: {} retarget{waits}, {} refused", row.retargets, row.refused);
+        for (r, n) in &row.reasons {
             println!("      {n:>5}  {r}");
         }
     }
     Ok(())
 }
 
-/// A blocker's reason without its place: what the summary counts.
 fn reason(b: &retarget::Blocker) -> String {
     match b.address {
         // "`v_dot2_f32_f16` does not exist on gfx900": the mnemonic, not the operands.

@@ -6,8 +6,9 @@
 //! the ones that differ inside a generic family. Code built for a processor with the hazard
 //! already avoids it; code built without it may not. For each such hazard, [`Scan`] looks for
 //! the instructions that could trigger it; where one occurs, the retarget is refused at that
-//! instruction (a later version inserts the wait states instead). A hazard whose trigger we do
-//! not recognise by instruction blocks every retarget that adds it.
+//! instruction, or the wait LLVM inserts for it is inserted ([`super::mitigate`]). gfx950, whose
+//! GFX950 rules in `GCNHazardRecognizer` are not here, is refused before any hazard is looked
+//! at: LLVM 19, the oracle, does not know it ([`super::beyond_the_oracle`]).
 
 use crate::container::CodeObject;
 use crate::isa::operand::{decode_operands, Value};
@@ -37,8 +38,6 @@ enum Trigger {
     MadOverlap,
     /// A wave32 kernel (the condition is about user SGPR initialisation; not modelled).
     Wave32Kernel,
-    /// Anything: the hazard's rules are not modelled at all.
-    Always,
 }
 
 /// Every hazard that differs inside a family.
@@ -85,13 +84,15 @@ pub static HAZARDS: &[Hazard] = &[
         on: &["gfx942"],
         trigger: Trigger::Mnemonic(&["v_cvt_f32_fp8", "v_cvt_f32_bf8", "v_cvt_pk_f32_fp8", "v_cvt_pk_f32_bf8"]),
     },
-    Hazard {
-        name: "GFX950 wait states",
-        what: "GCNHazardRecognizer's GFX950 rules",
-        on: &["gfx950"],
-        trigger: Trigger::Always,
-    },
 ];
+
+impl Hazard {
+    /// Whether gfxpatch inserts the wait LLVM inserts for it ([`super::mitigate`]) instead of
+    /// refusing.
+    pub fn is_mitigated(&self) -> bool {
+        self.trigger == Trigger::Trans
+    }
+}
 
 /// The hazards `dest` has that `source` has not.
 pub fn new_on(source: &Processor, dest: &Processor) -> Vec<&'static Hazard> {
@@ -118,7 +119,12 @@ impl<'h> Scan<'h> {
     }
 
     /// One instruction at `address`; `text` prints it (only called for a hit).
+    #[inline]
     pub fn see(&mut self, inst: &Inst, address: u64, text: &dyn Fn() -> String) {
+        // Most retargets add no hazard: this runs for every instruction of every object.
+        if self.hazards.is_empty() {
+            return;
+        }
         let Some(e) = inst.encoding() else { return };
         let mnemonic = e.mnemonic();
         for (h, hit) in self.hazards.iter().zip(self.hits.iter_mut()) {
@@ -126,10 +132,11 @@ impl<'h> Scan<'h> {
                 continue;
             }
             let triggers = match h.trigger {
-                Trigger::Mnemonic(prefixes) => prefixes.iter().any(|p| mnemonic == *p || mnemonic.starts_with(&format!("{p}_"))),
+                // `exp` and its forms (`exp_row`), not `v_exp_f32`'s prefix.
+                Trigger::Mnemonic(prefixes) => prefixes.iter().any(|p| mnemonic.strip_prefix(p).is_some_and(|rest| rest.is_empty() || rest.starts_with('_'))),
                 Trigger::Trans => e.flags.has(flag::TRANS),
                 Trigger::MadOverlap => (mnemonic.starts_with("v_mad_u64_u32") || mnemonic.starts_with("v_mad_i64_i32")) && mad_overlaps(inst, &self.target),
-                Trigger::Wave32Kernel | Trigger::Always => false,
+                Trigger::Wave32Kernel => false,
             };
             if triggers {
                 *hit = Some(Hit { address: Some(address), what: text() });
@@ -145,7 +152,6 @@ impl<'h> Scan<'h> {
             .zip(self.hits)
             .filter_map(|(h, hit)| {
                 let hit = match h.trigger {
-                    Trigger::Always => Some(Hit { address: None, what: "every kernel".into() }),
                     Trigger::Wave32Kernel => object
                         .kernels
                         .iter()

@@ -13,8 +13,10 @@
 //!   destination to the same text (so LLVM 19's disassembly for the destination equals the
 //!   source's): an instruction the destination lacks (a dot product on gfx1011, an SALU float
 //!   on gfx1102) does not decode there and blocks, at its address;
+//! - LLVM 19, the oracle, knows the destination ([`beyond_the_oracle`]: not gfx950);
 //! - no hazard the destination has and the source has not ([`hazards`]) can arise in the code,
-//!   by a check per hazard; a hazard with no check blocks (no wait states are inserted);
+//!   by a check per hazard, or the wait LLVM inserts for it is inserted where it can arise
+//!   ([`mitigate`]: `FeatureVALUTransUseHazard`);
 //! - DPP with an SGPR as src1 only where the destination allows it;
 //! - each kernel's LDS fits the destination; the descriptor's register granules mean the same
 //!   there (every member of a family encodes VGPRs and SGPRs in the same granules and
@@ -23,7 +25,9 @@
 //!   were `any`.
 //!
 //! Writing changes only `e_flags` (processor and feature bits) and the metadata's
-//! `amdhsa.target` string, in place: every other byte stays. A generic destination
+//! `amdhsa.target` string, in place: every other byte stays; unless waits are inserted, which
+//! the rewrite engine lays out (the code after them moves, branches are re-aimed) before the
+//! checks run again on its output. A generic destination
 //! (`gfx10-3-generic`) takes the checks of every member of its family and of the generic
 //! processor itself, and is written as code object v6: `EI_ABIVERSION` 4, the generic version
 //! in `e_flags`, `__oclc_ABI_version` 600, and the longer target string, for which the
@@ -33,6 +37,9 @@
 //! ([`crate::container::write::write_input_adding`]).
 
 pub mod hazards;
+pub mod mitigate;
+
+use std::cell::OnceCell;
 
 use serde::Serialize;
 
@@ -107,6 +114,12 @@ pub struct Verdict {
     /// The target id written (`gfx1032`, `gfx902:xnack-`), when retargeted.
     pub target: Option<String>,
     pub blockers: Vec<Blocker>,
+    /// The waits the destination needs and the write inserts ([`mitigate`]), in address order.
+    pub inserted: Vec<mitigate::Insertion>,
+    /// The object with those waits inserted, laid out and proven again ([`check`]): what
+    /// [`write`] writes for the destination.
+    #[serde(skip)]
+    pub mitigated: Option<std::sync::Arc<Vec<u8>>>,
 }
 
 impl Verdict {
@@ -123,39 +136,98 @@ const GENERIC_VERSION: u8 = 1;
 ///
 /// A generic destination takes the checks of every member of its family (each blocker names
 /// the member it is for) and of the generic processor itself.
+///
+/// Where the destination needs waits ([`mitigate`]), they are inserted here, by the rewrite
+/// engine, and the output is checked again: it must retarget with no wait left to insert. So
+/// a verdict that retargets is one the write keeps, and a wait that cannot be placed is a
+/// blocker, not an error of the write.
 pub fn check(object: &CodeObject<'_>, dest: &'static Processor) -> anyhow::Result<Verdict> {
-    if !dest.is_generic() {
-        return check_one(object, dest);
+    let mut verdict = check_unmitigated(object, dest, Depth::Every, &OnceCell::new())?;
+    if !verdict.retargets() || verdict.inserted.is_empty() {
+        return Ok(verdict);
     }
-    let mut verdict = check_one(object, dest)?;
-    if verdict.retargets() || verdict.blockers.iter().any(|b| b.address.is_some()) {
-        let members = FAMILIES.iter().find(|(g, _)| *g == dest.name).map_or(&[][..], |(_, m)| *m);
-        for member in members.iter().filter(|m| **m != object.target.processor.name).filter_map(|m| Processor::by_name(m)) {
-            for b in check_one(object, member)?.blockers {
-                if !verdict.blockers.contains(&b) {
-                    verdict.blockers.push(b);
-                }
+    let n = verdict.inserted.len();
+    let block = |verdict: &mut Verdict, why: String| {
+        verdict.blockers.push(Blocker { address: None, what: format!("{n} wait(s) for {}", mitigate::HAZARD), why });
+        verdict.target = None;
+        verdict.inserted.clear();
+    };
+    match mitigate::apply(object) {
+        Err(e) => block(&mut verdict, format!("cannot be placed: {e:#}")),
+        Ok(bytes) => {
+            let again = check_unmitigated(&CodeObject::parse(&bytes)?, dest, Depth::Every, &OnceCell::new())?;
+            let left: Vec<String> = again
+                .blockers
+                .iter()
+                .map(|b| b.address.map_or_else(|| format!("{}: {}", b.what, b.why), |a| format!("{a:#x}: {}: {}", b.what, b.why)))
+                .chain(again.inserted.iter().map(|i| format!("{:#x} (output): `{}` still reads what {:#x} wrote too soon", i.before, i.reader, i.writer)))
+                .collect();
+            if left.is_empty() {
+                verdict.mitigated = Some(std::sync::Arc::new(bytes));
+            } else {
+                block(&mut verdict, format!("inserted, the output does not retarget: {}", left.join("; ")));
             }
         }
-    }
-    if !verdict.retargets() {
-        verdict.target = None;
     }
     Ok(verdict)
 }
 
+/// [`check`] without placing the waits: which are needed, and what else blocks.
+fn check_unmitigated<'a>(object: &CodeObject<'a>, dest: &'static Processor, depth: Depth, text: &OnceCell<SourceText<'a>>) -> anyhow::Result<Verdict> {
+    if !dest.is_generic() {
+        return check_one(object, dest, depth, text);
+    }
+    let mut verdict = check_one(object, dest, depth, text)?;
+    if verdict.retargets() || verdict.blockers.iter().any(|b| b.address.is_some()) {
+        let members = FAMILIES.iter().find(|(g, _)| *g == dest.name).map_or(&[][..], |(_, m)| *m);
+        for member in members.iter().filter(|m| **m != object.target.processor.name).filter_map(|m| Processor::by_name(m)) {
+            let theirs = check_one(object, member, depth, text)?;
+            for b in theirs.blockers {
+                if !verdict.blockers.contains(&b) {
+                    verdict.blockers.push(b);
+                }
+            }
+            // The generic object runs on every member: it takes the waits any of them needs.
+            for i in theirs.inserted {
+                if !verdict.inserted.contains(&i) {
+                    verdict.inserted.push(i);
+                }
+            }
+        }
+        verdict.inserted.sort_by_key(|i| i.before);
+    }
+    if !verdict.retargets() {
+        verdict.target = None;
+        verdict.inserted.clear();
+    }
+    Ok(verdict)
+}
+
+/// How far a check goes once it knows the answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Depth {
+    /// Every blocker: a report, a refusal with each place.
+    Every,
+    /// Up to the first blocker of the instructions: a survey (`gfxpatch info` shows the
+    /// first). The verdict (retargets or not) and the first blocker are `Every`'s.
+    FirstBlocker,
+}
+
 /// The checks for one processor (a member, or a generic processor's own instruction set).
-fn check_one(object: &CodeObject<'_>, dest: &'static Processor) -> anyhow::Result<Verdict> {
+fn check_one<'a>(object: &CodeObject<'a>, dest: &'static Processor, depth: Depth, text: &OnceCell<SourceText<'a>>) -> anyhow::Result<Verdict> {
     let source = object.target.processor;
     let mut blockers: Vec<Blocker> = Vec::new();
     let block = |blockers: &mut Vec<Blocker>, address: Option<u64>, what: String, why: String| blockers.push(Blocker { address, what, why });
-    let mut verdict = Verdict { destination: dest.name, target: None, blockers: Vec::new() };
+    let mut verdict = Verdict { destination: dest.name, target: None, blockers: Vec::new(), inserted: Vec::new(), mitigated: None };
     if dest.is_generic() && object.version != CodeObjectVersion::V5 {
         // v4 lays out the hidden kernel arguments differently; v6 is v5's layout.
         block(&mut blockers, None, object.version.to_string(), format!("{} needs code object v6, written from v5 only (v4 lays out the hidden kernel arguments differently)", dest.name));
     }
     if source.is_generic() || family(source).is_none() || family(source) != family(dest) {
         block(&mut blockers, None, source.name.into(), format!("{} is not in {}'s generic family", dest.name, source.name));
+    }
+    if let Some(why) = beyond_the_oracle(dest) {
+        block(&mut blockers, None, dest.name.into(), why);
     }
     if object.os_abi != crate::container::elf::OsAbi::Hsa {
         // Graphics objects carry their resources in registers and PAL metadata, not in a
@@ -180,48 +252,61 @@ fn check_one(object: &CodeObject<'_>, dest: &'static Processor) -> anyhow::Resul
     let dest_target = Target::from_target_id(&dest_id, source_target.wave64)?;
     let hazards = hazards::new_on(source, dest);
 
-    // Every instruction of .text, as llvm-objdump walks it.
-    // The memoised decoders, which read in place (`encode::Builder::decode` copies the rest of
-    // the section per instruction: quadratic over a whole .text).
-    let src_decoder = Decoder::new(source_target);
+    // Every instruction of .text, as llvm-objdump walks it, decoded for the source once for
+    // every destination.
+    if text.get().is_none() {
+        let _ = text.set(SourceText::decode(object, source_target)?);
+    }
+    let code = text.get().expect("set above");
     let dest_decoder = Decoder::new(dest_target);
     let mut hazard_hits = hazards::Scan::new(&hazards, dest_target);
     let same_tables = predicates::llvm_version(source) == predicates::llvm_version(dest) && source.generation == dest.generation;
-    for section in object.sections.iter().filter(|s| s.name == ".text") {
-        let bytes = object
-            .data
-            .get(section.offset as usize..(section.offset + section.size) as usize)
-            .ok_or_else(|| anyhow::anyhow!(".text at {:#x} ({} bytes) lies past the end of the file", section.offset, section.size))?;
-        let mut at = 0usize;
-        while at < bytes.len() {
-            let here = &bytes[at..];
-            let inst = src_decoder.decode(here);
+    // Processors with exactly the same candidates decode every word alike (gfx1030 and
+    // gfx1031, gfx900 and gfx902): nothing to compare, only the hazards and DPP to look at.
+    let alike = same_tables && code.decoder.decodes_alike(&dest_decoder);
+    let mut stopped = false;
+    'text: for section in &code.sections {
+        for &(at, ref inst) in &section.insts {
+            if depth == Depth::FirstBlocker && !blockers.is_empty() {
+                stopped = true;
+                break 'text;
+            }
+            let here = &section.bytes[at..];
             let len = inst.len().max(4);
             let address = section.address + at as u64;
-            let theirs = dest_decoder.decode(here);
-            // The same record of the same tables prints the same on both (one generation, one
-            // wave size): compare texts only where the records differ.
-            let same_record = same_tables && !inst.is_raw() && inst.encoding_index() == theirs.encoding_index() && theirs.len() == inst.len();
-            let text = || print::print(&inst, &source_target, address);
-            let differs = !same_record && (theirs.len().max(4) != len || print::print(&theirs, &dest_target, address) != text());
-            if differs {
-                let their_text = print::print(&theirs, &dest_target, address);
-                let why = if theirs.is_raw() {
-                    format!("does not exist on {}", dest.name)
-                } else {
-                    format!("decodes on {} as `{their_text}`", dest.name)
-                };
+            let text = || print::print(inst, &source_target, address);
+            let difference = if alike {
+                None
+            } else {
+                let theirs = dest_decoder.decode(here);
+                // The same record of the same tables prints the same on both (one generation,
+                // one wave size): compare texts only where the records differ.
+                let same_record = same_tables && !inst.is_raw() && inst.encoding_index() == theirs.encoding_index() && theirs.len() == inst.len();
+                let their_text = || print::print(&theirs, &dest_target, address);
+                let differs = !same_record && (theirs.len().max(4) != len || their_text() != text());
+                differs.then(|| if theirs.is_raw() { format!("does not exist on {}", dest.name) } else { format!("decodes on {} as `{}`", dest.name, their_text()) })
+            };
+            if let Some(why) = difference {
                 block(&mut blockers, Some(address), text(), why);
             } else {
-                if !has_dpp_src1_sgpr(dest) && is_dpp_with_sgpr_src1(&inst, &source_target) {
+                if !has_dpp_src1_sgpr(dest) && is_dpp_with_sgpr_src1(inst, &source_target) {
                     block(&mut blockers, Some(address), text(), format!("{} takes no SGPR as src1 of a DPP instruction", dest.name));
                 }
-                hazard_hits.see(&inst, address, &text);
+                hazard_hits.see(inst, address, &text);
             }
-            at += len;
         }
     }
-    for (hazard, hit) in hazard_hits.finish(object) {
+    // A survey that has its first blocker needs no hazard's (they come after it).
+    let hazard_hits = if stopped { Vec::new() } else { hazard_hits.finish(object) };
+    for (hazard, hit) in hazard_hits {
+        if hazard.is_mitigated() {
+            // Where the code can trip it, the wait LLVM inserts; refused only where none fits.
+            match mitigate::insertions(object)? {
+                Ok(inserted) => verdict.inserted = inserted,
+                Err(places) => blockers.extend(places.into_iter().map(|b| Blocker { why: format!("{} needs {}: {}", dest.name, hazard.name, b.why), ..b })),
+            }
+            continue;
+        }
         block(&mut blockers, hit.address, hit.what, format!("{} needs {} ({}), which gfxpatch does not mitigate", dest.name, hazard.name, hazard.what));
     }
     for kernel in &object.kernels {
@@ -231,11 +316,70 @@ fn check_one(object: &CodeObject<'_>, dest: &'static Processor) -> anyhow::Resul
         }
     }
     verdict.target = blockers.is_empty().then(|| dest_id.to_string());
+    if !blockers.is_empty() {
+        verdict.inserted.clear();
+    }
     // What holds for the whole object (a hazard without a model, a kernel's LDS) first: it is
     // the decisive reason, whatever the instructions.
     blockers.sort_by_key(|b| b.address.is_some());
     verdict.blockers = blockers;
     Ok(verdict)
+}
+
+/// Why LLVM 19, the oracle, cannot show code the same on `p`, if it cannot.
+///
+/// LLVM 19 knows neither gfx950 nor gfx9-4-generic. Our gfx950 decoder follows LLVM 22
+/// (`predicates::llvm_version`), which also prints differently (`s_addc_u32 s3, s3,
+/// lit(0xffffffff)` where LLVM 19 prints gfx942's `-1`), and no processor LLVM 19 knows has
+/// gfx950's instruction set: nothing equal to `llvm-objdump-19 -d` can be shown, so gfx950, and
+/// gfx9-4-generic (which must run on gfx950), are refused whatever the code. (GFX950's own wait
+/// states, in later LLVM's `GCNHazardRecognizer`, are not modelled either.) gfx1153, which
+/// LLVM 19 does not know either, has gfx1152's instruction set in LLVM 22 but for a feature no
+/// instruction reads, so `--mcpu=gfx1152` stands in for it; gfx9-4-generic alone would be
+/// gfx942 without the FP8 conversions.
+pub fn beyond_the_oracle(p: &Processor) -> Option<String> {
+    (predicates::llvm_version(p) > 19).then(|| {
+        format!("LLVM 19, the oracle, does not know {}: no disassembly can show the code the same there (and its wait states are not modelled)", p.name)
+    })
+}
+
+/// A code object's `.text` decoded for its own processor, linearly as llvm-objdump walks it:
+/// made once and shared by the destinations checked against the object (a survey checks up
+/// to seven).
+struct SourceText<'a> {
+    decoder: Decoder,
+    sections: Vec<TextSection<'a>>,
+}
+
+struct TextSection<'a> {
+    address: u64,
+    bytes: &'a [u8],
+    /// Each instruction with its offset into `bytes`.
+    insts: Vec<(usize, crate::isa::Inst)>,
+}
+
+impl<'a> SourceText<'a> {
+    fn decode(object: &CodeObject<'a>, target: Target) -> anyhow::Result<SourceText<'a>> {
+        // The memoised decoder, which reads in place (`encode::Builder::decode` copies the
+        // rest of the section per instruction: quadratic over a whole .text).
+        let decoder = Decoder::new(target);
+        let mut sections = Vec::new();
+        for section in object.sections.iter().filter(|s| s.name == ".text") {
+            let bytes = object
+                .data
+                .get(section.offset as usize..(section.offset + section.size) as usize)
+                .ok_or_else(|| anyhow::anyhow!(".text at {:#x} ({} bytes) lies past the end of the file", section.offset, section.size))?;
+            let mut insts = Vec::with_capacity(bytes.len() / 6);
+            let mut at = 0usize;
+            while at < bytes.len() {
+                let inst = decoder.decode(&bytes[at..]);
+                insts.push((at, inst));
+                at += inst.len().max(4);
+            }
+            sections.push(TextSection { address: section.address, bytes, insts });
+        }
+        Ok(SourceText { decoder, sections })
+    }
 }
 
 /// The target id for `dest` with the source's feature settings, or why they do not carry over.
@@ -276,6 +420,16 @@ const EI_ABIVERSION: usize = 8;
 pub fn write(object: &CodeObject<'_>, verdict: &Verdict) -> anyhow::Result<Vec<u8>> {
     let target = verdict.target.as_deref().ok_or_else(|| anyhow::anyhow!("{} is not a destination of this code object", verdict.destination))?;
     let dest = Processor::by_name(verdict.destination).expect("a known processor");
+    let mitigated;
+    let object = match (&verdict.mitigated, verdict.inserted.is_empty()) {
+        // The waits, inserted and proven by `check`: the header and metadata are its to change.
+        (Some(bytes), false) => {
+            mitigated = CodeObject::parse(bytes)?;
+            &mitigated
+        }
+        (None, true) => object,
+        _ => anyhow::bail!("a verdict for {} with waits to insert but no output that has them (made by `check`?)", dest.name),
+    };
     let id = destination_id(&object.target, dest).map_err(|e| anyhow::anyhow!(e))?;
     let mut out = object.data.to_vec();
     let xnack = match id.xnack {
@@ -299,10 +453,10 @@ pub fn write(object: &CodeObject<'_>, verdict: &Verdict) -> anyhow::Result<Vec<u
         // The device libraries' `__oclc_ABI_version` reads 600 in a v6 object, as clang-19
         // writes it; v5 and v6 share every layout it selects (the libraries test `< 500`).
         for sym in object.symbols.iter().filter(|s| s.name == "__oclc_ABI_version" && s.size == 4) {
-            if let Some(at) = object.file_offset(usize::from(sym.section_index), sym.value, 4).map(|a| a as usize) {
-                if out[at..at + 4] == 500u32.to_le_bytes() {
-                    out[at..at + 4].copy_from_slice(&600u32.to_le_bytes());
-                }
+            if let Some(at) = object.file_offset(usize::from(sym.section_index), sym.value, 4).map(|a| a as usize)
+                && out[at..at + 4] == 500u32.to_le_bytes()
+            {
+                out[at..at + 4].copy_from_slice(&600u32.to_le_bytes());
             }
         }
     }
@@ -348,12 +502,17 @@ fn write_longer_target(object: &CodeObject<'_>, bytes: &[u8], metadata: &crate::
 /// Every processor a code object could be retargeted to, with its verdict: the other members
 /// of its family, then the generic processor when every member takes the code (its verdict
 /// is then the generic processor's own checks: the members' are already done).
+///
+/// For a survey (`gfxpatch info`): where waits are needed, the verdict lists them but they
+/// are not placed (a rewrite per object and destination); `check` places them.
 pub fn candidates(object: &CodeObject<'_>) -> anyhow::Result<Vec<Verdict>> {
-    let mut verdicts: Vec<Verdict> = siblings(object.target.processor).into_iter().map(|p| check(object, p)).collect::<anyhow::Result<_>>()?;
-    if !verdicts.is_empty() && verdicts.iter().all(Verdict::retargets) {
-        if let Some(generic) = family(object.target.processor).and_then(Processor::by_name) {
-            verdicts.push(check_one(object, generic)?);
-        }
+    let text = OnceCell::new();
+    let mut verdicts: Vec<Verdict> = siblings(object.target.processor).into_iter().map(|p| check_unmitigated(object, p, Depth::FirstBlocker, &text)).collect::<anyhow::Result<_>>()?;
+    if !verdicts.is_empty()
+        && verdicts.iter().all(Verdict::retargets)
+        && let Some(generic) = family(object.target.processor).and_then(Processor::by_name)
+    {
+        verdicts.push(check_one(object, generic, Depth::FirstBlocker, &text)?);
     }
     Ok(verdicts)
 }

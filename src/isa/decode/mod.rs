@@ -314,6 +314,14 @@ impl Decoder {
         &self.target
     }
 
+    /// Whether `other` decodes every byte string as this decoder does: both of one decode
+    /// group (`group`), of one class in it (exactly the same candidates) and with one length
+    /// limit, so that their decodes are one (the group's shared memos rest on the same fact).
+    /// gfx1031's decoder is gfx1030's in all but name; gfx906's is not gfx900's (`v_fmac_f32`).
+    pub fn decodes_alike(&self, other: &Decoder) -> bool {
+        Arc::ptr_eq(&self.dispatch, &other.dispatch) && self.class_bit == other.class_bit && self.max_bytes == other.max_bytes
+    }
+
     /// Decodes the instruction at the start of `bytes`. Never fails: an undecodable or
     /// truncated word becomes a raw 4-byte instruction (a trailing fragment under 4 bytes is
     /// zero-padded; callers stop at the end of their range).
