@@ -54,6 +54,10 @@ pub const TEXTS: &[(&str, &str)] = &[
     // half), and `D0[31 : 16].f16 = ...` through a temporary holding D0's low half.
     ("V_FMA_MIXLO_F16", "D0.f16 = f32_to_f16(fma(S0.f32, S1.f32, S2.f32))"),
     ("V_FMA_MIXHI_F16", "tmp = D0.b32;\ntmp[31 : 16].f16 = f32_to_f16(fma(S0.f32, S1.f32, S2.f32));\nD0.b32 = tmp.b32"),
+    // AMD's text (RDNA3.5 ISA guide, VOP2/VOP3; CDNA's V_CVT_PKRTZ_F16_F32) but for its
+    // untyped `D0 = tmp.b32`, which the subset reads only with a type.
+    ("V_CVT_PK_RTZ_F16_F32", CVT_PK_RTZ),
+    ("V_CVT_PKRTZ_F16_F32", CVT_PK_RTZ),
     ("S_MOV_B32", "D0.b32 = S0.b32"),
     // GFX940's 64-bit VALU move (CDNA3 ISA guide, VOP1).
     ("V_MOV_B64", "D0.b64 = S0.b64"),
@@ -159,6 +163,8 @@ pub const TEXTS: &[(&str, &str)] = &[
     ("S_CMPK_LT_I32", "SCC = S0.i32 < 32'I(signext(S1.i16))"),
     ("S_CMPK_LE_I32", "SCC = S0.i32 <= 32'I(signext(S1.i16))"),
 ];
+
+const CVT_PK_RTZ: &str = "prev_mode = ROUND_MODE;\nROUND_MODE = ROUND_TOWARD_ZERO;\ntmp[15 : 0].f16 = f32_to_f16(S0.f32);\ntmp[31 : 16].f16 = f32_to_f16(S1.f32);\nD0.b32 = tmp.b32;\nROUND_MODE = prev_mode";
 
 /// The transcribed text of AMD instruction `name`, if any.
 pub fn text(name: &str) -> Option<&'static str> {
