@@ -71,7 +71,7 @@ const FLOAT_CASES: &[Case] = &[
     Case { kernel: "f32_convert", grid: 256, block: 64, args: &[Spec::Zeros(2048), Spec::Zeros(6144), Spec::Random(1024)] },
     Case { kernel: "f64_arith", grid: 128, block: 64, args: &[Spec::Zeros(4096), Spec::Random(512), Spec::Random(512)] },
     Case { kernel: "f16_arith", grid: 128, block: 64, args: &[Spec::Zeros(256), Spec::Zeros(256), Spec::Random(512)] },
-    Case { kernel: "f16_mix", grid: 256, block: 64, args: &[Spec::Zeros(3072), Spec::Zeros(1024), Spec::Random(1024), Spec::Random(1024)] },
+    Case { kernel: "f16_mix", grid: 256, block: 64, args: &[Spec::Zeros(3072), Spec::Zeros(2048), Spec::Random(1024), Spec::Random(1024)] },
     Case { kernel: "f16_pack_rtz", grid: 256, block: 64, args: &[Spec::Zeros(1024), Spec::Random(1024), Spec::Random(1024)] },
     Case { kernel: "f32_lds_sum", grid: 256, block: 64, args: &[Spec::Zeros(16), Spec::Random(1024)] },
     Case { kernel: "f32_exp_log", grid: 256, block: 64, args: &[Spec::Zeros(2048), Spec::Random(1024)] },

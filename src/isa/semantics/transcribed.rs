@@ -58,6 +58,9 @@ pub const TEXTS: &[(&str, &str)] = &[
     // untyped `D0 = tmp.b32`, which the subset reads only with a type.
     ("V_CVT_PK_RTZ_F16_F32", CVT_PK_RTZ),
     ("V_CVT_PKRTZ_F16_F32", CVT_PK_RTZ),
+    // GFX9's half pack (CDNA3 ISA guide, VOP3: `D0[31 : 16].f16 = S1.f16; D0[15 : 0].f16 =
+    // S0.f16`), the halves gathered in a temporary.
+    ("V_PACK_B32_F16", "tmp[15 : 0].f16 = S0.f16;\ntmp[31 : 16].f16 = S1.f16;\nD0.b32 = tmp.b32"),
     ("S_MOV_B32", "D0.b32 = S0.b32"),
     // GFX940's 64-bit VALU move (CDNA3 ISA guide, VOP1).
     ("V_MOV_B64", "D0.b64 = S0.b64"),
