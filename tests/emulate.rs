@@ -333,9 +333,18 @@ fn encode(mcpu: &str, text: &str) -> Vec<u8> {
 
 #[test]
 fn an_unimplemented_instruction_stops_the_run_naming_it() {
-    // A float op whose text calls a function the evaluator does not model (`sin`) and a
-    // hardware register other than MODE.
-    for (target, text, name) in [("gfx1100", "v_sin_f32 v0, v1", "v_sin_f32"), ("gfx90a", "s_getreg_b32 s0, hwreg(HW_REG_HW_ID)", "s_getreg_b32")] {
+    // A float op whose text calls a function the evaluator does not model (`sin`), a
+    // hardware register other than MODE, a DPP lane shuffle (RDNA3 and CDNA3 forms) and GFX9's
+    // unfused mixed-precision multiply-add (no text).
+    let dpp = "v_mov_b32_dpp v0, v1 quad_perm:[1,0,3,2] row_mask:0xf bank_mask:0xf";
+    let cases = [
+        ("gfx1100", "v_sin_f32 v0, v1", "v_sin_f32"),
+        ("gfx90a", "s_getreg_b32 s0, hwreg(HW_REG_HW_ID)", "s_getreg_b32"),
+        ("gfx1100", dpp, "v_mov_b32_dpp"),
+        ("gfx942", dpp, "v_mov_b32_dpp"),
+        ("gfx900", "v_mad_mix_f32 v0, v1, v2, v3", "v_mad_mix_f32"),
+    ];
+    for (target, text, name) in cases {
         let elf = std::fs::read(fixture(target, "O2")).unwrap();
         let patched = patch_entry(&elf, "int_mix", &encode(target, text));
         let case = &CASES[0];
