@@ -147,10 +147,10 @@ fn listing(file: &Path, target: &str) -> BTreeMap<String, Vec<(u64, String)>> {
     for line in text.lines() {
         if let Some(name) = line.split_once(" <").and_then(|(_, r)| r.strip_suffix(">:")) {
             current = Some(name.to_owned());
-        } else if let (Some(name), Some((inst, at))) = (&current, line.split_once("// ")) {
-            if let Ok(addr) = u64::from_str_radix(at.split(':').next().unwrap().trim(), 16) {
-                out.entry(name.clone()).or_default().push((addr, inst.trim().to_owned()));
-            }
+        } else if let (Some(name), Some((inst, at))) = (&current, line.split_once("// "))
+            && let Ok(addr) = u64::from_str_radix(at.split(':').next().unwrap().trim(), 16)
+        {
+            out.entry(name.clone()).or_default().push((addr, inst.trim().to_owned()));
         }
     }
     out
