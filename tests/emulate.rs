@@ -71,6 +71,8 @@ const FLOAT_CASES: &[Case] = &[
     Case { kernel: "f32_convert", grid: 256, block: 64, args: &[Spec::Zeros(2048), Spec::Zeros(6144), Spec::Random(1024)] },
     Case { kernel: "f64_arith", grid: 128, block: 64, args: &[Spec::Zeros(4096), Spec::Random(512), Spec::Random(512)] },
     Case { kernel: "f16_arith", grid: 128, block: 64, args: &[Spec::Zeros(256), Spec::Zeros(256), Spec::Random(512)] },
+    Case { kernel: "f16_mix", grid: 256, block: 64, args: &[Spec::Zeros(3072), Spec::Zeros(2048), Spec::Random(1024), Spec::Random(1024)] },
+    Case { kernel: "f16_pack_rtz", grid: 256, block: 64, args: &[Spec::Zeros(1024), Spec::Random(1024), Spec::Random(1024)] },
     Case { kernel: "f32_lds_sum", grid: 256, block: 64, args: &[Spec::Zeros(16), Spec::Random(1024)] },
     Case { kernel: "f32_exp_log", grid: 256, block: 64, args: &[Spec::Zeros(2048), Spec::Random(1024)] },
 ];
@@ -255,43 +257,50 @@ fn cli_args(case: &Case) -> Vec<String> {
         .collect()
 }
 
-/// The rewriting passes must not change what a kernel computes: every reference kernel the
-/// rewrite changed, rewritten by `insert-nops` and by `peephole`, runs the same as the
-/// original through `gfxpatch check`. A kernel the rewrite left as it was proves nothing and is
-/// not checked; `insert-nops` changes every one (asserted). The peephole finds nothing to fuse
-/// in this compiler output today; its own fixtures are checked in tests/emulate_peephole.rs.
+/// The rewriting passes must not change what a kernel computes: every reference kernel (both
+/// sources) the rewrite changed, rewritten by `insert-nops` and by `peephole`, runs the same as
+/// the original through `gfxpatch check`. A kernel the rewrite left as it was proves nothing
+/// and is not checked; `insert-nops` changes every one (asserted). The peephole finds nothing
+/// to fuse in this compiler output today; its own fixtures are checked in
+/// tests/emulate_peephole.rs, every other fixture kernel in tests/emulate_fixtures.rs.
 #[test]
 fn rewrites_run_the_same_as_the_original() {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let mut checked = 0;
     for target in ["gfx1100", "gfx90a", "gfx942"] {
-        let original = fixture(target, "O2");
-        let elf = std::fs::read(&original).unwrap();
-        let co = gfxpatch::container::CodeObject::parse(&elf).unwrap();
-        for pass in ["insert-nops", "peephole"] {
-            let rewritten = dir.join(format!("emu_int.{target}.{pass}.co"));
-            let out = common::gfxpatch(&["rewrite", original.to_str().unwrap(), "--passes", pass, "-o", rewritten.to_str().unwrap()]);
-            assert!(out.status.success(), "rewrite {pass}: {}", String::from_utf8_lossy(&out.stderr));
-            let new_elf = std::fs::read(&rewritten).unwrap();
-            let new_co = gfxpatch::container::CodeObject::parse(&new_elf).unwrap();
-            for case in CASES {
-                let code = |co: &gfxpatch::container::CodeObject<'_>| {
-                    let k = co.kernels.iter().find(|k| k.name == case.kernel).unwrap();
-                    let at = k.entry_offset.unwrap() as usize;
-                    co.data[at..at + k.code_size as usize].to_vec()
-                };
-                if code(&co) == code(&new_co) {
-                    assert_ne!(pass, "insert-nops", "{target}: insert-nops left {} unchanged", case.kernel);
-                    continue;
+        for (stem, cases) in SOURCES {
+            let original = fixture_of(stem, target, "O2");
+            let elf = std::fs::read(&original).unwrap();
+            let co = gfxpatch::container::CodeObject::parse(&elf).unwrap();
+            for pass in ["insert-nops", "peephole"] {
+                let rewritten = dir.join(format!("{stem}.{target}.{pass}.co"));
+                let out = common::gfxpatch(&["rewrite", original.to_str().unwrap(), "--passes", pass, "-o", rewritten.to_str().unwrap()]);
+                assert!(out.status.success(), "rewrite {pass}: {}", String::from_utf8_lossy(&out.stderr));
+                let new_elf = std::fs::read(&rewritten).unwrap();
+                let new_co = gfxpatch::container::CodeObject::parse(&new_elf).unwrap();
+                for case in cases {
+                    let code = |co: &gfxpatch::container::CodeObject<'_>| {
+                        let k = co.kernels.iter().find(|k| k.name == case.kernel).unwrap();
+                        let at = k.entry_offset.unwrap() as usize;
+                        co.data[at..at + k.code_size as usize].to_vec()
+                    };
+                    if code(&co) == code(&new_co) {
+                        assert_ne!(pass, "insert-nops", "{target}: insert-nops left {} unchanged", case.kernel);
+                        continue;
+                    }
+                    let (grid, block) = (case.grid.to_string(), case.block.to_string());
+                    let mut args = vec!["check", original.to_str().unwrap(), rewritten.to_str().unwrap(), "--kernel", case.kernel, "--grid", &grid, "--block", &block, "--seeds", "2"];
+                    let specs = cli_args(case);
+                    args.extend(specs.iter().map(String::as_str));
+                    let out = common::gfxpatch(&args);
+                    assert_eq!(out.status.code(), Some(0), "{target} {pass} {}: {}{}", case.kernel, String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+                    checked += 1;
                 }
-                let (grid, block) = (case.grid.to_string(), case.block.to_string());
-                let mut args = vec!["check", original.to_str().unwrap(), rewritten.to_str().unwrap(), "--kernel", case.kernel, "--grid", &grid, "--block", &block, "--seeds", "2"];
-                let specs = cli_args(case);
-                args.extend(specs.iter().map(String::as_str));
-                let out = common::gfxpatch(&args);
-                assert_eq!(out.status.code(), Some(0), "{target} {pass} {}: {}{}", case.kernel, String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
             }
         }
     }
+    // insert-nops changed all 13 kernels on each of the three targets.
+    assert!(checked >= 3 * (CASES.len() + FLOAT_CASES.len()), "{checked}");
 }
 
 /// Patches the first instruction of `kernel` in `elf` with `bytes`.
@@ -324,9 +333,18 @@ fn encode(mcpu: &str, text: &str) -> Vec<u8> {
 
 #[test]
 fn an_unimplemented_instruction_stops_the_run_naming_it() {
-    // A float op whose text calls a function the evaluator does not model (`sin`) and a
-    // hardware register other than MODE.
-    for (target, text, name) in [("gfx1100", "v_sin_f32 v0, v1", "v_sin_f32"), ("gfx90a", "s_getreg_b32 s0, hwreg(HW_REG_HW_ID)", "s_getreg_b32")] {
+    // A float op whose text calls a function the evaluator does not model (`sin`), a
+    // hardware register other than MODE, a DPP lane shuffle (RDNA3 and CDNA3 forms) and GFX9's
+    // unfused mixed-precision multiply-add (no text).
+    let dpp = "v_mov_b32_dpp v0, v1 quad_perm:[1,0,3,2] row_mask:0xf bank_mask:0xf";
+    let cases = [
+        ("gfx1100", "v_sin_f32 v0, v1", "v_sin_f32"),
+        ("gfx90a", "s_getreg_b32 s0, hwreg(HW_REG_HW_ID)", "s_getreg_b32"),
+        ("gfx1100", dpp, "v_mov_b32_dpp"),
+        ("gfx942", dpp, "v_mov_b32_dpp"),
+        ("gfx900", "v_mad_mix_f32 v0, v1, v2, v3", "v_mad_mix_f32"),
+    ];
+    for (target, text, name) in cases {
         let elf = std::fs::read(fixture(target, "O2")).unwrap();
         let patched = patch_entry(&elf, "int_mix", &encode(target, text));
         let case = &CASES[0];
@@ -338,36 +356,49 @@ fn an_unimplemented_instruction_stops_the_run_naming_it() {
     }
 }
 
+/// `gfxpatch check` on a mutant (one opcode flipped in a copy): exit 1 naming the first
+/// differing element; on the original against itself: exit 0. An integer and a float kernel on
+/// each of gfx1100, gfx90a and gfx942 (every other fixture kernel's mutants:
+/// tests/emulate_fixtures.rs).
 #[test]
 fn check_catches_a_mutant_and_passes_the_original() {
-    for (target, from, to) in [("gfx1100", "v_xor_b32_e32", "v_or_b32_e32"), ("gfx90a", "v_xor_b32_e32", "v_or_b32_e32")] {
-        let path = fixture(target, "O2");
-        let listing = common::llvm_tool("llvm-objdump-19", &["-d", &format!("--mcpu={target}"), path.to_str().unwrap()]);
-        // The first `from` instruction of int_mix: its text and its file offset.
-        let body = listing.split("<int_mix>:").nth(1).unwrap().split("\n\n").next().unwrap();
-        let line = body.lines().find(|l| l.trim_start().starts_with(from)).unwrap_or_else(|| panic!("no {from} in int_mix:\n{body}"));
-        let text = line.trim().split("//").next().unwrap().trim();
-        let addr = u64::from_str_radix(line.split("// ").nth(1).unwrap().split(':').next().unwrap().trim(), 16).unwrap();
-        let original = encode(target, text);
-        let mutant_bytes = encode(target, &text.replacen(from, to, 1));
-        assert_eq!(original.len(), mutant_bytes.len());
-        let elf = std::fs::read(&path).unwrap();
-        let co = gfxpatch::container::CodeObject::parse(&elf).unwrap();
-        let sec = co.section_containing(addr).unwrap();
-        let at = (sec.offset + addr - sec.address) as usize;
-        assert_eq!(&elf[at..at + original.len()], original.as_slice(), "{text} at {addr:#x}");
-        let mut mutant = elf.clone();
-        mutant[at..at + original.len()].copy_from_slice(&mutant_bytes);
-        let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
-        let mpath = dir.join(format!("emu_int.{target}.mutant.co"));
-        std::fs::write(&mpath, &mutant).unwrap();
-        let run = |b: &Path| common::gfxpatch(&["check", path.to_str().unwrap(), b.to_str().unwrap(), "--kernel", "int_mix", "--grid", "200", "--block", "64", "--seeds", "2", "u32[200]=0", "u32[200]", "u32[200]", "u32=200"]);
-        let same = run(&path);
-        assert_eq!(same.status.code(), Some(0), "{}{}", String::from_utf8_lossy(&same.stdout), String::from_utf8_lossy(&same.stderr));
-        let diff = run(&mpath);
-        let out = String::from_utf8_lossy(&diff.stdout);
-        assert_eq!(diff.status.code(), Some(1), "{out}{}", String::from_utf8_lossy(&diff.stderr));
-        assert!(out.contains("different: arg0 (u32) index "), "{out}");
+    let mutants = [("emu_int", &CASES[0], "v_xor_b32_e32", "v_or_b32_e32"), ("emu_float", &FLOAT_CASES[0], "v_sub_f32_e32", "v_add_f32_e32")];
+    for target in ["gfx1100", "gfx90a", "gfx942"] {
+        for (stem, case, from, to) in mutants {
+            let path = fixture_of(stem, target, "O2");
+            let listing = common::llvm_tool("llvm-objdump-19", &["-d", &format!("--mcpu={target}"), path.to_str().unwrap()]);
+            // The first `from` instruction of the kernel: its text and its file offset.
+            let body = listing.split(&format!("<{}>:", case.kernel)).nth(1).unwrap().split("\n\n").next().unwrap();
+            let line = body.lines().find(|l| l.trim_start().starts_with(from)).unwrap_or_else(|| panic!("no {from} in {}:\n{body}", case.kernel));
+            let text = line.trim().split("//").next().unwrap().trim();
+            let addr = u64::from_str_radix(line.split("// ").nth(1).unwrap().split(':').next().unwrap().trim(), 16).unwrap();
+            let original = encode(target, text);
+            let mutant_bytes = encode(target, &text.replacen(from, to, 1));
+            assert_eq!(original.len(), mutant_bytes.len());
+            let elf = std::fs::read(&path).unwrap();
+            let co = gfxpatch::container::CodeObject::parse(&elf).unwrap();
+            let sec = co.section_containing(addr).unwrap();
+            let at = (sec.offset + addr - sec.address) as usize;
+            assert_eq!(&elf[at..at + original.len()], original.as_slice(), "{text} at {addr:#x}");
+            let mut mutant = elf.clone();
+            mutant[at..at + original.len()].copy_from_slice(&mutant_bytes);
+            let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+            let mpath = dir.join(format!("{stem}.{target}.mutant.co"));
+            std::fs::write(&mpath, &mutant).unwrap();
+            let (grid, block) = (case.grid.to_string(), case.block.to_string());
+            let specs = cli_args(case);
+            let run = |b: &Path| {
+                let mut args = vec!["check", path.to_str().unwrap(), b.to_str().unwrap(), "--kernel", case.kernel, "--grid", &grid, "--block", &block, "--seeds", "2"];
+                args.extend(specs.iter().map(String::as_str));
+                common::gfxpatch(&args)
+            };
+            let same = run(&path);
+            assert_eq!(same.status.code(), Some(0), "{}{}", String::from_utf8_lossy(&same.stdout), String::from_utf8_lossy(&same.stderr));
+            let diff = run(&mpath);
+            let out = String::from_utf8_lossy(&diff.stdout);
+            assert_eq!(diff.status.code(), Some(1), "{target} {stem} `{text}` -> {to}: {out}{}", String::from_utf8_lossy(&diff.stderr));
+            assert!(out.contains("different: arg0 (u8) index "), "{out}");
+        }
     }
 }
 

@@ -11,11 +11,17 @@
 //! rewritten kernel is checked and every wrong fusion caught, are tests/emulate_peephole.rs.
 //! Kernels that do not run (an unimplemented instruction, a fault on these made-up inputs) are
 //! listed with the reason when run with `--nocapture`.
+//!
+//! On gfx1100, gfx90a and gfx942 each kernel that runs also gets mutants: one VALU opcode of a
+//! copy flipped (`v_xor_b32` to `v_or_b32`, `v_add_f32` to `v_sub_f32`, ...; the text from
+//! `llvm-objdump-19`, the bytes from `llvm-mc-19`), and the comparison `gfxpatch check` makes
+//! ([`emu::launch::first_difference`]) must tell one of them from the original.
 
 mod common;
 
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::process::{Command, Stdio};
 
 use gfxpatch::container::CodeObject;
 use gfxpatch::emu::{self, Arg, Dispatch, Options};
@@ -24,6 +30,68 @@ use gfxpatch::{pass, rewrite};
 
 const TARGETS: &[&str] = &["gfx900", "gfx90a", "gfx942", "gfx1030", "gfx1100", "gfx1151", "gfx1200", "gfx1201"];
 const PASSES: &[&str] = &["insert-nops", "peephole"];
+/// Where every kernel that runs must also catch a mutant (issue 29: gfx1100, gfx90a, gfx942).
+const MUTATED: &[&str] = &["gfx1100", "gfx90a", "gfx942"];
+/// Opcode flips for mutants: each keeps the encoding (VOP2, or VOP3 for the three-operand
+/// ones) and the length, and changes the value for most inputs.
+const FLIPS: &[(&str, &str)] = &[
+    ("v_xor_b32_e32", "v_or_b32_e32"),
+    ("v_or_b32_e32", "v_xor_b32_e32"),
+    ("v_and_b32_e32", "v_or_b32_e32"),
+    ("v_add_u32_e32", "v_sub_u32_e32"),
+    ("v_sub_u32_e32", "v_add_u32_e32"),
+    ("v_add_nc_u32_e32", "v_sub_nc_u32_e32"),
+    ("v_sub_nc_u32_e32", "v_add_nc_u32_e32"),
+    ("v_lshlrev_b32_e32", "v_lshrrev_b32_e32"),
+    ("v_lshrrev_b32_e32", "v_lshlrev_b32_e32"),
+    ("v_max_i32_e32", "v_min_i32_e32"),
+    ("v_min_i32_e32", "v_max_i32_e32"),
+    ("v_max_u32_e32", "v_min_u32_e32"),
+    ("v_min_u32_e32", "v_max_u32_e32"),
+    ("v_add_f32_e32", "v_sub_f32_e32"),
+    ("v_sub_f32_e32", "v_add_f32_e32"),
+    ("v_mul_f32_e32", "v_add_f32_e32"),
+    ("v_max_f32_e32", "v_min_f32_e32"),
+    ("v_min_f32_e32", "v_max_f32_e32"),
+    ("v_mul_lo_u32", "v_mul_hi_u32"),
+    ("v_mul_hi_u32", "v_mul_lo_u32"),
+    ("v_add_f64", "v_mul_f64"),
+    // VOP3 forms (what -O0 code and GFX9's carry-less adds use).
+    ("v_add_u32_e64", "v_sub_u32_e64"),
+    ("v_sub_u32_e64", "v_add_u32_e64"),
+    ("v_add_nc_u32_e64", "v_sub_nc_u32_e64"),
+    ("v_sub_nc_u32_e64", "v_add_nc_u32_e64"),
+    ("v_xor_b32_e64", "v_or_b32_e64"),
+    ("v_or_b32_e64", "v_xor_b32_e64"),
+    ("v_and_b32_e64", "v_or_b32_e64"),
+    ("v_lshlrev_b32_e64", "v_lshrrev_b32_e64"),
+    ("v_lshrrev_b32_e64", "v_lshlrev_b32_e64"),
+    ("v_lshl_add_u32", "v_lshl_or_b32"),
+    ("v_lshl_or_b32", "v_lshl_add_u32"),
+    ("v_add3_u32", "v_lshl_add_u32"),
+    ("v_or3_b32", "v_and_or_b32"),
+    ("v_mad_u32_u24", "v_mad_i32_i24"),
+];
+/// Compare flips: the condition negated or turned (`v_cmp_lt_i32_e32` to `v_cmp_ge_i32_e32`),
+/// same type, same encoding.
+const CONDITIONS: &[(&str, &str)] = &[("eq", "ne"), ("ne", "eq"), ("lt", "ge"), ("ge", "lt"), ("gt", "le"), ("le", "gt"), ("lg", "eq"), ("neq", "eq"), ("nlt", "lt"), ("nge", "ge"), ("ngt", "gt"), ("nle", "le")];
+
+/// The mnemonic a mutant puts in place of `m`, if any.
+fn flipped(m: &str) -> Option<String> {
+    if let Some((_, to)) = FLIPS.iter().find(|(from, _)| *from == m) {
+        return Some((*to).to_owned());
+    }
+    let rest = m.strip_prefix("v_cmp_")?;
+    let (cond, tail) = rest.split_once('_')?;
+    let (_, to) = CONDITIONS.iter().find(|(from, _)| *from == cond)?;
+    Some(format!("v_cmp_{to}_{tail}"))
+}
+
+/// Flips tried last: in -O0 code the dispatch arithmetic (`v_mul_hi_u32` of the grid's
+/// remainder) rarely changes what a kernel stores.
+const LAST: &[&str] = &["v_mul_hi_u32", "v_mul_lo_u32"];
+/// Mutants tried per kernel (spread over its flippable instructions) until one is caught.
+const TRIES: usize = 6;
 const ITEMS: u32 = 64;
 
 /// Arguments for `kernel` from its metadata, or why there are none.
@@ -60,9 +128,112 @@ fn code<'a>(co: &CodeObject<'a>, kernel: &str) -> &'a [u8] {
 #[derive(Default)]
 struct Tally {
     ran: usize,
+    /// Kernels with a mutant the check caught.
+    caught: usize,
+    /// Kernels none of whose mutants was caught: each mutant and what happened.
+    survived: Vec<String>,
+    /// Kernels without a flippable instruction.
+    unmutated: Vec<String>,
     not_run: BTreeMap<String, Vec<String>>,
     checked: BTreeMap<&'static str, usize>,
     unchanged: BTreeMap<&'static str, Vec<String>>,
+}
+
+/// `llvm-objdump-19 -d` of `file` by symbol: each instruction's address and text.
+fn listing(file: &Path, target: &str) -> BTreeMap<String, Vec<(u64, String)>> {
+    let text = common::llvm_tool("llvm-objdump-19", &["-d", &format!("--mcpu={target}"), file.to_str().unwrap()]);
+    let mut out: BTreeMap<String, Vec<(u64, String)>> = BTreeMap::new();
+    let mut current = None;
+    for line in text.lines() {
+        if let Some(name) = line.split_once(" <").and_then(|(_, r)| r.strip_suffix(">:")) {
+            current = Some(name.to_owned());
+        } else if let (Some(name), Some((inst, at))) = (&current, line.split_once("// "))
+            && let Ok(addr) = u64::from_str_radix(at.split(':').next().unwrap().trim(), 16)
+        {
+            out.entry(name.clone()).or_default().push((addr, inst.trim().to_owned()));
+        }
+    }
+    out
+}
+
+/// The encodings of `lines` (one instruction each), from llvm-mc-19.
+fn encode_all(target: &str, lines: &[String]) -> Vec<Vec<u8>> {
+    let mut child = Command::new("llvm-mc-19")
+        .args(["-triple=amdgcn-amd-amdhsa", &format!("-mcpu={target}"), "-show-encoding"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("llvm-mc-19 is required (scripts/setup.sh installs it)");
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), lines.join("\n").as_bytes()).unwrap();
+    let out = String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap();
+    let encodings: Vec<Vec<u8>> = out
+        .split("encoding: [")
+        .skip(1)
+        .map(|e| e.split(']').next().unwrap().split(',').map(|b| u8::from_str_radix(b.trim().trim_start_matches("0x"), 16).unwrap()).collect())
+        .collect();
+    assert_eq!(encodings.len(), lines.len(), "llvm-mc-19 -mcpu={target} encoded {} of {lines:?}:\n{out}", encodings.len());
+    encodings
+}
+
+/// Mutants of `kernel` (up to [`TRIES`], spread over its flippable instructions) until the
+/// check tells one from the original run; records the outcome in `tally`.
+#[allow(clippy::too_many_arguments)]
+fn mutate(elf: &[u8], name: &str, target: &str, kernel: &str, listed: &[(u64, String)], run: &dyn Fn(&[u8]) -> Result<emu::Outcome, emu::Stop>, original: &emu::Outcome, tally: &mut Tally) {
+    let flippable: Vec<(u64, String, String)> = listed
+        .iter()
+        .filter_map(|(addr, text)| {
+            let mnemonic = text.split_whitespace().next()?;
+            let to = flipped(mnemonic)?;
+            Some((*addr, text.clone(), text.replacen(mnemonic, &to, 1)))
+        })
+        .collect();
+    let who = format!("{name}:{kernel}");
+    if flippable.is_empty() {
+        tally.unmutated.push(who);
+        return;
+    }
+    let mut flippable = flippable;
+    flippable.sort_by_key(|(addr, text, _)| (LAST.iter().any(|m| text.starts_with(m)), *addr));
+    let picked: Vec<&(u64, String, String)> = (0..TRIES.min(flippable.len())).map(|i| &flippable[i * flippable.len() / TRIES.min(flippable.len())]).collect();
+    let lines: Vec<String> = picked.iter().flat_map(|(_, a, b)| [a.clone(), b.clone()]).collect();
+    let encodings = encode_all(target, &lines);
+    let co = CodeObject::parse(elf).unwrap();
+    let mut tried = Vec::new();
+    for (k, (addr, text, mutated)) in picked.iter().enumerate() {
+        let (before, after) = (&encodings[2 * k], &encodings[2 * k + 1]);
+        let sec = co.section_containing(*addr).unwrap();
+        let at = (sec.offset + addr - sec.address) as usize;
+        if elf.get(at..at + before.len()) != Some(before.as_slice()) {
+            // A text that llvm-mc-19 encodes otherwise than the compiler did (an operand form
+            // the printer does not round-trip): not a mutant of this instruction.
+            tried.push(format!("`{text}` at {addr:#x}: llvm-mc-19 encodes it otherwise"));
+            continue;
+        }
+        if before.len() != after.len() {
+            tried.push(format!("`{mutated}`: another length"));
+            continue;
+        }
+        let mut mutant = elf.to_vec();
+        mutant[at..at + after.len()].copy_from_slice(after);
+        match run(&mutant) {
+            Ok(m) => match emu::launch::first_difference(&original.buffers, &m.buffers) {
+                Some(_) => {
+                    tally.caught += 1;
+                    return;
+                }
+                None => tried.push(format!("`{mutated}` at {addr:#x}: the same buffers")),
+            },
+            // The original ran; a mutant that faults, traps, loops or deadlocks is not passed by `gfxpatch
+            // check` either (it exits 2, naming the fault). One that reaches an instruction
+            // the emulator lacks tells nothing.
+            Err(stop) if matches!(stop.kind, emu::StopKind::Fault | emu::StopKind::Halt | emu::StopKind::Limit | emu::StopKind::Deadlock) => {
+                tally.caught += 1;
+                return;
+            }
+            Err(stop) => tried.push(format!("`{mutated}` at {addr:#x}: does not run ({:?})", stop.kind)),
+        }
+    }
+    tally.survived.push(format!("{who}: {}", tried.join("; ")));
 }
 
 fn sweep(file: &Path, decoders: &mut Decoders, tally: &mut Tally, failures: &mut Vec<String>) {
@@ -83,6 +254,8 @@ fn sweep(file: &Path, decoders: &mut Decoders, tally: &mut Tally, failures: &mut
         })
         .collect();
     let options = Options { max_instructions: 200_000, ..Options::default() };
+    let target = name.split('/').next().unwrap();
+    let listed = MUTATED.contains(&target).then(|| listing(file, target));
     for k in &co.kernels {
         let args = match arguments(&co, k.name) {
             Ok(a) => a,
@@ -103,6 +276,10 @@ fn sweep(file: &Path, decoders: &mut Decoders, tally: &mut Tally, failures: &mut
             }
         };
         tally.ran += 1;
+        if let Some(listed) = &listed {
+            let run = |elf: &[u8]| emu::run(elf, k.name, &dispatch, &args, &options);
+            mutate(&elf, &name, target, k.name, listed.get(k.name).map_or(&[][..], Vec::as_slice), &run, &original, tally);
+        }
         for (pass, rewritten) in &rewrites {
             let rco = CodeObject::parse(rewritten).unwrap();
             if code(&co, k.name) == code(&rco, k.name) {
@@ -110,7 +287,7 @@ fn sweep(file: &Path, decoders: &mut Decoders, tally: &mut Tally, failures: &mut
                 continue;
             }
             match emu::run(rewritten, k.name, &dispatch, &args, &options) {
-                Ok(r) if r.buffers == original.buffers => *tally.checked.entry(pass).or_default() += 1,
+                Ok(r) if emu::launch::first_difference(&original.buffers, &r.buffers).is_none() => *tally.checked.entry(pass).or_default() += 1,
                 Ok(_) => failures.push(format!("{name}: {}: {pass} changes what the kernel stores", k.name)),
                 Err(stop) => failures.push(format!("{name}: {}: {pass}: the rewrite does not run: {stop}", k.name)),
             }
@@ -133,6 +310,15 @@ fn sweep_target(target: &str) -> (Vec<String>, Vec<String>, Tally) {
         tally.checked.get("peephole").unwrap_or(&0),
         tally.unchanged.get("peephole").map_or(0, Vec::len)
     ));
+    if MUTATED.contains(&target) {
+        report.push(format!("    mutants: caught in {} kernels, in none of {}, no flippable instruction in {}", tally.caught, tally.survived.len(), tally.unmutated.len()));
+        for s in &tally.survived {
+            report.push(format!("    no mutant caught: {s}"));
+        }
+        if !tally.unmutated.is_empty() {
+            report.push(format!("    no flippable instruction: {}", tally.unmutated.join(" ")));
+        }
+    }
     if let Some(k) = tally.unchanged.get("insert-nops") {
         report.push(format!("    unchanged by insert-nops (refused): {}", k.join(" ")));
     }
@@ -154,6 +340,9 @@ fn every_fixture_kernel_that_runs_runs_the_same_after_insert_nops_and_peephole()
         report.extend(r);
         failures.extend(f);
         total.ran += tally.ran;
+        total.caught += tally.caught;
+        total.survived.extend(tally.survived);
+        total.unmutated.extend(tally.unmutated);
         for (p, n) in tally.checked {
             *total.checked.entry(p).or_default() += n;
         }
@@ -170,4 +359,12 @@ fn every_fixture_kernel_that_runs_runs_the_same_after_insert_nops_and_peephole()
     assert_eq!(total.checked.get("insert-nops").copied().unwrap_or(0), total.ran - refused.len());
     assert!(total.ran >= 100, "only {} fixture kernels run:\n{}", total.ran, report.join("\n"));
     assert!(total.checked.get("peephole").copied().unwrap_or(0) >= 2, "{}", report.join("\n"));
+    // Mutants on gfx1100, gfx90a and gfx942: every host-reference kernel (emu_*, whose
+    // outputs depend on all of their arithmetic) with a flippable instruction had one the
+    // check caught; elsewhere a flip can be one no input tells apart (`v_or_b32 v1, 5, v6` of
+    // an 8-aligned v6 is its xor) or sit in code the launch does not reach, so those are listed
+    // and the caught count is held (177 when written).
+    let reference: Vec<&String> = total.survived.iter().filter(|s| s.contains("/emu_")).collect();
+    assert!(reference.is_empty(), "{reference:#?}\n{}", report.join("\n"));
+    assert!(total.caught >= 170, "{}", report.join("\n"));
 }

@@ -1,7 +1,9 @@
 //! `gfxpatch bench decode FILE`: decode throughput of gfxpatch against LLVM's in-process
 //! disassembler on the same bytes, in one run, reported as ratios. `gfxpatch bench encode
 //! FILE`: encoding every instruction of the file from its operands against LLVM's in-process
-//! assembler on the same instructions' text. (Speed is measured here, never by timed tests.)
+//! assembler on the same instructions' text. `gfxpatch bench emulate PATH`: the emulator's
+//! executed lane-instructions per second (`bench_emulate.rs`). (Speed is measured here, never
+//! by timed tests.)
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -21,9 +23,10 @@ use crate::llvm::disasm::LlvmDisassembler;
 
 #[derive(clap::Args)]
 pub struct BenchArgs {
-    /// What to measure: `decode`, `encode` or `rewrite`.
+    /// What to measure: `decode`, `encode`, `rewrite` or `emulate`.
     pub(super) what: String,
-    /// A code object, bundle or host library whose .text is decoded.
+    /// A code object, bundle or host library whose .text is decoded (`emulate`: a code object
+    /// or a directory of them, e.g. `fixtures/co`).
     pub(super) file: PathBuf,
     /// Stop after this many MiB of .text (host libraries can hold gigabytes); default 64 for
     /// decode and rewrite, 4 for encode (LLVM's assembler is the slow side).
@@ -56,6 +59,12 @@ pub struct BenchArgs {
     /// With `--whole`: runs of each configuration (the report gives each run and the spread).
     #[arg(long, default_value_t = 1, requires = "whole")]
     pub(super) runs: u32,
+    /// `bench emulate`: work-items of each kernel's launch.
+    #[arg(long, default_value_t = 1024)]
+    pub(super) items: u32,
+    /// `bench emulate`: name the kernels that did not run, with the reason.
+    #[arg(long)]
+    pub(super) verbose: bool,
 }
 
 /// One target's worth of code: the decoder inputs.
@@ -68,7 +77,10 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
     if args.what == "rewrite" {
         return super::bench_rewrite::run(args);
     }
-    anyhow::ensure!(matches!(args.what.as_str(), "decode" | "encode"), "unknown benchmark {:?} (known: decode, encode, rewrite)", args.what);
+    if args.what == "emulate" {
+        return super::bench_emulate::run(args);
+    }
+    anyhow::ensure!(matches!(args.what.as_str(), "decode" | "encode"), "unknown benchmark {:?} (known: decode, encode, rewrite, emulate)", args.what);
     let max_mib = args.max_mib.unwrap_or(if args.what == "encode" { 4 } else { 64 });
     let path = args.file.display().to_string();
     let mapped = MappedFile::open(&args.file).with_context(|| path.clone())?;

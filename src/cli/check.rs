@@ -23,23 +23,19 @@ pub struct CheckArgs {
     seeds: u64,
 }
 
-/// The first difference between two runs' buffers.
+/// The first difference between two runs' buffers ([`emu::launch::first_difference`]),
+/// shown with the buffer's element type.
 pub fn first_difference(specs: &[(usize, Elem)], a: &[Vec<u8>], b: &[Vec<u8>]) -> Option<String> {
-    for (((i, elem), x), y) in specs.iter().zip(a).zip(b) {
-        if x == y {
-            continue;
-        }
-        let len = x.len() - emu::launch::GUARD;
-        let at = x.iter().zip(y).position(|(p, q)| p != q).unwrap_or(0);
-        if at >= len {
-            return Some(format!("arg{i}: guard byte {} after the buffer: {:#04x} vs {:#04x} (one side wrote past the end)", at - len, x[at], y[at]));
-        }
-        let n = elem.size();
-        let k = at / n;
-        let end = ((k + 1) * n).min(len);
-        return Some(format!("arg{i} ({}) index {k}: {} vs {}", elem.name(), elem.show(&x[k * n..end]), elem.show(&y[k * n..end])));
+    let (buffer, at) = emu::launch::first_difference(a, b)?;
+    let ((i, elem), x, y) = (&specs[buffer], &a[buffer], &b[buffer]);
+    let len = x.len() - emu::launch::GUARD;
+    if at >= len {
+        return Some(format!("arg{i}: guard byte {} after the buffer: {:#04x} vs {:#04x} (one side wrote past the end)", at - len, x[at], y[at]));
     }
-    None
+    let n = elem.size();
+    let k = at / n;
+    let end = ((k + 1) * n).min(len);
+    Some(format!("arg{i} ({}) index {k}: {} vs {}", elem.name(), elem.show(&x[k * n..end]), elem.show(&y[k * n..end])))
 }
 
 pub fn run(args: &CheckArgs) -> anyhow::Result<()> {

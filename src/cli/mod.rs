@@ -7,6 +7,7 @@ use clap::{Parser, Subcommand};
 
 mod asm;
 mod bench;
+mod bench_emulate;
 mod bench_rewrite;
 mod check;
 mod counters;
@@ -48,7 +49,7 @@ enum Command {
     Verify(verify::VerifyArgs),
     /// Assemble LLVM assembler text (one instruction or a file) and show each encoding like `llvm-mc -show-encoding`.
     Asm(asm::AsmArgs),
-    /// Measure gfxpatch against LLVM in one run (`bench decode|encode|rewrite FILE`).
+    /// Measure gfxpatch against LLVM in one run (`bench decode|encode|rewrite FILE`, `bench emulate PATH`).
     Bench(bench::BenchArgs),
     /// Run a kernel on the CPU from AMD's pseudocode and show its buffers (see docs/emulator.md).
     Emulate(emulate::EmulateArgs),

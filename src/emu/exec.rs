@@ -406,14 +406,15 @@ fn buffer(wave: &mut Wave, ops: &[Op], ctx: &mut Context, access: Access, dwords
         if store {
             let mut buf = [0u8; 16];
             for k in 0..dwords as usize {
-                buf[k * size..(k + 1) * size].copy_from_slice(&wave.v(index as usize + k, lane).to_le_bytes()[..size]);
+                buf[k * size..(k + 1) * size].copy_from_slice(&access.store_bits(wave.v(index as usize + k, lane)).to_le_bytes()[..size]);
             }
             write_bytes(ctx, &t, lane, &buf[..len])?;
         } else {
             let mut buf = [0u8; 16];
             read_bytes(ctx, &t, lane, &mut buf[..len])?;
             for k in 0..dwords as usize {
-                wave.set_v(index as usize + k, lane, extend(&buf[k * size..(k + 1) * size], access));
+                let old = wave.v(index as usize + k, lane);
+                wave.set_v(index as usize + k, lane, access.merge(old, extend(&buf[k * size..(k + 1) * size], access)));
             }
         }
     }
@@ -538,7 +539,8 @@ fn vector_memory(wave: &mut Wave, ops: &[Op], ctx: &mut Context, space: Space, a
                 };
                 for k in 0..dwords as usize {
                     let b = &buf[k * size as usize..(k + 1) * size as usize];
-                    wave.set_v(index as usize + k, lane, extend(b, access));
+                    let old = wave.v(index as usize + k, lane);
+                    wave.set_v(index as usize + k, lane, access.merge(old, extend(b, access)));
                 }
             }
             MemOp::Store => {
@@ -548,7 +550,7 @@ fn vector_memory(wave: &mut Wave, ops: &[Op], ctx: &mut Context, space: Space, a
                 };
                 let mut buf = [0u8; 16];
                 for k in 0..dwords as usize {
-                    let v = wave.v(index as usize + k, lane).to_le_bytes();
+                    let v = access.unwrap().store_bits(wave.v(index as usize + k, lane)).to_le_bytes();
                     buf[k * size as usize..(k + 1) * size as usize].copy_from_slice(&v[..size as usize]);
                 }
                 write_bytes(ctx, &t, lane, &buf[..len as usize])?;
@@ -612,7 +614,8 @@ fn ds(wave: &mut Wave, ops: &[Op], ctx: &mut Context, ds_op: DsOp) -> Result<(),
                 let Some(Value::Reg(Reg::Vgpr { index, .. })) = vdst else { return Err(Fault::new(StopKind::Unimplemented, "a DS load into a register other than a VGPR")) };
                 for k in 0..dwords as usize {
                     let n = access.bytes as usize;
-                    wave.set_v(index as usize + k, lane, extend(&bytes[k * n..(k + 1) * n], access));
+                    let old = wave.v(index as usize + k, lane);
+                    wave.set_v(index as usize + k, lane, access.merge(old, extend(&bytes[k * n..(k + 1) * n], access)));
                 }
             }
             DsOp::Store(access, dwords) => {
@@ -620,7 +623,7 @@ fn ds(wave: &mut Wave, ops: &[Op], ctx: &mut Context, ds_op: DsOp) -> Result<(),
                 let n = access.bytes as usize;
                 let mut buf = Vec::with_capacity(n * dwords as usize);
                 for k in 0..dwords as usize {
-                    buf.extend_from_slice(&wave.v(index as usize + k, lane).to_le_bytes()[..n]);
+                    buf.extend_from_slice(&access.store_bits(wave.v(index as usize + k, lane)).to_le_bytes()[..n]);
                 }
                 let r = lds_range(ctx, lane, lds_addr(base, offset), buf.len() as u64)?;
                 ctx.lds[r].copy_from_slice(&buf);

@@ -23,6 +23,19 @@ use super::{Stop, StopKind};
 pub const GUARD: usize = 256;
 pub const GUARD_BYTE: u8 = 0xa5;
 
+/// Where two runs' buffers ([`Outcome::buffers`], guard bytes included) first differ: the
+/// buffer's position among the buffer arguments and the byte. The comparison `gfxpatch check`
+/// makes.
+pub fn first_difference(a: &[Vec<u8>], b: &[Vec<u8>]) -> Option<(usize, usize)> {
+    a.iter().zip(b).enumerate().find_map(|(i, (x, y))| {
+        if x == y {
+            return None;
+        }
+        // Same-sized by construction (the same arguments); a length difference is a difference.
+        Some((i, x.iter().zip(y).position(|(p, q)| p != q).unwrap_or(x.len().min(y.len()))))
+    })
+}
+
 /// The launch geometry: `grid` in work-items (as HSA and OpenCL count it), `block` the
 /// workgroup size.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -21,7 +21,6 @@ pub mod exec;
 pub mod launch;
 pub mod memory;
 pub mod ops;
-pub mod transcribed;
 pub mod wave;
 
 pub use launch::{Arg, Dispatch, Options, Outcome, run};

@@ -6,7 +6,7 @@
 //! [`crate::isa::semantics`]), parses in the evaluator's machine subset and *fits* the
 //! encoding (it reads no source the encoding lacks, writes the destination at its width or as a
 //! lane mask, and writes SCC, VCC and EXEC exactly when the encoding defines them); tables are
-//! tried nearest first, then [`super::transcribed`].
+//! tried nearest first, then [`crate::isa::semantics::transcribed`].
 
 use crate::isa::info::{Family, Form, classify};
 use crate::isa::operand::Operands;
@@ -16,7 +16,7 @@ use crate::isa::semantics::{Arch, Pseudocode, Semantics, base_name};
 use crate::isa::table::{Dir, Encoding, OperandName, implicit};
 use crate::isa::Generation;
 
-use super::transcribed;
+use crate::isa::semantics::transcribed;
 
 /// Where an ALU text came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -83,6 +83,12 @@ pub struct Alu {
     /// Its sources are rebuilt per op_sel/op_sel_hi/neg_lo/neg_hi (held in the source
     /// modifiers) before the text, which works on both halves, runs.
     pub packed: Option<u8>,
+    /// A mixed-precision VOP3P instruction (`v_fma_mix_f32`, `v_fma_mixlo_f16`,
+    /// `v_fma_mixhi_f16`): per source, op_sel_hi says f16 (else f32) and op_sel which half of
+    /// the register holds it; neg_lo negates and neg_hi takes the absolute value (LLVM's
+    /// `SISrcMods::NEG`/`ABS` in the same bits). Each source is widened to f32 before the
+    /// text, which works on f32, runs.
+    pub mix: bool,
 }
 
 /// Where an SDWA instruction's selects are (operand indices).
@@ -99,6 +105,33 @@ pub struct Sdwa {
 pub struct Access {
     pub bytes: u8,
     pub signed: bool,
+    /// A d16 access (`global_load_short_d16_hi`, `scratch_store_d16_hi_b16`, ...): the data is
+    /// one 16-bit half of the register; a load writes that half and keeps the other.
+    pub d16: Option<Half>,
+}
+
+/// Which half of a 32-bit register a d16 access uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Half {
+    Low,
+    High,
+}
+
+impl Access {
+    /// The bits a store takes its `bytes` from: the register, or (`_d16_hi`) its high half.
+    pub fn store_bits(self, register: u32) -> u32 {
+        if self.d16 == Some(Half::High) { register >> 16 } else { register }
+    }
+
+    /// The register after a load of `loaded` (extended to 32 bits) into `old`: the whole
+    /// value, or (d16) one half replaced with the value's low 16 bits.
+    pub fn merge(self, old: u32, loaded: u32) -> u32 {
+        match self.d16 {
+            None => loaded,
+            Some(Half::Low) => (old & 0xffff_0000) | (loaded & 0xffff),
+            Some(Half::High) => (old & 0xffff) | loaded << 16,
+        }
+    }
 }
 
 /// Which address space a vector memory instruction addresses.
@@ -369,7 +402,21 @@ pub fn compile(e: &Encoding, ops: &Operands, generation: Generation, wave64: boo
                 Err(why) => Kind::Unimplemented(why),
             }
         }
-        // Packed math; the mixed-precision (`v_fma_mix*`) and dot-product forms stop.
+        // Mixed precision (gfx906+, GFX10+): the FMA forms. GFX9's `v_mad_mix*` (an unfused
+        // multiply-add) and the dot products have no text and stop.
+        Family::Vop3p if mnemonic.starts_with("v_fma_mix") => match alu(e, ops, family, generation, wave64) {
+            Ok(mut alu) => {
+                let operands = ops.as_slice();
+                alu.unmodelled.retain(|&i| !matches!(operands[i].name.name(), "op_sel" | "op_sel_hi"));
+                alu.mix = true;
+                // mixlo/mixhi write one half and keep the other on every generation (LLVM
+                // ties `$vdst_in`).
+                alu.preserve_high = true;
+                Kind::Alu(Box::new(alu))
+            }
+            Err(why) => Kind::Unimplemented(why),
+        },
+        // Packed math; the dot-product forms stop.
         Family::Vop3p if mnemonic.starts_with("v_pk_") => match alu(e, ops, family, generation, wave64) {
             Ok(mut alu) => {
                 let operands = ops.as_slice();
@@ -386,7 +433,16 @@ pub fn compile(e: &Encoding, ops: &Operands, generation: Generation, wave64: boo
 }
 
 fn access_of(suffix: &str) -> Option<(Access, u8)> {
-    let a = |bytes, signed| Access { bytes, signed };
+    // GFX9 puts d16 after the type (`short_d16_hi`, `ubyte_d16`, DS `u16_d16_hi`), GFX11+
+    // before it (`d16_hi_b16`, `d16_u8`).
+    let (suffix, d16) = if let Some(t) = suffix.strip_suffix("_d16_hi").or_else(|| suffix.strip_prefix("d16_hi_")) {
+        (t, Some(Half::High))
+    } else if let Some(t) = suffix.strip_suffix("_d16").or_else(|| suffix.strip_prefix("d16_")) {
+        (t, Some(Half::Low))
+    } else {
+        (suffix, None)
+    };
+    let a = |bytes, signed| Access { bytes, signed, d16 };
     Some(match suffix {
         "ubyte" | "u8" => (a(1, false), 1),
         "sbyte" | "i8" => (a(1, true), 1),
@@ -657,7 +713,7 @@ fn alu(e: &Encoding, ops: &Operands, family: Family, generation: Generation, wav
             refused.push(format!("{}: {why}", origin.name()));
             continue;
         }
-        return Ok(Alu { footprint: f, program, origin, vector, sources, dest, mask_dest, vcc_in, vcc_out, preserve_high, sdwa: None, unmodelled, mods, clamp, omod, packed: None });
+        return Ok(Alu { footprint: f, program, origin, vector, sources, dest, mask_dest, vcc_in, vcc_out, preserve_high, sdwa: None, unmodelled, mods, clamp, omod, packed: None, mix: false });
     }
     if refused.is_empty() {
         Err(format!("no table has a text of its own for {name}, and none is transcribed"))
@@ -694,7 +750,7 @@ fn dual(e: &Encoding, ops: &Operands, generation: Generation) -> Result<[Alu; 2]
                 refused.push(format!("{}: does not fit a VOPD component", origin.name()));
                 continue;
             }
-            return Ok(Alu { footprint: f, program, origin, vector: true, sources, dest: Some((dest, 32)), mask_dest: None, vcc_in: VccSource::Vcc, vcc_out: MaskDest::Vcc, preserve_high: false, sdwa: None, unmodelled, mods, clamp, omod, packed: None });
+            return Ok(Alu { footprint: f, program, origin, vector: true, sources, dest: Some((dest, 32)), mask_dest: None, vcc_in: VccSource::Vcc, vcc_out: MaskDest::Vcc, preserve_high: false, sdwa: None, unmodelled, mods, clamp, omod, packed: None, mix: false });
         }
         Err(format!("no text for {name} (a VOPD component) fits ({})", refused.join("; ")))
     };

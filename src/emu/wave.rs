@@ -355,6 +355,9 @@ struct Modifiers {
     /// Per source of a packed instruction: the modifier bits (NEG = neg_lo 1, NEG_HI =
     /// neg_hi 2, OP_SEL_0 = op_sel 4, OP_SEL_1 = op_sel_hi 8), and the half width.
     packed: Option<([i64; 3], u8)>,
+    /// Per source of a mixed-precision instruction: the modifier bits (OP_SEL_1 = op_sel_hi
+    /// 8: an f16 source; OP_SEL_0 = op_sel 4: in the high half).
+    mix: Option<[i64; 3]>,
     clamp: bool,
     /// 0 none, 1 times 2, 2 times 4, 3 divided by 2.
     omod: i64,
@@ -375,6 +378,16 @@ impl Modifiers {
             let new_hi = if m & 8 != 0 { hi } else { lo } ^ if m & 2 != 0 { sign } else { 0 };
             return new_lo | new_hi << half;
         }
+        // A mixed-precision source: an f16 (op_sel_hi) from either half (op_sel), widened to
+        // f32 (exactly), then `abs` and `neg` at f32 as for any f32 source.
+        let v = match self.mix.and_then(|raw| raw.get(k).copied()) {
+            Some(m) if m & 8 != 0 => {
+                let half = if m & 4 != 0 { v >> 16 } else { v } & 0xffff;
+                u64::from(f16_to_f32_bits(half as u16))
+            }
+            Some(_) => v & 0xffff_ffff,
+            None => v,
+        };
         let Some(&(neg, abs)) = self.src.get(k) else { return v };
         let width = match f.src_float.get(k).copied().unwrap_or(0) {
             0 => bits,
@@ -417,7 +430,7 @@ impl Modifiers {
 impl Wave {
     fn modifiers(&self, alu: &Alu, ops: &[Op]) -> Result<Modifiers, RegError> {
         let f = &alu.footprint;
-        let mut m = Modifiers { src: [(false, false); 3], packed: None, clamp: false, omod: 0 };
+        let mut m = Modifiers { src: [(false, false); 3], packed: None, mix: None, clamp: false, omod: 0 };
         if let Some(half) = alu.packed {
             let mut raw = [0i64; 3];
             for (k, i) in alu.mods.iter().enumerate() {
@@ -431,7 +444,15 @@ impl Wave {
                 break;
             }
             let bits = imm_of(&ops[i]);
-            if bits & !3 != 0 {
+            if alu.mix {
+                // Whether the hardware reads an inline constant or a literal as an f16 or an
+                // f32 where op_sel_hi marks the source f16 is not settled by AMD's texts: stop.
+                let constant = alu.sources.get(k).is_some_and(|&(s, _)| !matches!(ops[s].value, Value::Reg(_)));
+                if bits & 8 != 0 && constant {
+                    return Err(format!("source {k} is a constant read as an f16 (op_sel_hi): not modelled"));
+                }
+                m.mix.get_or_insert([0; 3])[k] = bits;
+            } else if bits & !3 != 0 {
                 return Err(format!("operand `{}` is {bits:#x}: op_sel in source modifiers is not modelled", ops[i].name.name()));
             }
             m.src[k] = (bits & 1 != 0, bits & 2 != 0);
@@ -453,6 +474,19 @@ fn float_operand(value: Value, width: u8) -> Value {
         (Value::InlineFloat(enc), 16) => Value::Imm(i64::from(inline_f16(enc))),
         (Value::Literal(v), 64) => Value::Literal64(u64::from(v) << 32),
         (v, _) => v,
+    }
+}
+
+/// binary16 `h` widened to binary32 (exact; a NaN keeps its payload and is made quiet, as
+/// AMD's `f16_to_f32` does).
+fn f16_to_f32_bits(h: u16) -> u32 {
+    let sign = u32::from(h & 0x8000) << 16;
+    let (e, m) = (u32::from(h >> 10 & 0x1f), u32::from(h & 0x3ff));
+    match e {
+        0 => sign | (m as f32 * f32::from_bits(0x3380_0000)).to_bits(), // m * 2^-24, exact
+        31 if m == 0 => sign | 0x7f80_0000,
+        31 => sign | 0x7fc0_0000 | m << 13,
+        _ => sign | (e + 112) << 23 | m << 13,
     }
 }
 

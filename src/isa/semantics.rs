@@ -27,6 +27,7 @@
 //! the entries have a text attributed this way ([`Semantics::coverage`]).
 
 pub mod eval;
+pub mod transcribed;
 
 use std::collections::{BTreeSet, HashMap};
 use std::io::Read as _;

@@ -196,6 +196,9 @@ pub enum Func {
     IsDenorm,
     /// `i32_to_f32`, `f64_to_u32`, ...: a conversion to this type.
     Convert(Ty),
+    /// `f32_to_f16` between `ROUND_MODE = ROUND_TOWARD_ZERO` and the restore of the saved
+    /// mode (`V_CVT_PK_RTZ_F16_F32`): a float to binary16, rounded toward zero.
+    ToF16TowardZero,
     /// `v_min_f32(a, b)` and kin: the instruction's result (IEEE mode's NaN rules).
     Min,
     Max,
@@ -479,6 +482,10 @@ struct Parser {
     lambdas: Vec<(String, usize, Expr)>,
     /// Parameter names of the lambda whose body is being parsed.
     params: Vec<String>,
+    /// The temporary `prev_mode = ROUND_MODE` saved the round mode in.
+    saved_round_mode: Option<String>,
+    /// Between `ROUND_MODE = ROUND_TOWARD_ZERO` and `ROUND_MODE = prev_mode`.
+    toward_zero: bool,
 }
 
 /// `e` with each [`Expr::Param`] replaced by its argument.
@@ -526,6 +533,9 @@ impl Parser {
         if stmts.is_empty() {
             return Err(SyntaxError("no statements".into()));
         }
+        if self.toward_zero {
+            return Err(SyntaxError("ROUND_MODE is set toward zero and never restored".into()));
+        }
         Ok(Program { stmts, temps: std::mem::take(&mut self.temps) })
     }
 
@@ -549,7 +559,9 @@ impl Parser {
             if ["elsif", "else", "endif"].iter().any(|w| self.at_ident(w)) {
                 break;
             }
-            if self.at_ident("if") {
+            if self.machine() && self.round_mode_stmt()? {
+                // A save, set or restore of ROUND_MODE: no statement of its own.
+            } else if self.at_ident("if") {
                 if !self.machine() {
                     return Err(SyntaxError("`if` is outside the prover's subset".into()));
                 }
@@ -593,6 +605,30 @@ impl Parser {
         }
     }
 
+    /// `prev_mode = ROUND_MODE`, `ROUND_MODE = ROUND_TOWARD_ZERO` and `ROUND_MODE = prev_mode`
+    /// (AMD's `V_CVT_PK_RTZ_F16_F32`), consumed; whether one was there. Toward zero, the only
+    /// statements accepted are conversions to f16 ([`Func::ToF16TowardZero`]); any other round
+    /// mode is outside the subset.
+    fn round_mode_stmt(&mut self) -> Result<bool, SyntaxError> {
+        let word = |k: usize| match self.toks.get(self.at + k) {
+            Some(Tok::Ident(w)) => Some(w.clone()),
+            _ => None,
+        };
+        if self.toks.get(self.at + 1) != Some(&Tok::Op("=")) {
+            return Ok(false);
+        }
+        let (Some(left), Some(right)) = (word(0), word(2)) else { return Ok(false) };
+        match (left.as_str(), right.as_str()) {
+            (_, "ROUND_MODE") => self.saved_round_mode = Some(left),
+            ("ROUND_MODE", "ROUND_TOWARD_ZERO") => self.toward_zero = true,
+            ("ROUND_MODE", saved) if self.saved_round_mode.as_deref() == Some(saved) => self.toward_zero = false,
+            ("ROUND_MODE", other) => return Err(SyntaxError(format!("sets ROUND_MODE to `{other}`, which the subset does not model"))),
+            _ => return Ok(false),
+        }
+        self.at += 3;
+        Ok(true)
+    }
+
     /// An assignment (`=`, `+=`, `-=`), or a lambda's definition (which is no statement).
     fn lambda_or_assign(&mut self) -> Result<Option<Stmt>, SyntaxError> {
         if let (Some(Tok::Ident(name)), Some(Tok::Op("=")), Some(Tok::Ident(l))) = (self.toks.get(self.at).cloned(), self.toks.get(self.at + 1), self.toks.get(self.at + 2)) {
@@ -633,7 +669,15 @@ impl Parser {
             places.push(self.place()?);
             self.expect("=")?;
         }
-        let expr = self.expr()?;
+        let mut expr = self.expr()?;
+        if self.toward_zero {
+            expr = match expr {
+                Expr::Call(Func::Convert(ty), args) if ty.float && ty.width == 16 && args.iter().all(|a| matches!(a, Expr::View(..))) => Expr::Call(Func::ToF16TowardZero, args),
+                // A move rounds nothing (`D0.b32 = tmp.b32`).
+                Expr::View(x, ty) if !ty.float && matches!(*x, Expr::Tmp(_) | Expr::Src(_)) => Expr::View(x, ty),
+                _ => return Err(SyntaxError("a statement other than a conversion to f16 or a move while ROUND_MODE is toward zero is not modelled".into())),
+            };
+        }
         Ok(Some(Stmt::Assign(places, expr)))
     }
 
@@ -1033,7 +1077,7 @@ impl Program {
     }
 
     pub fn parse_in(text: &str, subset: Subset) -> Result<Program, SyntaxError> {
-        Parser { toks: lex(text)?, at: 0, subset, temps: Vec::new(), lambdas: Vec::new(), params: Vec::new() }.program()
+        Parser { toks: lex(text)?, at: 0, subset, temps: Vec::new(), lambdas: Vec::new(), params: Vec::new(), saved_round_mode: None, toward_zero: false }.program()
     }
 
     pub fn footprint(&self) -> Footprint {
@@ -1544,6 +1588,7 @@ fn call(f: Func, a: &[Val]) -> Result<Val, SyntaxError> {
             };
             Val::bool(fx != 0.0 && fx.abs() < min_normal)
         }
+        Func::ToF16TowardZero => Val { bits: u128::from(float::f64_to_f16_toward_zero(fx)), width: 16, signed: false, float: true, literal: false },
         Func::Convert(ty) if ty.float => {
             if x.float {
                 x.convert(ty)
@@ -1616,6 +1661,18 @@ mod float {
             q = 1024;
         }
         sign | (((e + 15) as u16) << 10) | (q - 1024) as u16
+    }
+
+    /// `x` rounded toward zero to a binary16, as bits: the nearest one, or its neighbour
+    /// toward zero where the nearest is farther from zero than `x` (so a finite `x` past the
+    /// largest half gives the largest half, not infinity).
+    pub fn f64_to_f16_toward_zero(x: f64) -> u16 {
+        let h = f64_to_f16(x);
+        if x.is_nan() || x.is_infinite() || f16_to_f64(h).abs() <= x.abs() {
+            return h;
+        }
+        // One step toward zero: the magnitude's bits minus one (h is not zero here).
+        h - 1
     }
 
     pub fn f16_to_f64(h: u16) -> f64 {
@@ -1754,6 +1811,25 @@ mod tests {
         let mut st = Frame { mode, ..frame() };
         Program::parse_machine(text).unwrap().run_frame(&mut st, sources).unwrap();
         st.d0
+    }
+
+    #[test]
+    fn cvt_pk_rtz_rounds_toward_zero_and_saturates() {
+        let text = crate::isa::semantics::transcribed::text("V_CVT_PK_RTZ_F16_F32").unwrap();
+        let f = |x: f32| (u64::from(x.to_bits()), 32);
+        let cvt = |a: f32, b: f32| run_float(text, &[f(a), f(b)], Frame::IEEE_MODE);
+        // 1 + 0.75 * 2^-10 is nearest 1 + 2^-10 (0x3c01); toward zero it is 1 (0x3c00).
+        let x = 1.0 + 0.75 * 2f32.powi(-10);
+        assert_eq!(cvt(x, -x), 0xbc00_3c00);
+        // Past the largest half: 65504 (0x7bff), not infinity; infinities and NaNs stay.
+        assert_eq!(cvt(70000.0, -70000.0), 0xfbff_7bff);
+        assert_eq!(cvt(f32::INFINITY, f32::NEG_INFINITY), 0xfc00_7c00);
+        assert_eq!(cvt(f32::NAN, 0.5), 0x3800_7e00);
+        // Exact values and denormal halves are unchanged: 2^-24 and 3 * 2^-24 + a bit.
+        assert_eq!(cvt(2f32.powi(-24), 3.5 * 2f32.powi(-24)), 0x0003_0001);
+        // Any other use of a round mode is outside the subset.
+        assert!(Program::parse_machine("prev_mode = ROUND_MODE;\nROUND_MODE = ROUND_TOWARD_ZERO;\nD0.f32 = S0.f32 + S1.f32;\nROUND_MODE = prev_mode").is_err());
+        assert!(Program::parse_machine("ROUND_MODE = ROUND_TOWARD_ZERO;\nD0.f16 = f32_to_f16(S0.f32)").is_err());
     }
 
     #[test]

@@ -13,31 +13,17 @@
 //! candidate is tried: the instruction's other records in the same table, then the other tables
 //! nearest first.
 //!
-//! When no table has a fitting text, [`TRANSCRIBED`] holds the text from AMD's RDNA3.5 ISA
-//! reference guide (section "SOP2 Instructions"; RDNA4 spells `S_ADD_U32`/`S_ADD_I32` `S_ADD_CO_U32`/`S_ADD_CO_I32`), typed in by hand because the machine-readable
-//! tables lost it. These are the only hand-entered semantics; each is named in reports.
+//! When no table has a fitting text, [`transcribed`] holds the text from AMD's ISA reference
+//! guides, typed in by hand because the machine-readable tables lost it: the one list of
+//! hand-entered semantics, shared with the emulator (one meaning per instruction); each use is
+//! named in reports.
 
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 
 use super::eval::Program;
 use crate::isa::processor::Generation;
-use crate::isa::semantics::{Arch, Pseudocode, Semantics};
-
-/// AMD's texts for SALU instructions no machine-readable table has right (RDNA3.5 ISA guide,
-/// SOP2). The same operations exist with the same meaning on GFX9 (Vega ISA guide, SOP2: `D =
-/// (S0 << N) + S1; SCC = unsigned overflow`) and RDNA1/2.
-pub const TRANSCRIBED: &[(&str, &str)] = &[
-    ("S_ADD_U32", "tmp = 64'U(S0.u32) + 64'U(S1.u32);\nSCC = tmp >= 0x100000000ULL ? 1'1U : 1'0U;\nD0.u32 = tmp.u32"),
-    ("S_ADD_CO_U32", "tmp = 64'U(S0.u32) + 64'U(S1.u32);\nSCC = tmp >= 0x100000000ULL ? 1'1U : 1'0U;\nD0.u32 = tmp.u32"),
-    ("S_ADD_I32", "tmp = S0.i32 + S1.i32;\nSCC = ((S0.u32[31] == S1.u32[31]) && (S0.u32[31] != tmp.u32[31]));\nD0.i32 = tmp.i32"),
-    ("S_ADD_CO_I32", "tmp = S0.i32 + S1.i32;\nSCC = ((S0.u32[31] == S1.u32[31]) && (S0.u32[31] != tmp.u32[31]));\nD0.i32 = tmp.i32"),
-    ("S_LSHL_B32", "D0.u32 = (S0.u32 << S1[4 : 0].u32);\nSCC = D0.u32 != 0U"),
-    ("S_LSHL1_ADD_U32", "tmp = (64'U(S0.u32) << 1U) + 64'U(S1.u32);\nSCC = tmp >= 0x100000000ULL ? 1'1U : 1'0U;\nD0.u32 = tmp.u32"),
-    ("S_LSHL2_ADD_U32", "tmp = (64'U(S0.u32) << 2U) + 64'U(S1.u32);\nSCC = tmp >= 0x100000000ULL ? 1'1U : 1'0U;\nD0.u32 = tmp.u32"),
-    ("S_LSHL3_ADD_U32", "tmp = (64'U(S0.u32) << 3U) + 64'U(S1.u32);\nSCC = tmp >= 0x100000000ULL ? 1'1U : 1'0U;\nD0.u32 = tmp.u32"),
-    ("S_LSHL4_ADD_U32", "tmp = (64'U(S0.u32) << 4U) + 64'U(S1.u32);\nSCC = tmp >= 0x100000000ULL ? 1'1U : 1'0U;\nD0.u32 = tmp.u32"),
-];
+use crate::isa::semantics::{transcribed, Arch, Pseudocode, Semantics};
 
 /// What an encoding lets a text touch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -57,7 +43,7 @@ pub struct Signature {
 pub enum Source {
     /// A table's record (`arch`), `own` when it is the generation's own table (not the nearest).
     Table { arch: Arch, own: bool },
-    /// [`TRANSCRIBED`].
+    /// [`transcribed`].
     Transcribed,
 }
 
@@ -151,16 +137,21 @@ fn find(name: &str, generation: Generation, sig: &Signature) -> Result<Meaning, 
     for arch in order {
         for entry in semantics.entries_named(arch, name) {
             let why = match semantics.pseudocode(arch, entry) {
-                Pseudocode::Text { arch: from, text, .. } if from == arch => match Program::parse(&text) {
-                    Ok(program) => match misfit(&program, sig) {
-                        None => {
-                            fitting.get_or_insert(Meaning { text, program, source: Source::Table { arch, own: own && arch == home } });
-                            continue;
-                        }
-                        Some(why) => why,
-                    },
-                    Err(e) => format!("outside the evaluated subset: {e}"),
-                },
+                Pseudocode::Text { arch: from, text, .. } if from == arch => {
+                    // With the statements every table leaves out (`transcribed::PREAMBLES`):
+                    // the text the emulator runs.
+                    let text = transcribed::amend(name, text);
+                    match Program::parse(&text) {
+                        Ok(program) => match misfit(&program, sig) {
+                            None => {
+                                fitting.get_or_insert(Meaning { text, program, source: Source::Table { arch, own: own && arch == home } });
+                                continue;
+                            }
+                            Some(why) => why,
+                        },
+                        Err(e) => format!("outside the evaluated subset: {e}"),
+                    }
+                }
                 _ if entry.pseudocode.is_none() => continue,
                 _ => "its text is stored under an opcode number other instructions share (not attributable)".into(),
             };
@@ -171,7 +162,7 @@ fn find(name: &str, generation: Generation, sig: &Signature) -> Result<Meaning, 
     if let Some(m) = fitting {
         return Ok(m);
     }
-    if let Some(&(_, text)) = TRANSCRIBED.iter().find(|(n, _)| *n == name) {
+    if let Some(text) = transcribed::text(name) {
         let program = Program::parse(text).map_err(|e| NoMeaning(format!("transcribed text of {name} does not parse: {e}")))?;
         if let Some(why) = misfit(&program, sig) {
             return Err(NoMeaning(format!("transcribed text of {name} does not fit its encoding: {why}")));

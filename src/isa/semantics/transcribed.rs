@@ -1,4 +1,7 @@
-//! Texts for instructions whose record in every AMD table is unusable, typed in by hand.
+//! Texts for instructions whose record in every AMD table is unusable, typed in by hand: the
+//! one list of hand-entered semantics, read by the emulator (`crate::emu::ops`) and the
+//! peephole rule prover (`crate::pass::peephole::meaning`) alike, so both give an instruction
+//! the same meaning.
 //!
 //! AMD's machine-readable tables store one text per opcode number (see
 //! [`crate::isa::semantics`]), so almost no SALU instruction has a text of its own: `S_AND_B32`,
@@ -7,7 +10,7 @@
 //! in the evaluator's machine subset; GFX9's names for the same operations (Vega ISA guide:
 //! `S_ANDN2_B64` is RDNA's `S_AND_NOT1_B64`) map to the same text. They are used only when no
 //! table has a text that is the instruction's own and fits its encoding, and every use is
-//! reported as transcribed ([`super::ops::Origin::Transcribed`]).
+//! reported as transcribed (the emulator's `Origin::Transcribed`, the prover's `Source::Transcribed`).
 //!
 //! The host-reference tests (`tests/emulate.rs`) run these on both generations.
 
@@ -41,6 +44,23 @@ pub const TEXTS: &[(&str, &str)] = &[
     ("V_PK_ADD_F32", "declare tmp : 64'B;\ntmp[31 : 0].f32 = S0[31 : 0].f32 + S1[31 : 0].f32;\ntmp[63 : 32].f32 = S0[63 : 32].f32 + S1[63 : 32].f32;\nD0.b64 = tmp"),
     ("V_PK_MUL_F32", "declare tmp : 64'B;\ntmp[31 : 0].f32 = S0[31 : 0].f32 * S1[31 : 0].f32;\ntmp[63 : 32].f32 = S0[63 : 32].f32 * S1[63 : 32].f32;\nD0.b64 = tmp"),
     ("V_PK_FMA_F32", "declare tmp : 64'B;\ntmp[31 : 0].f32 = fma(S0[31 : 0].f32, S1[31 : 0].f32, S2[31 : 0].f32);\ntmp[63 : 32].f32 = fma(S0[63 : 32].f32, S1[63 : 32].f32, S2[63 : 32].f32);\nD0.b64 = tmp"),
+    // Mixed-precision FMA (RDNA3.5 ISA guide, VOP3P; also gfx906+ and CDNA): each source is
+    // an f32, or an f16 widened to f32, as op_sel_hi/op_sel say; that selection and the
+    // modifiers are applied before the text runs (`crate::emu::ops::Alu::mix`), so the text
+    // is the guide's last statement on f32 inputs. MIXLO/MIXHI round the f32 result to f16
+    // and keep the other half of the register.
+    ("V_FMA_MIX_F32", "D0.f32 = fma(S0.f32, S1.f32, S2.f32)"),
+    // The guide's `D0[15 : 0].f16 = ...` as a 16-bit write (the emulator keeps the high
+    // half), and `D0[31 : 16].f16 = ...` through a temporary holding D0's low half.
+    ("V_FMA_MIXLO_F16", "D0.f16 = f32_to_f16(fma(S0.f32, S1.f32, S2.f32))"),
+    ("V_FMA_MIXHI_F16", "tmp = D0.b32;\ntmp[31 : 16].f16 = f32_to_f16(fma(S0.f32, S1.f32, S2.f32));\nD0.b32 = tmp.b32"),
+    // AMD's text (RDNA3.5 ISA guide, VOP2/VOP3; CDNA's V_CVT_PKRTZ_F16_F32) but for its
+    // untyped `D0 = tmp.b32`, which the subset reads only with a type.
+    ("V_CVT_PK_RTZ_F16_F32", CVT_PK_RTZ),
+    ("V_CVT_PKRTZ_F16_F32", CVT_PK_RTZ),
+    // GFX9's half pack (CDNA3 ISA guide, VOP3: `D0[31 : 16].f16 = S1.f16; D0[15 : 0].f16 =
+    // S0.f16`), the halves gathered in a temporary.
+    ("V_PACK_B32_F16", "tmp[15 : 0].f16 = S0.f16;\ntmp[31 : 16].f16 = S1.f16;\nD0.b32 = tmp.b32"),
     ("S_MOV_B32", "D0.b32 = S0.b32"),
     // GFX940's 64-bit VALU move (CDNA3 ISA guide, VOP1).
     ("V_MOV_B64", "D0.b64 = S0.b64"),
@@ -146,6 +166,8 @@ pub const TEXTS: &[(&str, &str)] = &[
     ("S_CMPK_LT_I32", "SCC = S0.i32 < 32'I(signext(S1.i16))"),
     ("S_CMPK_LE_I32", "SCC = S0.i32 <= 32'I(signext(S1.i16))"),
 ];
+
+const CVT_PK_RTZ: &str = "prev_mode = ROUND_MODE;\nROUND_MODE = ROUND_TOWARD_ZERO;\ntmp[15 : 0].f16 = f32_to_f16(S0.f32);\ntmp[31 : 16].f16 = f32_to_f16(S1.f32);\nD0.b32 = tmp.b32;\nROUND_MODE = prev_mode";
 
 /// The transcribed text of AMD instruction `name`, if any.
 pub fn text(name: &str) -> Option<&'static str> {
