@@ -388,7 +388,7 @@ fn parse_passes(names: &[String], rule_files: &[PathBuf], explain: bool) -> anyh
 /// an object that no longer fits its slot moves with its bundle to the end of the host (its
 /// outcome notes where); where the host cannot grow it keeps its original bytes, and its
 /// outcome says why (`refused`).
-fn output_bytes(data: &[u8], input: &Input<'_>, outcomes: &mut [Outcome]) -> anyhow::Result<Option<Vec<u8>>> {
+pub(super) fn output_bytes(data: &[u8], input: &Input<'_>, outcomes: &mut [Outcome]) -> anyhow::Result<Option<Vec<u8>>> {
     let changed = outcomes.iter().zip(&input.objects).any(|(o, i)| o.bytes.as_deref().is_some_and(|b| b != &i.bytes[..]));
     if !changed {
         return Ok(None);
