@@ -200,9 +200,9 @@ fn hunk_with_context(steps: &[Step], lo: usize, hi: usize, fa: &FunctionText, fb
         let lines: Vec<HunkLine> = steps[from..to]
             .iter()
             .map(|s| match *s {
-                Step::Same(i, _) => HunkLine { op: Op::Context, pattern: literal(&fa.texts[i]), line: 0 },
-                Step::Removed(i) => HunkLine { op: Op::Find, pattern: literal(&fa.texts[i]), line: 0 },
-                Step::Added(j) => HunkLine { op: Op::Replace, pattern: literal(&fb.texts[j]), line: 0 },
+                Step::Same(i, _) => HunkLine { op: Op::Context, label: None, pattern: literal(&fa.texts[i]), line: 0 },
+                Step::Removed(i) => HunkLine { op: Op::Find, label: None, pattern: literal(&fa.texts[i]), line: 0 },
+                Step::Added(j) => HunkLine { op: Op::Replace, label: None, pattern: literal(&fb.texts[j]), line: 0 },
             })
             .collect();
         let hunk = Hunk { number, name: None, functions: vec![fa.name.clone()], expect: 1, lines, line: 0 };

@@ -65,6 +65,9 @@ pub enum Op {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HunkLine {
     pub op: Op,
+    /// `name:` before a `=` line's instruction: a branch of the hunk (`s_cbranch_execz name`)
+    /// goes there.
+    pub label: Option<String>,
     pub pattern: Pattern,
     /// Line number in the file.
     pub line: u32,
@@ -163,6 +166,8 @@ pub enum Token {
     Text(String),
     /// `%name`, or `prefix:%name` (`offset:%o`): binds the operand (the text after the prefix).
     Var { prefix: String, name: String },
+    /// A branch's target written as a label of the hunk: the instruction its `=` line matches.
+    Label(String),
 }
 
 /// An instruction line of a hunk: a mnemonic and its operand tokens (split at commas and
@@ -179,13 +184,21 @@ impl Pattern {
     pub fn vars(&self) -> impl Iterator<Item = &str> {
         self.tokens.iter().filter_map(|t| match t {
             Token::Var { name, .. } => Some(name.as_str()),
-            Token::Text(_) => None,
+            Token::Text(_) | Token::Label(_) => None,
         })
     }
 
     /// Whether the pattern's mnemonic names `mnemonic` (an instruction's, as printed): equal,
     /// or the pattern leaves out the encoding suffix (`v_mul_f32` for `v_mul_f32_e32`/`_e64`),
     /// as peephole rules do.
+    /// The label a branch line names as its target, if it is one.
+    pub fn label(&self) -> Option<&str> {
+        self.tokens.iter().find_map(|t| match t {
+            Token::Label(l) => Some(l.as_str()),
+            _ => None,
+        })
+    }
+
     pub fn mnemonic_matches(&self, mnemonic: &str) -> bool {
         self.mnemonic == mnemonic || (base_mnemonic(&self.mnemonic) == self.mnemonic && base_mnemonic(mnemonic) == self.mnemonic)
     }
@@ -273,7 +286,20 @@ pub fn parse(file: &str, source: &str) -> Result<PatchFile, SyntaxError> {
                 b'+' => (Op::Replace, &text[1..]),
                 _ => return Err(err(line, format!("a hunk line starts with `=` (context), `-` (find) or `+` (replace), found `{text}`"))),
             };
-            hunk.lines.push(HunkLine { op, pattern: pattern(rest, line, file)?, line });
+            let (first, after) = split_word(rest.trim());
+            let (label, rest) = match first.strip_suffix(':') {
+                Some(name) if is_metavariable_name(name) => {
+                    if op != Op::Context {
+                        return Err(err(line, format!("label `{name}:` on a `{}` line: a branch target is an instruction that stays (`=`)", if op == Op::Find { '-' } else { '+' })));
+                    }
+                    if hunk.lines.iter().any(|l| l.label.as_deref() == Some(name)) {
+                        return Err(err(line, format!("label `{name}` defined twice in {}", hunk.label())));
+                    }
+                    (Some(name.to_owned()), after)
+                }
+                _ => (None, rest),
+            };
+            hunk.lines.push(HunkLine { op, label, pattern: pattern(rest, line, file)?, line });
             continue;
         }
         let (keyword, rest) = split_word(text);
@@ -313,7 +339,7 @@ pub fn parse(file: &str, source: &str) -> Result<PatchFile, SyntaxError> {
                     None => 1,
                     Some(n) => n.parse::<usize>().ok().filter(|&n| n > 0).ok_or_else(|| err(line, format!("`expect` needs a count of 1 or more, found `{n}`")))?,
                 };
-                if let Some(previous) = out.hunks.last() {
+                if let Some(previous) = out.hunks.last_mut() {
                     check_hunk(previous, file)?;
                 }
                 out.hunks.push(Hunk { number: out.hunks.len() + 1, name: name.map(str::to_owned), functions: functions.clone(), expect, lines: Vec::new(), line });
@@ -327,13 +353,28 @@ pub fn parse(file: &str, source: &str) -> Result<PatchFile, SyntaxError> {
     if out.targets.is_empty() {
         return Err(err(1, "the patch names no `target` (a patch applies to the targets it names)".to_owned()));
     }
-    let Some(last) = out.hunks.last() else { return Err(err(1, "the patch has no `hunk`".to_owned())) };
+    let Some(last) = out.hunks.last_mut() else { return Err(err(1, "the patch has no `hunk`".to_owned())) };
     check_hunk(last, file)?;
     Ok(out)
 }
 
-fn check_hunk(hunk: &Hunk, file: &str) -> Result<(), SyntaxError> {
+fn check_hunk(hunk: &mut Hunk, file: &str) -> Result<(), SyntaxError> {
     let err = |line: u32, message: String| SyntaxError { file: file.to_owned(), line, message };
+    // A branch's one operand naming a label of the hunk is its target.
+    let labels: BTreeSet<String> = hunk.lines.iter().filter_map(|l| l.label.clone()).collect();
+    let name = hunk.label();
+    for l in &mut hunk.lines {
+        let is_branch = l.pattern.mnemonic == "s_branch" || l.pattern.mnemonic.starts_with("s_cbranch_");
+        if let [Token::Text(t)] = l.pattern.tokens.as_mut_slice()
+            && is_branch
+        {
+            if labels.contains(t.as_str()) {
+                l.pattern.tokens[0] = Token::Label(t.clone());
+            } else if parse_int(t).is_none() {
+                return Err(err(l.line, format!("`{t}` is no label of {name} (write `{t}:` before the instruction of a `=` line the branch goes to)")));
+            }
+        }
+    }
     if hunk.matched().next().is_none() {
         return Err(err(hunk.line, format!("{} has no `=` or `-` line: nothing says where it goes", hunk.label())));
     }

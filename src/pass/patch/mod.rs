@@ -18,7 +18,7 @@
 pub mod diff;
 pub mod file;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeSet, HashMap};
 use std::sync::Mutex;
 
 use crate::ir::{Function, InstRef, Origin, Program};
@@ -157,6 +157,8 @@ struct Near {
 /// matched and what differs in the next.
 fn match_at(hunk: &Hunk, listing: &Listing, start: usize) -> Result<HashMap<String, String>, (usize, String)> {
     let mut bound: HashMap<String, String> = HashMap::new();
+    // Branches to labels: (line, the address it goes to), checked once every line is placed.
+    let mut branches: Vec<(usize, &str, u64)> = Vec::new();
     for (k, line) in hunk.matched().enumerate() {
         let Some(text) = listing.texts.get(start + k) else { return Err((k, format!("found the function's end, want {}", line.pattern.mnemonic))) };
         let (mnemonic, printed) = file::tokens(text);
@@ -174,6 +176,12 @@ fn match_at(hunk: &Hunk, listing: &Listing, start: usize) -> Result<HashMap<Stri
                         return Err(differs());
                     }
                 }
+                file::Token::Label(label) => {
+                    let Some(offset) = crate::pass::peephole::syntax::parse_int(printed) else { return Err(differs()) };
+                    // The printed SOPP offset: 16 bits, in dwords from the next instruction.
+                    let to = listing.addresses[start + k].wrapping_add(4).wrapping_add_signed(4 * i64::from(offset as u16 as i16));
+                    branches.push((k, label, to));
+                }
                 file::Token::Var { prefix, name } => {
                     let value = match printed.get(..prefix.len()) {
                         Some(p) if p.eq_ignore_ascii_case(prefix) && printed.len() > prefix.len() => &printed[prefix.len()..],
@@ -188,6 +196,12 @@ fn match_at(hunk: &Hunk, listing: &Listing, start: usize) -> Result<HashMap<Stri
                     }
                 }
             }
+        }
+    }
+    for (k, label, to) in branches {
+        let at = hunk.matched().position(|l| l.label.as_deref() == Some(label)).expect("labels are checked when parsed");
+        if listing.addresses[start + at] != to {
+            return Err((k, format!("found a branch to {to:#x}, want one to `{label}` ({:#x})", listing.addresses[start + at])));
         }
     }
     Ok(bound)
@@ -261,6 +275,23 @@ fn examine(patch: &PatchFile, hunk: &Hunk, program: &Program, listings: &[Listin
             sites.len()
         )));
     }
+    // A line naming no instruction of the target matches nothing: say so, not just where the
+    // nearest miss was (the typo is the news).
+    let parser = crate::isa::parse::Parser::new(program.target);
+    for (k, line) in hunk.matched().enumerate() {
+        if let Err(e) = parser.parse(&line.pattern.mnemonic)
+            && (e.message.starts_with("unknown instruction") || e.message.contains("is not an instruction of"))
+        {
+            let hint = e.hint.map_or(String::new(), |h| format!(" ({h})"));
+            return Err(PatchError::TooFew(format!(
+                "{label}: 0 matches in {within}: line {} (`{}`) names no instruction of {}: {}{hint}",
+                k + 1,
+                line.pattern.text,
+                program.target.processor.name,
+                e.message
+            )));
+        }
+    }
     let nearest = match near {
         Some(n) => format!(
             "; nearest at {:#x}{}, line {}: {}",
@@ -277,15 +308,27 @@ fn examine(patch: &PatchFile, hunk: &Hunk, program: &Program, listings: &[Listin
 /// One changed run of a matched hunk: the instructions taken out and those put in.
 struct Change {
     function: usize,
-    /// Listing positions of the instructions taken out (consecutive).
+    /// Listing positions of the instructions taken out (consecutive), branches not counted.
     removed: Vec<usize>,
+    /// A branch taken out (`-` line): its listing position.
+    removed_branch: Option<usize>,
     added: Vec<(Inst, String)>,
+    /// A branch put in (the run's last `+` line): it and the listing position of the
+    /// instruction it goes to.
+    branch: Option<(Inst, String, usize)>,
     /// Where additions go when nothing is removed: after this listing position, or (when the
     /// run starts the hunk) before the next one.
     after: Option<usize>,
     before: Option<usize>,
     /// For messages.
     label: String,
+}
+
+impl Change {
+    /// A listing position the change is at, for ordering and messages.
+    fn position(&self) -> Option<usize> {
+        self.removed.first().copied().or(self.removed_branch).or(self.after).or(self.before)
+    }
 }
 
 /// Applies `patches` to `program`: matches every hunk, then edits. On error the program may be
@@ -334,15 +377,16 @@ pub fn apply(program: &mut Program, patches: &[PatchFile], ctx: &Ctx<'_>) -> Res
             }
         }
     }
-    let mut edited: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
-    // From the end of each function to its start, so the positions not yet edited stay valid.
-    changes.sort_by_key(|c| std::cmp::Reverse((c.function, c.removed.first().copied().or(c.after).or(c.before))));
+    // From the end of each function to its start, so that what one change puts in does not
+    // come between another's anchor and its place.
+    changes.sort_by_key(|c| std::cmp::Reverse((c.function, c.position())));
+    let mut edited: BTreeSet<usize> = BTreeSet::new();
     for c in &changes {
-        let blocks = edit(program, c, &listings[c.function])?;
-        edited.entry(c.function).or_default().extend(blocks);
+        edit(program, c, &listings[c.function])?;
+        edited.insert(c.function);
     }
-    for (f, blocks) in edited {
-        keep_wait_states(&mut program.functions[f], &target, blocks, ctx, &mut applied.notes)?;
+    for f in edited {
+        keep_wait_states(&mut program.functions[f], &target, ctx, &mut applied.notes)?;
     }
     Ok(applied)
 }
@@ -350,6 +394,9 @@ pub fn apply(program: &mut Program, patches: &[PatchFile], ctx: &Ctx<'_>) -> Res
 /// The changed runs of one matched hunk, replacements assembled.
 fn changes_of(patch: &PatchFile, hunk: &Hunk, site: &Site, listing: &Listing, parser: &crate::isa::parse::Parser, target: &crate::isa::Target) -> Result<Vec<Change>, PatchError> {
     let label = format!("{}: {}", patch.file, hunk.label());
+    let refused = |line: &file::HunkLine, why: String| PatchError::Refused(format!("{}:{}: {}: {why}", patch.file, line.line, hunk.label()));
+    // Listing position of each labelled line.
+    let labels: HashMap<&str, usize> = hunk.matched().enumerate().filter_map(|(k, l)| Some((l.label.as_deref()?, site.start + k))).collect();
     let mut out = Vec::new();
     let mut position = site.start; // listing position of the next matched line
     let mut current: Option<Change> = None;
@@ -365,20 +412,47 @@ fn changes_of(patch: &PatchFile, hunk: &Hunk, site: &Site, listing: &Listing, pa
                 let c = current.get_or_insert_with(|| Change {
                     function: site.function,
                     removed: Vec::new(),
+                    removed_branch: None,
                     added: Vec::new(),
+                    branch: None,
                     after: position.checked_sub(1).filter(|&p| p >= site.start),
                     before: None,
                     label: label.clone(),
                 });
+                if c.branch.is_some() {
+                    return Err(refused(line, "a branch put in ends its run of changes: nothing may follow it before the next `=` line".to_owned()));
+                }
+                let is_branch = line.pattern.mnemonic == "s_branch" || line.pattern.mnemonic.starts_with("s_cbranch_");
                 if line.op == Op::Find {
-                    c.removed.push(position);
+                    if is_branch {
+                        if c.removed_branch.is_some() || !c.added.is_empty() {
+                            return Err(refused(line, "a branch taken out must be the last `-` line of its run, before any `+` line".to_owned()));
+                        }
+                        c.removed_branch = Some(position);
+                    } else if c.removed_branch.is_some() {
+                        return Err(refused(line, "a branch taken out must be the last `-` line of its run".to_owned()));
+                    } else {
+                        c.removed.push(position);
+                    }
                     position += 1;
-                } else {
-                    let text = line.pattern.substitute(&|v| site.bound.get(v).cloned()).expect("replacement variables are bound (checked when parsed)");
-                    let parsed = parser.parse(&text).map_err(|e| {
-                        PatchError::Refused(format!("{}:{}: {label}: `{text}` does not assemble for {}: {}", patch.file, line.line, target.processor.name, e.message))
-                    })?;
-                    c.added.push((parsed.inst, text));
+                    continue;
+                }
+                let mut text = line.pattern.substitute(&|v| site.bound.get(v).cloned()).expect("replacement variables are bound (checked when parsed)");
+                let to = line.pattern.label().map(|l| labels[l]);
+                if is_branch && to.is_none() {
+                    return Err(refused(line, format!("`{text}`: a branch put in names its target by a label of the hunk (`skip:` before the instruction of a `=` line, `s_cbranch_execz skip`), not by an offset")));
+                }
+                if to.is_some() {
+                    // The layout aims the branch; assemble it with offset 0 for now.
+                    text = format!("{} 0", line.pattern.mnemonic);
+                }
+                let parsed = parser.parse(&text).map_err(|e| {
+                    let hint = e.hint.map_or(String::new(), |h| format!(" ({h})"));
+                    refused(line, format!("`{text}` does not assemble for {}: {}{hint}", target.processor.name, e.message))
+                })?;
+                match to {
+                    Some(to) => c.branch = Some((parsed.inst, line.pattern.text.clone(), to)),
+                    None => c.added.push((parsed.inst, text)),
                 }
             }
         }
@@ -390,73 +464,97 @@ fn changes_of(patch: &PatchFile, hunk: &Hunk, site: &Site, listing: &Listing, pa
     Ok(out)
 }
 
-/// Makes one change through the edit API; the blocks it touched.
-fn edit(program: &mut Program, c: &Change, listing: &Listing) -> Result<Vec<usize>, PatchError> {
+/// Where the instruction listed at `position` is now: found by its input address, so that
+/// edits elsewhere (a block split by a branch put in) do not lead an edit astray.
+fn locate(function: &Function, listing: &Listing, position: usize) -> Option<InstRef> {
+    let address = listing.addresses[position];
+    function.blocks.iter().enumerate().find_map(|(b, block)| {
+        let i = block.nodes.iter().position(|n| n.origin.input_address() == Some(address))?;
+        Some(InstRef { block: b, index: i })
+    })
+}
+
+/// Makes one change through the edit API.
+fn edit(program: &mut Program, c: &Change, listing: &Listing) -> Result<(), PatchError> {
     let function = &mut program.functions[c.function];
     let name = function.name.clone();
     let refused = |at: usize, what: &str, why: &str| PatchError::Refused(format!("{}: in {name} at {:#x} (`{}`): cannot {what}: {why}", c.label, listing.addresses[at], listing.texts[at]));
-    let mut blocks = Vec::new();
+    let find = |function: &Function, at: usize| locate(function, listing, at).ok_or_else(|| refused(at, "find it", "another hunk took it out"));
     let kept = c.removed.len().min(c.added.len());
+    if let Some(r) = c.removed_branch {
+        let at = find(function, r)?;
+        function.delete_branch(at, NAME).map_err(|d| refused(r, "delete the branch", d.reason()))?;
+    }
     // Extra removals, last first.
     for &r in c.removed[kept..].iter().rev() {
-        let at = listing.refs[r];
+        let at = find(function, r)?;
         function.delete(at, NAME).map_err(|d| refused(r, "delete it", d.reason()))?;
-        blocks.push(at.block);
     }
     for (&r, (inst, _)) in c.removed.iter().zip(&c.added) {
-        let at = listing.refs[r];
+        let at = find(function, r)?;
         function.replace(at, *inst, NAME).map_err(|d| refused(r, "replace it", d.reason()))?;
-        blocks.push(at.block);
     }
     let extra = &c.added[kept..];
-    if extra.is_empty() {
-        return Ok(blocks);
+    if extra.is_empty() && c.branch.is_none() {
+        return Ok(());
     }
     if function.opaque.is_some() {
-        let r = c.removed.first().copied().or(c.after).or(c.before).unwrap_or(0);
+        let r = c.position().unwrap_or(0);
         return Err(refused(r, "change the function's size", "the function is opaque (its indirect control flow is not proven), so nothing in it may move"));
     }
-    // Nothing taken out: after the line before, unless the line after starts a block (a branch
-    // target), where what is put in goes into that block and runs on every path into it.
-    let anchor_after = if kept > 0 {
-        Some(c.removed[kept - 1])
-    } else if c.before.is_some_and(|b| listing.refs[b].index == 0) {
-        None
-    } else {
-        c.after.filter(|&a| function.node(listing.refs[a]).is_some_and(|n| !n.flow.ends_block()))
-    };
-    match (anchor_after, c.before) {
-        (Some(a), _) => {
-            let at = listing.refs[a];
-            for (inst, text) in extra.iter().rev() {
-                function.insert_after(at, *inst, NAME).map_err(|d| refused(a, &format!("put `{text}` after it"), d.reason()))?;
+    if !extra.is_empty() {
+        // Nothing taken out: after the line before, unless the line after starts a block (a
+        // branch target), where what is put in goes into that block and runs on every path
+        // into it.
+        let starts_block = |function: &Function, b: usize| locate(function, listing, b).is_some_and(|at| at.index == 0);
+        let anchor_after = if kept > 0 {
+            Some(c.removed[kept - 1])
+        } else if c.before.is_some_and(|b| starts_block(function, b)) {
+            None
+        } else {
+            c.after.filter(|&a| locate(function, listing, a).and_then(|at| function.node(at)).is_some_and(|n| !n.flow.ends_block()))
+        };
+        match (anchor_after, c.before) {
+            (Some(a), _) => {
+                let at = find(function, a)?;
+                for (inst, text) in extra.iter().rev() {
+                    function.insert_after(at, *inst, NAME).map_err(|d| refused(a, &format!("put `{text}` after it"), d.reason()))?;
+                }
             }
-            blocks.push(at.block);
-        }
-        (None, Some(b)) => {
-            let at = listing.refs[b];
-            for (k, (inst, text)) in extra.iter().enumerate() {
-                let here = InstRef { block: at.block, index: at.index + k };
-                function.insert_before(here, *inst, NAME).map_err(|d| refused(b, &format!("put `{text}` before it"), d.reason()))?;
+            (None, Some(b)) => {
+                let at = find(function, b)?;
+                for (k, (inst, text)) in extra.iter().enumerate() {
+                    let here = InstRef { block: at.block, index: at.index + k };
+                    function.insert_before(here, *inst, NAME).map_err(|d| refused(b, &format!("put `{text}` before it"), d.reason()))?;
+                }
             }
-            blocks.push(at.block);
-        }
-        (None, None) => {
-            let a = c.after.unwrap_or(0);
-            return Err(refused(a, "put the replacement after it", "it ends its block and nothing follows in the function"));
+            (None, None) => {
+                let a = c.after.unwrap_or(0);
+                return Err(refused(a, "put the replacement after it", "it ends its block and nothing follows in the function"));
+            }
         }
     }
-    Ok(blocks)
+    if let Some((inst, text, to)) = &c.branch {
+        // Right before the instruction that follows the run (everything else put in comes
+        // first, as written).
+        let Some(b) = c.before else {
+            let a = c.position().unwrap_or(0);
+            return Err(refused(a, &format!("put `{text}` after it"), "a branch put in needs an instruction after it in the hunk's function (the fall-through)"));
+        };
+        let at = find(function, b)?;
+        let target = find(function, *to)?;
+        function.insert_branch(at, *inst, target, NAME).map_err(|d| refused(b, &format!("put `{text}` before it"), d.reason()))?;
+    }
+    Ok(())
 }
 
 /// Inserts the `s_nop`s the GFX9 family's wait states need where the patch brought a VALU
-/// write and its consumer closer than allowed, in the blocks it edited (see the module doc).
-fn keep_wait_states(function: &mut Function, target: &crate::isa::Target, mut blocks: Vec<usize>, ctx: &Ctx<'_>, notes: &mut Vec<String>) -> Result<(), PatchError> {
+/// write and its consumer closer than allowed, within each block of a function it edited (see
+/// the module doc).
+fn keep_wait_states(function: &mut Function, target: &crate::isa::Target, ctx: &Ctx<'_>, notes: &mut Vec<String>) -> Result<(), PatchError> {
     if !matches!(target.generation(), Generation::Gfx9 | Generation::Gfx90a | Generation::Gfx940 | Generation::Gfx950) {
         return Ok(());
     }
-    blocks.sort_unstable();
-    blocks.dedup();
     let grew = function.edits.iter().any(|e| e.kind != crate::ir::EditKind::Replace);
     if grew && needs_kept_distances(target, function.nodes().map(|n| &n.inst)) {
         return Err(PatchError::Refused(format!(
@@ -465,7 +563,9 @@ fn keep_wait_states(function: &mut Function, target: &crate::isa::Target, mut bl
             target.processor.name
         )));
     }
-    for block in blocks {
+    // Every block: a branch put in splits blocks, and the runs the input had stand out anyway
+    // (`as_in_input`).
+    for block in 0..function.blocks.len() {
         let mut index = 0;
         while index < function.blocks[block].nodes.len() {
             let facts: Vec<Facts> = function.blocks[block].nodes[index.saturating_sub(6)..=index].iter().map(|n| Facts::of(&n.inst, target)).collect();
