@@ -210,6 +210,9 @@ pub fn run_diff(args: &DiffArgs) -> anyhow::Result<()> {
     } else {
         print!("{text}");
     }
+    if text.is_empty() && let Some(path) = &args.patch {
+        bail!("{} and {} have the same code: no patch to write to {}", args.a.display(), args.b.display(), path.display());
+    }
     if let (Some(path), Some(p)) = (&args.patch, patch) {
         write_file_atomically_with(path, None, |f| f.write_all(p.as_bytes())).with_context(|| path.display().to_string())?;
     }

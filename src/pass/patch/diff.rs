@@ -1,7 +1,9 @@
 //! Comparing two programs function by function, aligned by control flow rather than address:
-//! each instruction is compared by its text with branch targets named by block (`.LBB3`), not
-//! by offset, so an instruction put in shifts nothing after it. The alignment is the longest
-//! common subsequence of the two functions' instructions (after their common head and tail).
+//! each instruction is compared by its text, a branch by its mnemonic and where it goes, not by
+//! its offset, so an instruction put in shifts nothing after it. The alignment is the longest
+//! common subsequence of the two functions' instructions (after their common head and tail),
+//! branches compared without their targets; then a branch paired with one whose target is not
+//! the instruction paired with its own target counts as changed.
 //!
 //! The same alignment gives `patch --dry-run` its unified diff and `gfxpatch diff` its patch
 //! file: one hunk per changed run, with context lines added until the hunk matches only there.
@@ -18,21 +20,42 @@ pub struct FunctionText {
     pub entry: u64,
     pub texts: Vec<String>,
     pub keys: Vec<String>,
+    /// For a branch to an instruction of the function: that instruction's index.
+    pub targets: Vec<Option<usize>>,
+    /// Whether the instruction ends its block (nothing put in after it would run).
+    pub ends: Vec<bool>,
 }
 
 impl FunctionText {
     pub fn of(function: &Function, target: &crate::isa::Target) -> FunctionText {
-        let mut out = FunctionText { name: function.name.clone(), entry: function.entry, texts: Vec::new(), keys: Vec::new() };
+        let mut out = FunctionText { name: function.name.clone(), entry: function.entry, texts: Vec::new(), keys: Vec::new(), targets: Vec::new(), ends: Vec::new() };
+        // The adds of PC-relative address computations: the layout re-aims their constants, so
+        // they compare without them.
+        let pcrel: std::collections::HashSet<u64> = function
+            .pcrel
+            .iter()
+            .flat_map(|c| [c.add_lo, c.add_hi])
+            .chain(function.add_pc_pairs.iter().flat_map(|p| p.moves()))
+            .collect();
+        // Instruction index of each block's first instruction.
+        let firsts: Vec<usize> = function.blocks.iter().scan(0, |n, b| {
+            let first = *n;
+            *n += b.nodes.len();
+            Some(first)
+        }).collect();
         for block in &function.blocks {
             for node in &block.nodes {
                 let address = node.origin.input_address().unwrap_or(block.address);
                 let text = print::print(&node.inst, target, address);
-                let key = match node.flow.branch_target() {
-                    Some(crate::ir::BranchTarget::Block(b)) => format!("{} .LBB{b}", file::tokens(&text).0),
-                    _ => text.clone(),
+                let (key, to) = match node.flow.branch_target() {
+                    Some(crate::ir::BranchTarget::Block(b)) => (format!("{} .L", file::tokens(&text).0), Some(firsts[b])),
+                    _ if node.origin.input_address().is_some_and(|a| pcrel.contains(&a)) => (format!("{} pc-relative", file::tokens(&text).0), None),
+                    _ => (text.clone(), None),
                 };
+                out.ends.push(node.flow.ends_block());
                 out.texts.push(text);
                 out.keys.push(key);
+                out.targets.push(to);
             }
         }
         out
@@ -93,6 +116,36 @@ pub fn align(a: &[String], b: &[String]) -> Vec<Step> {
     out
 }
 
+/// Aligns two functions: [`align`] over their keys, then a branch paired with a branch whose
+/// target is not paired with its own target becomes a removal and an addition.
+pub fn align_functions(a: &FunctionText, b: &FunctionText) -> Vec<Step> {
+    let steps = align(&a.keys, &b.keys);
+    let mut pair = vec![None; a.keys.len()];
+    let mut paired_b = vec![false; b.keys.len()];
+    for s in &steps {
+        if let Step::Same(i, j) = *s {
+            pair[i] = Some(j);
+            paired_b[j] = true;
+        }
+    }
+    // Where a branch goes, up to code put in or taken out at its target (what is put in at a
+    // block's start runs on every path into it): the first paired instruction from there on,
+    // as an index into `b`.
+    let via_a = |t: usize| (t..a.keys.len()).find_map(|i| pair[i]);
+    let via_b = |t: usize| (t..b.keys.len()).find(|&j| paired_b[j]);
+    let mut out = Vec::with_capacity(steps.len());
+    for s in steps {
+        match s {
+            Step::Same(i, j) if a.targets[i].map(via_a) != b.targets[j].map(via_b) => {
+                out.push(Step::Removed(i));
+                out.push(Step::Added(j));
+            }
+            _ => out.push(s),
+        }
+    }
+    out
+}
+
 /// The changed runs of an alignment, each widened by `context` unchanged steps either side and
 /// merged where they touch: ranges of step indices.
 fn runs(steps: &[Step], context: usize) -> Vec<(usize, usize)> {
@@ -115,9 +168,8 @@ fn runs(steps: &[Step], context: usize) -> Vec<(usize, usize)> {
 pub fn unified(a_name: &str, a: &[FunctionText], b_name: &str, b: &[FunctionText]) -> String {
     let mut out = String::new();
     for (fa, fb) in pairs(a, b) {
-        let empty = Vec::new();
-        let (ka, kb) = (fa.map_or(&empty, |f| &f.keys), fb.map_or(&empty, |f| &f.keys));
-        let steps = align(ka, kb);
+        let none = FunctionText { name: String::new(), entry: 0, texts: Vec::new(), keys: Vec::new(), targets: Vec::new(), ends: Vec::new() };
+        let steps = align_functions(fa.unwrap_or(&none), fb.unwrap_or(&none));
         let name = fa.or(fb).map_or("", |f| f.name.as_str());
         for (lo, hi) in runs(&steps, 3) {
             if out.is_empty() {
@@ -162,14 +214,38 @@ pub fn patch_text(a_name: &str, b_name: &str, processor: &str, a: &[FunctionText
             let f = fa.or(fb).unwrap();
             return Err(Unpatchable(format!("function {} is in only one of the two code objects", f.name)));
         };
-        let steps = align(&fa.keys, &fb.keys);
+        let steps = align_functions(fa, fb);
         if runs(&steps, 0).is_empty() {
             continue;
         }
         out += &format!("\nfunction {}\n", fa.name);
+        if let Some(j) = steps.iter().find_map(|s| match *s {
+            Step::Added(j) if fb.targets[j].is_some() => Some(j),
+            _ => None,
+        }) {
+            return Err(Unpatchable(format!(
+                "{}: {b_name} has a branch `{}` (instruction {}) that {a_name} has not there: a patch names the target of a branch it puts in by a label (docs/patches.md), which `gfxpatch diff` does not write; write that hunk by hand",
+                fa.name,
+                fb.texts[j],
+                j + 1
+            )));
+        }
+        // Code put in where `b` branches to goes in front of the line below, in its block: its
+        // hunk starts there, with no line above (docs/patches.md). Other code put in follows
+        // the line above it.
+        // (Where the line above ends its block, anything put in goes in front of the line
+        // below anyway, and the line above may serve as context.)
+        let into_target = |k: usize| {
+            matches!(steps[k], Step::Added(j) if fb.targets.contains(&Some(j))) && (k == 0 || matches!(steps[k - 1], Step::Same(i, _) if !fa.ends[i]))
+        };
+        let mut done = 0;
         for (lo, hi) in runs(&steps, 0) {
+            if lo < done {
+                continue; // taken into the hunk before
+            }
             number += 1;
-            let hunk = hunk_with_context(&steps, lo, hi, fa, fb, number)?;
+            let (hunk, to) = hunk_with_context(&steps, lo, hi, fa, fb, number, &into_target)?;
+            done = to;
             out += "hunk\n";
             for l in &hunk.lines {
                 let op = match l.op {
@@ -189,14 +265,24 @@ fn literal(text: &str) -> Pattern {
     Pattern { mnemonic: mnemonic.to_ascii_lowercase(), tokens: tokens.iter().map(|t| Token::Text(t.to_ascii_lowercase())).collect(), text: text.to_owned() }
 }
 
-/// The hunk for steps `lo..hi` (a changed run), with the least context (same on both sides,
-/// at least one line where the function has one) that matches once in `fa`.
-fn hunk_with_context(steps: &[Step], lo: usize, hi: usize, fa: &FunctionText, fb: &FunctionText, number: usize) -> Result<Hunk, Unpatchable> {
+/// The hunk for steps `lo..hi` (a changed run) with the least context that matches once in
+/// `fa`: up to 12 unchanged lines above (none for code put in at a branch target) and below.
+/// Below, the context may run through later changes (they join the hunk) but not into code
+/// put in at a branch target, which starts a hunk of its own. Also returns the step index
+/// where the hunk ends.
+fn hunk_with_context(steps: &[Step], lo: usize, hi: usize, fa: &FunctionText, fb: &FunctionText, number: usize, into_target: &dyn Fn(usize) -> bool) -> Result<(Hunk, usize), Unpatchable> {
     for context in 1..=12 {
-        let (from, to) = (lo.saturating_sub(context), (hi + context).min(steps.len()));
-        // Context never reaches into another changed run: stop at the first change outside.
-        let from = (from..lo).rev().take_while(|&k| matches!(steps[k], Step::Same(..))).last().unwrap_or(lo);
-        let to = (hi..to).take_while(|&k| matches!(steps[k], Step::Same(..))).last().map_or(hi, |k| k + 1);
+        // Above: unchanged lines only (the changes before are in earlier hunks).
+        let from = if into_target(lo) { lo } else { (lo.saturating_sub(context)..lo).rev().take_while(|&k| matches!(steps[k], Step::Same(..))).last().unwrap_or(lo) };
+        let (mut to, mut same) = (hi, 0);
+        while to < steps.len() && same < context {
+            match steps[to] {
+                Step::Same(..) => same += 1,
+                _ if into_target(to) => break,
+                _ => same = 0,
+            }
+            to += 1;
+        }
         let lines: Vec<HunkLine> = steps[from..to]
             .iter()
             .map(|s| match *s {
@@ -208,12 +294,12 @@ fn hunk_with_context(steps: &[Step], lo: usize, hi: usize, fa: &FunctionText, fb
         let hunk = Hunk { number, name: None, functions: vec![fa.name.clone()], expect: 1, lines, line: 0 };
         let matched: Vec<&str> = hunk.matched().map(|l| l.pattern.text.as_str()).collect();
         let count = (0..fa.texts.len()).filter(|&s| fa.texts.get(s..s + matched.len()).is_some_and(|w| w.iter().zip(&matched).all(|(x, y)| x == y))).count();
-        if count == 1 && hunk.matched().next().is_some() {
-            return Ok(hunk);
+        if count == 1 && !matched.is_empty() {
+            return Ok((hunk, to));
         }
     }
-    let at = steps[lo..hi].iter().find_map(|s| match s { Step::Removed(i) | Step::Same(i, _) => Some(*i), _ => None }).unwrap_or(0);
-    Err(Unpatchable(format!("{}: the change at instruction {} is not unique within 12 lines of context", fa.name, at + 1)))
+    let at = steps[lo..].iter().find_map(|s| match s { Step::Removed(i) | Step::Same(i, _) => Some(*i), _ => None }).unwrap_or(0);
+    Err(Unpatchable(format!("{}: the change before instruction {} is not unique within 12 lines of context", fa.name, at + 1)))
 }
 
 #[cfg(test)]

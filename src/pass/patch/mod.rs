@@ -503,14 +503,12 @@ fn edit(program: &mut Program, c: &Change, listing: &Listing) -> Result<(), Patc
         return Err(refused(r, "change the function's size", "the function is opaque (its indirect control flow is not proven), so nothing in it may move"));
     }
     if !extra.is_empty() {
-        // Nothing taken out: after the line before, unless the line after starts a block (a
-        // branch target), where what is put in goes into that block and runs on every path
-        // into it.
-        let starts_block = |function: &Function, b: usize| locate(function, listing, b).is_some_and(|at| at.index == 0);
+        // Nothing taken out: right after the hunk's line above, in its block (a branch to the
+        // line below skips what is put in); with no line above (the run starts the hunk), or
+        // one that ends its block, in front of the line below, in its block (what is put in
+        // runs on every path into that line).
         let anchor_after = if kept > 0 {
             Some(c.removed[kept - 1])
-        } else if c.before.is_some_and(|b| starts_block(function, b)) {
-            None
         } else {
             c.after.filter(|&a| locate(function, listing, a).and_then(|at| function.node(at)).is_some_and(|n| !n.flow.ends_block()))
         };
