@@ -150,6 +150,9 @@ struct Near {
     start: usize,
     /// Lines that matched (the next one differs).
     lines: usize,
+    /// How much of the wanted mnemonic the found one shares (its leading characters): of two
+    /// misses as long, the one with the likelier typo is nearer.
+    closeness: usize,
     why: String,
 }
 
@@ -218,8 +221,11 @@ fn find(hunk: &Hunk, program: &Program, listings: &[Listing]) -> (Vec<Site>, Opt
             match match_at(hunk, listing, start) {
                 Ok(bound) => sites.push(Site { function: f, start, bound }),
                 Err((lines, why)) => {
-                    if lines > 0 && near.as_ref().is_none_or(|n| lines > n.lines) {
-                        near = Some(Near { function: f, start, lines, why });
+                    let wanted = hunk.matched().nth(lines).map_or("", |l| l.pattern.mnemonic.as_str());
+                    let found = listing.texts.get(start + lines).map_or("", |t| file::tokens(t).0);
+                    let closeness = wanted.bytes().zip(found.bytes()).take_while(|(a, b)| a == b).count();
+                    if lines > 0 && near.as_ref().is_none_or(|n| (lines, closeness) > (n.lines, n.closeness)) {
+                        near = Some(Near { function: f, start, lines, closeness, why });
                     }
                 }
             }
@@ -253,16 +259,21 @@ fn examine(patch: &PatchFile, hunk: &Hunk, program: &Program, listings: &[Listin
         return Err(PatchError::NoFunction(format!("{label}: no function is named {} (the code object has: {})", hunk.functions.join(" "), names(program, &all))));
     }
     let within = names(program, &functions);
-    if sites.len() == hunk.expect {
-        return Ok(HunkState::Apply(sites));
-    }
-    if sites.is_empty() {
-        // Not found: is it there already, the hunk's replacement in place of what it finds?
+    // Is it there already, the hunk's replacement in place of what it finds? Where the
+    // replacement holds the lines found (an instruction replaced by a longer sequence that
+    // starts with it), those still match: applied is when every match lies within a
+    // replacement found.
+    if hunk.lines.iter().any(|l| l.op == Op::Replace) {
         let reversed = hunk.reversed();
         let (back, _, _) = find(&reversed, program, listings);
-        if back.len() == hunk.expect && hunk.lines.iter().any(|l| l.op == Op::Replace) {
+        let (span, back_span) = (hunk.matched().count(), reversed.matched().count());
+        let inside = |s: &Site| back.iter().any(|b| b.function == s.function && b.start <= s.start && s.start + span <= b.start + back_span);
+        if back.len() == hunk.expect && sites.iter().all(inside) {
             return Ok(HunkState::AlreadyApplied);
         }
+    }
+    if sites.len() == hunk.expect {
+        return Ok(HunkState::Apply(sites));
     }
     if sites.len() > hunk.expect {
         let at: Vec<String> = sites.iter().take(6).map(|s| format!("{}+{:#x}", program.functions[s.function].name, listings[s.function].addresses[s.start] - program.functions[s.function].entry)).collect();
