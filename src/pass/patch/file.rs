@@ -460,6 +460,28 @@ hunk expect 2
     }
 
     #[test]
+    fn a_branch_names_its_target_by_a_label_of_the_hunk() {
+        let p = parse("x.gpatch", "target gfx900\nhunk\n    + s_cbranch_execz done\n    = v_mov_b32_e32 v0, s1\n    = done: s_endpgm\n").unwrap();
+        let lines = &p.hunks[0].lines;
+        assert_eq!(lines[0].pattern.label(), Some("done"));
+        assert_eq!(lines[2].label.as_deref(), Some("done"));
+        assert_eq!(lines[2].pattern.mnemonic, "s_endpgm");
+        // Reversed, the branch is found by where it goes.
+        assert_eq!(p.reversed().hunks[0].lines[0].op, Op::Find);
+        // An offset written as printed stays an offset.
+        let q = parse("x.gpatch", "target gfx900\nhunk\n    - s_cbranch_execz 5\n    + s_nop 0\n").unwrap();
+        assert_eq!(q.hunks[0].lines[0].pattern.tokens, [Token::Text("5".into())]);
+    }
+
+    #[test]
+    fn label_errors() {
+        let e = |src: &str| parse("l.gpatch", src).unwrap_err().to_string();
+        assert_eq!(e("target gfx900\nhunk\n    + s_branch out\n    = s_endpgm\n"), "l.gpatch:3: `out` is no label of hunk 1 (write `out:` before the instruction of a `=` line the branch goes to)");
+        assert_eq!(e("target gfx900\nhunk\n    - x: s_nop 0\n"), "l.gpatch:3: label `x:` on a `-` line: a branch target is an instruction that stays (`=`)");
+        assert_eq!(e("target gfx900\nhunk\n    = x: s_nop 0\n    = x: s_nop 1\n    + s_nop 2\n"), "l.gpatch:4: label `x` defined twice in hunk 1");
+    }
+
+    #[test]
     fn globs() {
         assert!(glob("_amdgpu_*_main", "_amdgpu_ps_main"));
         assert!(glob("k?", "k1"));
