@@ -18,6 +18,7 @@ mod emulate;
 pub(crate) mod info;
 mod instrument;
 mod isa;
+pub mod patch;
 mod retarget;
 mod rewrite;
 mod verify;
@@ -61,6 +62,10 @@ enum Command {
     Counters(counters::CountersArgs),
     /// Prove a code object valid on other processors of its generic family and write it for them.
     Retarget(retarget::RetargetArgs),
+    /// Apply patch files (*.gpatch, docs/patches.md): every hunk matches as expected or nothing is written.
+    Patch(patch::PatchArgs),
+    /// Compare two code objects function by function (aligned by control flow); --patch writes the patch.
+    Diff(patch::DiffArgs),
 }
 
 /// Exit status for bad input or a refused operation (clap uses 2 for usage errors too).
@@ -82,6 +87,8 @@ pub fn main() -> ExitCode {
         Command::Instrument(args) => instrument::run(&args),
         Command::Counters(args) => counters::run(&args),
         Command::Retarget(args) => retarget::run(&args),
+        Command::Patch(args) => patch::run(&args),
+        Command::Diff(args) => patch::run_diff(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -391,6 +391,14 @@ fn parse_passes(names: &[String], rule_files: &[PathBuf], explain: bool) -> anyh
     Ok(out)
 }
 
+/// The whole output in memory, or `None` when it is the input: for `patch`, which also shows
+/// and checks the result before writing it. [`output_image`] decides what grows and moves.
+pub(super) fn output_bytes(data: &[u8], input: &Input<'_>, outcomes: &mut [Outcome]) -> anyhow::Result<Option<Vec<u8>>> {
+    let replaced = replacements(input, outcomes);
+    let image = output_image(data, input, &replaced, outcomes)?;
+    Ok((!image.is_input()).then(|| image.to_vec()))
+}
+
 /// The input opened again for the kernel to copy from, if it is a regular file of the length
 /// that was read (a pipe was read once and cannot be read again; then the output is written
 /// from the bytes in memory).

@@ -5,8 +5,8 @@
 
 use crate::isa::Inst;
 
-use super::flow::{classify, Flow, Kind};
-use super::{Function, Node, Origin};
+use super::flow::{classify, Flow, Kind, Target};
+use super::{Block, Function, Node, Origin};
 
 /// A position: instruction `index` of block `block`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -139,6 +139,92 @@ impl Function {
         let edit = self.record(pass, kind, anchor, Some(inst));
         self.blocks[at.block].nodes.insert(at.index + after, Node { inst, origin: Origin::Inserted { edit }, flow: Flow::Next });
         Ok(())
+    }
+
+    /// Inserts the branch `inst` (`s_branch` or `s_cbranch_*`) before the instruction at `at`,
+    /// to the instruction at `target` of the same function. The block holding `at` is split so
+    /// that the branch ends its first half (what entered the block runs the branch, as with
+    /// [`Function::insert_before`]), and the block holding `target` so that `target` starts a
+    /// block. The branch's offset in `inst` is ignored: the layout aims it.
+    pub fn insert_branch(&mut self, at: InstRef, inst: Inst, target: InstRef, pass: &'static str) -> Result<(), Declined> {
+        let old = *self.node(at).ok_or(Declined::NoSuchInstruction)?;
+        self.node(target).ok_or(Declined::NoSuchInstruction)?;
+        if self.opaque.is_some() {
+            return Err(Declined::OpaqueFunction);
+        }
+        let conditional = match classify(&inst, 0) {
+            Kind::Branch(_) => false,
+            Kind::CondBranch(_) => true,
+            _ => return Err(Declined::ControlFlow),
+        };
+        let mut at = at;
+        let mut target_block = target.block;
+        if target.index > 0 {
+            self.split_block(target.block, target.index);
+            target_block += 1;
+            if at.block == target.block && at.index >= target.index {
+                at = InstRef { block: at.block + 1, index: at.index - target.index };
+            } else if at.block > target.block {
+                at.block += 1;
+            }
+        }
+        self.split_block(at.block, at.index);
+        // The target moved into the second half when it starts at `at` or lies after it.
+        if target_block > at.block || (target_block == at.block && at.index == 0) {
+            target_block += 1;
+        }
+        let edit = self.record(pass, EditKind::InsertBefore, old.origin, Some(inst));
+        let to = Target::Block(target_block);
+        let block = &mut self.blocks[at.block];
+        block.nodes.push(Node { inst, origin: Origin::Inserted { edit }, flow: if conditional { Flow::CondBranch(to) } else { Flow::Branch(to) } });
+        block.successors = if conditional && target_block != at.block + 1 { vec![target_block, at.block + 1] } else { vec![target_block] };
+        block.exits = false;
+        Ok(())
+    }
+
+    /// Deletes the branch (`s_branch`, `s_cbranch_*` to a block of the function) ending the
+    /// block of `at`: the block then falls through into the next one.
+    pub fn delete_branch(&mut self, at: InstRef, pass: &'static str) -> Result<(), Declined> {
+        let old = *self.node(at).ok_or(Declined::NoSuchInstruction)?;
+        if self.opaque.is_some() {
+            return Err(Declined::OpaqueFunction);
+        }
+        let is_branch = matches!(old.flow, Flow::Branch(Target::Block(_)) | Flow::CondBranch(Target::Block(_)));
+        if !is_branch || at.index + 1 != self.blocks[at.block].nodes.len() || at.block + 1 >= self.blocks.len() {
+            return Err(Declined::ControlFlow);
+        }
+        self.record(pass, EditKind::Delete, old.origin, None);
+        let block = &mut self.blocks[at.block];
+        block.nodes.pop();
+        block.successors = vec![at.block + 1];
+        block.exits = false;
+        Ok(())
+    }
+
+    /// Splits block `b` before its instruction `index`: the instructions from there on become
+    /// block `b + 1`, which `b` falls through into; later blocks and every reference to them
+    /// move up by one.
+    fn split_block(&mut self, b: usize, index: usize) {
+        let shift = |t: &mut usize| {
+            if *t > b {
+                *t += 1;
+            }
+        };
+        for block in &mut self.blocks {
+            block.successors.iter_mut().for_each(shift);
+            for node in &mut block.nodes {
+                if let Flow::Branch(Target::Block(t)) | Flow::CondBranch(Target::Block(t)) | Flow::Jump(Target::Block(t)) | Flow::AddPc(Target::Block(t)) = &mut node.flow {
+                    shift(t);
+                }
+            }
+        }
+        let first = &mut self.blocks[b];
+        let nodes = first.nodes.split_off(index);
+        // Blocks stay sorted by address; a half that starts with an inserted instruction shares
+        // the address of the block it came from (`block_at` finds the first).
+        let address = nodes.first().and_then(|n| n.origin.input_address()).unwrap_or(first.address);
+        let second = Block { address, nodes, successors: std::mem::replace(&mut first.successors, vec![b + 1]), exits: std::mem::replace(&mut first.exits, false) };
+        self.blocks.insert(b + 1, second);
     }
 
     /// Deletes the instruction at `at`.

@@ -182,9 +182,11 @@ impl Function {
         self.blocks.iter().flat_map(|b| b.nodes.iter())
     }
 
-    /// The block that starts at input address `address`.
+    /// The block that starts at input address `address` (the first, where an edit split a
+    /// block before an instruction it inserted: control from elsewhere enters there).
     pub fn block_at(&self, address: u64) -> Option<usize> {
-        self.blocks.binary_search_by_key(&address, |b| b.address).ok()
+        let i = self.blocks.partition_point(|b| b.address < address);
+        (self.blocks.get(i)?.address == address).then_some(i)
     }
 
     /// A listing of the function as it stands (for `--print-after`): block labels, successors,

@@ -276,6 +276,12 @@ pub fn layout(program: &Program, original: &[u8], shift: &dyn Fn(u64) -> Result<
                     } else {
                         let new = with_branch_offset(&asm, &node.inst, offset).ok_or(LayoutError::Encode { address: at, what: "branch offset" })?;
                         text.extend(new.bytes());
+                        // A branch a pass put in is inserted as aimed here.
+                        if matches!(node.origin, Origin::Inserted { .. })
+                            && let Ok(i) = out.inserted.binary_search_by_key(&at, |&(a, _)| a)
+                        {
+                            out.inserted[i].1 = new;
+                        }
                     }
                     continue;
                 }

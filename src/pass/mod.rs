@@ -3,6 +3,7 @@
 //! declined, by reason, for the report.
 
 pub mod instrument;
+pub mod patch;
 pub mod peephole;
 mod nops;
 

@@ -13,7 +13,7 @@ use crate::pass::{self, instrument, Pass, PassStats};
 
 /// What to do to each code object.
 pub struct Options<'a> {
-    pub passes: Vec<&'static dyn Pass>,
+    pub passes: Vec<&'a dyn Pass>,
     /// Print each function's listing after this pass (to `listings`).
     pub print_after: Option<&'a str>,
     /// Let the container writer drop DWARF it cannot update instead of refusing.

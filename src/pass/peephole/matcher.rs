@@ -767,7 +767,7 @@ impl Matcher<'_> {
 }
 
 /// Wait states an instruction stands for (an `s_nop N` is N + 1).
-fn nop_weight(f: &Facts) -> usize {
+pub(crate) fn nop_weight(f: &Facts) -> usize {
     match f.mnemonic() {
         "s_nop" => 1 + f.operands.as_ref().map_or(0, |o| o.imm(OperandName::simm16) as usize & 0xf),
         _ => 1,
@@ -777,7 +777,7 @@ fn nop_weight(f: &Facts) -> usize {
 /// GFX9-family wait states between a VALU write and a consumer (LLVM's GCNHazardRecognizer):
 /// DPP reading a VGPR (2) or after an EXEC write (5); v_readlane/v_writelane lane select (4);
 /// VMEM reading an SGPR (5); v_div_fmas after a VCC write (4).
-fn wait_states(producer: &Facts, consumer: &Facts) -> usize {
+pub(crate) fn wait_states(producer: &Facts, consumer: &Facts) -> usize {
     if !producer.valu {
         return 0;
     }

@@ -235,7 +235,7 @@ pub fn representative(generation: Generation) -> Target {
 }
 
 /// The generation an `only` entry names: a generation (`gfx9`, `gfx10.3`) or a processor.
-fn spec_generation(spec: &GenSpec) -> Option<Generation> {
+pub(crate) fn spec_generation(spec: &GenSpec) -> Option<Generation> {
     REPRESENTATIVES
         .iter()
         .map(|(g, _)| *g)

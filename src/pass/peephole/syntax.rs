@@ -387,7 +387,7 @@ impl<'a> Parser<'a> {
 
     fn operand(&self, text: &str, pos: Pos) -> Result<OperandPat, RuleError> {
         if let Some(name) = text.strip_prefix('%') {
-            if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            if !is_metavariable_name(name) {
                 return Err(self.error(pos, format!("bad metavariable `{text}`")));
             }
             return Ok(OperandPat::Var(name.to_owned()));
@@ -466,11 +466,19 @@ impl<'a> Parser<'a> {
     }
 }
 
-fn split_word(text: &str) -> (&str, &str) {
+/// The first whitespace-separated word and the rest (trimmed). Shared with the patch files'
+/// parser (`crate::pass::patch::file`), which reads instruction lines the same way.
+pub(crate) fn split_word(text: &str) -> (&str, &str) {
     match text.find(char::is_whitespace) {
         Some(i) => (&text[..i], text[i..].trim_start()),
         None => (text, ""),
     }
+}
+
+/// Whether `name` (after the `%`) is a metavariable name: letters, digits and `_`. One rule for
+/// peephole rules and patch files.
+pub(crate) fn is_metavariable_name(name: &str) -> bool {
+    !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// Whitespace-separated words with their positions.
@@ -497,7 +505,8 @@ fn split_commas(text: &str, pos: Pos) -> Vec<(&str, Pos)> {
     out
 }
 
-fn parse_int(text: &str) -> Option<i64> {
+/// An integer as rules and patches write it (`16`, `-1`, `0x10`).
+pub(crate) fn parse_int(text: &str) -> Option<i64> {
     let (negative, digits) = match text.strip_prefix('-') {
         Some(d) => (true, d),
         None => (false, text),
