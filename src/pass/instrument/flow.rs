@@ -67,6 +67,9 @@ pub enum Point {
 pub enum Reason {
     /// It measures a chord of the spanning tree.
     Chord,
+    /// Its count does not follow from the other probes' ([`pruned_blocks`]), or every block is
+    /// probed (`count-every-block`).
+    Block,
     /// A critical edge had to be a chord and cannot be measured without splitting it (the
     /// layout does not split edges): the block it enters, or one whose count did not follow
     /// from the chords, is measured instead.
@@ -210,9 +213,47 @@ fn loop_depths(blocks: &[FlowBlock]) -> Vec<u32> {
 }
 
 /// Chooses the probes of a function whose blocks are `blocks`; `end_ok[b]`: a probe may go
-/// before block `b`'s terminator.
+/// before block `b`'s terminator. Two candidates, the cheaper by estimated executions (8^loop
+/// depth per probe) wins, ties to the fewer probes: the chords of a spanning tree, which give
+/// every edge's count, and the blocks left of a probe in every block once each probe whose
+/// count follows from the others is dropped, hottest first ([`pruned_blocks`]). The first is
+/// optimal where conservation holds everywhere; every split block adds a chord, and where
+/// most blocks split (unoptimised code writes EXEC in nearly every block) the second wins.
 pub fn place(blocks: &[FlowBlock], end_ok: &[bool]) -> Placement {
     let g = Graph::of(blocks);
+    let frequency: Vec<f64> = loop_depths(blocks).iter().map(|&d| 8f64.powi(d.min(8) as i32)).collect();
+    let chords = chords(&g, blocks, end_ok, &frequency);
+    let cost = |p: &Placement| -> f64 { p.points.iter().map(|&(Point::Start(b) | Point::End(b), _)| frequency[b]).sum() };
+    // Pruning solves once per block: quadratic, so only where the function is not huge.
+    if blocks.len() > PRUNE_LIMIT {
+        return chords;
+    }
+    let pruned = pruned_blocks(&g, blocks.len(), &frequency);
+    let (c, p) = (cost(&chords), cost(&pruned));
+    if p < c || p == c && pruned.points.len() < chords.points.len() { pruned } else { chords }
+}
+
+/// Most blocks a function may have for [`pruned_blocks`] to be tried.
+const PRUNE_LIMIT: usize = 2048;
+
+/// A probe at every block's start, less each one whose count follows by conservation from
+/// the probes still kept; the hottest blocks are tried first, so the probes left sit where
+/// control runs least.
+fn pruned_blocks(g: &Graph, n_blocks: usize, frequency: &[f64]) -> Placement {
+    let mut kept = vec![true; n_blocks];
+    let mut order: Vec<usize> = (0..n_blocks).collect();
+    order.sort_by(|&x, &y| frequency[y].total_cmp(&frequency[x]).then(x.cmp(&y)));
+    for b in order {
+        kept[b] = false;
+        let measured: Vec<(Point, i128)> = (0..n_blocks).filter(|&i| kept[i]).map(|i| (Point::Start(i), 0)).collect();
+        let determined = solve_graph(g, n_blocks, &measured).is_ok_and(|s| s.blocks.iter().all(Option::is_some));
+        kept[b] = !determined;
+    }
+    Placement { points: (0..n_blocks).filter(|&b| kept[b]).map(|b| (Point::Start(b), Reason::Block)).collect() }
+}
+
+/// The probes on the chords of a maximum spanning tree ([`place`]).
+fn chords(g: &Graph, blocks: &[FlowBlock], end_ok: &[bool], frequency: &[f64]) -> Placement {
     let nodes = g.roles.len();
     let (mut ins, mut outs) = (vec![0usize; nodes], vec![0usize; nodes]);
     for &(a, h) in &g.edges {
@@ -225,7 +266,6 @@ pub fn place(blocks: &[FlowBlock], end_ok: &[bool]) -> Placement {
         }
         if a != ROOT && outs[a] == 1 { g.probe_of(a, end_ok) } else { None }
     };
-    let frequency: Vec<f64> = loop_depths(blocks).iter().map(|&d| 8f64.powi(d.min(8) as i32)).collect();
     let block_of = |node: usize| match g.roles[node] {
         Role::Root => None,
         Role::Top(b) | Role::In(b) | Role::Out(b) => Some(b),
@@ -274,7 +314,7 @@ pub fn place(blocks: &[FlowBlock], end_ok: &[bool]) -> Placement {
     if critical {
         // Measure what does not follow from the chords.
         let measured: Vec<(Point, i128)> = points.iter().map(|&(p, _)| (p, 0)).collect();
-        let known = solve_graph(&g, blocks.len(), &measured).map(|s| s.blocks).unwrap_or_default();
+        let known = solve_graph(g, blocks.len(), &measured).map(|s| s.blocks).unwrap_or_default();
         for b in 0..blocks.len() {
             if known.get(b).copied().flatten().is_none() {
                 points.push((Point::Start(b), Reason::CriticalEdge));
@@ -288,7 +328,7 @@ pub fn place(blocks: &[FlowBlock], end_ok: &[bool]) -> Placement {
 
 /// A probe at every block's start: the placement `count-every-block` uses.
 pub fn every_block(blocks: &[FlowBlock]) -> Placement {
-    Placement { points: (0..blocks.len()).map(|b| (Point::Start(b), Reason::Chord)).collect() }
+    Placement { points: (0..blocks.len()).map(|b| (Point::Start(b), Reason::Block)).collect() }
 }
 
 /// What [`solve`] found.
@@ -431,9 +471,8 @@ mod tests {
         let truth = [10, 40, 36, 20, 36, 4, 10];
         let placement = place(&blocks, &[true; 7]);
         // Edges: 9 real + entry + exit + 3 block edges (1, 4, 6 have two ways in) = 14 over
-        // 11 nodes: 4 chords, against 7 block probes; none inside the loop's back-edge cycle.
+        // 11 nodes: 4 chords, against 7 block probes.
         assert_eq!(placement.points.len(), 4, "{placement:?}");
-        assert!(placement.points.iter().all(|&(_, r)| r == Reason::Chord));
         let solved = solve(&blocks, &measure(&placement, &truth, &[])).unwrap();
         assert_eq!(solved.blocks, truth.iter().map(|&x| Some(x)).collect::<Vec<_>>());
         // A count that breaks conservation is an error, not a wrong answer.
@@ -471,7 +510,7 @@ mod tests {
             block(&[], false, true, false),
             block(&[], false, true, false),
         ];
-        let placement = place(&blocks, &[true; 5]);
+        let placement = chords(&Graph::of(&blocks), &blocks, &[true; 5], &[1.0; 5]);
         assert!(placement.points.iter().any(|&(_, r)| r == Reason::CriticalEdge), "{placement:?}");
         let truth = [10, 6, 4, 7, 3];
         let solved = solve(&blocks, &measure(&placement, &truth, &[])).unwrap();
@@ -482,5 +521,28 @@ mod tests {
     fn loop_depth_follows_back_edges() {
         let blocks = vec![block(&[1], true, false, false), block(&[2], false, false, false), block(&[1, 3], false, false, false), block(&[], false, true, false)];
         assert_eq!(loop_depths(&blocks), vec![0, 1, 1, 0]);
+    }
+
+    /// Unoptimised code writes EXEC in nearly every block: each split block adds a chord, so
+    /// the chords would cost more than a probe per block; the placement never does.
+    #[test]
+    fn split_blocks_never_cost_more_probes_than_blocks() {
+        // An if/else diamond whose every block writes EXEC, inside a loop.
+        let blocks = vec![
+            block(&[1], true, false, true),
+            block(&[2, 3], false, false, true),
+            block(&[4], false, false, true),
+            block(&[4], false, false, true),
+            block(&[1, 5], false, false, true),
+            block(&[], false, true, true),
+        ];
+        let g = Graph::of(&blocks);
+        let chords = chords(&g, &blocks, &[true; 6], &[1.0; 6]);
+        let placement = place(&blocks, &[true; 6]);
+        assert!(placement.points.len() < blocks.len() && placement.points.len() <= chords.points.len(), "{placement:?} vs chords {chords:?}");
+        let truth = [5, 40, 25, 15, 40, 5];
+        let ends: Vec<(usize, i128)> = (0..6).map(|b| (b, truth[b])).collect();
+        let solved = solve(&blocks, &measure(&placement, &truth, &ends)).unwrap();
+        assert_eq!(solved.blocks, truth.iter().map(|&x| Some(x)).collect::<Vec<_>>());
     }
 }
