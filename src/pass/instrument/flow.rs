@@ -67,7 +67,7 @@ pub enum Point {
 pub enum Reason {
     /// It measures a chord of the spanning tree.
     Chord,
-    /// Its count does not follow from the other probes' ([`pruned_blocks`]), or every block is
+    /// Its count does not follow from the other probes' ([`prune`]), or every block is
     /// probed (`count-every-block`).
     Block,
     /// A critical edge had to be a chord and cannot be measured without splitting it (the
@@ -216,7 +216,8 @@ fn loop_depths(blocks: &[FlowBlock]) -> Vec<u32> {
 /// before block `b`'s terminator. Two candidates, the cheaper by estimated executions (8^loop
 /// depth per probe) wins, ties to the fewer probes: the chords of a spanning tree, which give
 /// every edge's count, and the blocks left of a probe in every block once each probe whose
-/// count follows from the others is dropped, hottest first ([`pruned_blocks`]). The first is
+/// count follows from the others is dropped, hottest first ([`prune`]; the chords are pruned
+/// likewise, since only the blocks' counts are wanted, not every edge's). The first is
 /// optimal where conservation holds everywhere; every split block adds a chord, and where
 /// most blocks split (unoptimised code writes EXEC in nearly every block) the second wins.
 pub fn place(blocks: &[FlowBlock], end_ok: &[bool]) -> Placement {
@@ -224,32 +225,44 @@ pub fn place(blocks: &[FlowBlock], end_ok: &[bool]) -> Placement {
     let frequency: Vec<f64> = loop_depths(blocks).iter().map(|&d| 8f64.powi(d.min(8) as i32)).collect();
     let chords = chords(&g, blocks, end_ok, &frequency);
     let cost = |p: &Placement| -> f64 { p.points.iter().map(|&(Point::Start(b) | Point::End(b), _)| frequency[b]).sum() };
-    // Pruning solves once per block: quadratic, so only where the function is not huge.
-    if blocks.len() > PRUNE_LIMIT {
-        return chords;
-    }
-    let pruned = pruned_blocks(&g, blocks.len(), &frequency);
+    let every = every_block(blocks);
+    // Pruning solves once per probe: quadratic, so only where the function is not huge.
+    let (chords, pruned) = if blocks.len() > PRUNE_LIMIT {
+        (chords, every)
+    } else {
+        // The chords give every edge's count; the blocks need fewer where a chord only tells
+        // how a split block's outflow divides: prune those too.
+        (prune(&g, blocks.len(), chords.points, &frequency), prune(&g, blocks.len(), every.points, &frequency))
+    };
     let (c, p) = (cost(&chords), cost(&pruned));
-    if p < c || p == c && pruned.points.len() < chords.points.len() { pruned } else { chords }
+    let chosen = if p < c || p == c && pruned.points.len() < chords.points.len() { pruned } else { chords };
+    // Accepted only if every block's count follows from it (a probe in every block always does).
+    let measured: Vec<(Point, i128)> = chosen.points.iter().map(|&(p, _)| (p, 0)).collect();
+    let determined = solve_graph(&g, blocks.len(), &measured).is_ok_and(|s| s.blocks.iter().all(Option::is_some));
+    if determined { chosen } else { every_block(blocks) }
 }
 
-/// Most blocks a function may have for [`pruned_blocks`] to be tried.
+/// Most blocks a function may have for [`prune`] to be tried.
 const PRUNE_LIMIT: usize = 2048;
 
-/// A probe at every block's start, less each one whose count follows by conservation from
-/// the probes still kept; the hottest blocks are tried first, so the probes left sit where
-/// control runs least.
-fn pruned_blocks(g: &Graph, n_blocks: usize, frequency: &[f64]) -> Placement {
-    let mut kept = vec![true; n_blocks];
-    let mut order: Vec<usize> = (0..n_blocks).collect();
-    order.sort_by(|&x, &y| frequency[y].total_cmp(&frequency[x]).then(x.cmp(&y)));
-    for b in order {
-        kept[b] = false;
-        let measured: Vec<(Point, i128)> = (0..n_blocks).filter(|&i| kept[i]).map(|i| (Point::Start(i), 0)).collect();
+/// `points` less each one whose count follows by conservation from the probes still kept; the
+/// hottest are tried first, so the probes left sit where control runs least.
+fn prune(g: &Graph, n_blocks: usize, mut points: Vec<(Point, Reason)>, frequency: &[f64]) -> Placement {
+    let block = |p: Point| match p {
+        Point::Start(b) | Point::End(b) => b,
+    };
+    let mut order: Vec<usize> = (0..points.len()).collect();
+    order.sort_by(|&x, &y| frequency[block(points[y].0)].total_cmp(&frequency[block(points[x].0)]).then(x.cmp(&y)));
+    let mut kept = vec![true; points.len()];
+    for i in order {
+        kept[i] = false;
+        let measured: Vec<(Point, i128)> = points.iter().zip(&kept).filter(|&(_, &k)| k).map(|(&(p, _), _)| (p, 0)).collect();
         let determined = solve_graph(g, n_blocks, &measured).is_ok_and(|s| s.blocks.iter().all(Option::is_some));
-        kept[b] = !determined;
+        kept[i] = !determined;
     }
-    Placement { points: (0..n_blocks).filter(|&b| kept[b]).map(|b| (Point::Start(b), Reason::Block)).collect() }
+    let mut kept = kept.into_iter();
+    points.retain(|_| kept.next().unwrap());
+    Placement { points }
 }
 
 /// The probes on the chords of a maximum spanning tree ([`place`]).
@@ -499,10 +512,11 @@ mod tests {
     }
 
     /// Critical edges on a cycle of unmeasurable edges: two blocks that both branch to the same
-    /// two blocks (a K2,2 of critical edges). One of them has to be a chord; the placement
-    /// measures blocks instead, and every count still follows.
+    /// two blocks (a K2,2 of critical edges). One of them has to be a chord; it is left
+    /// unmeasured, the blocks' counts still follow from the other chords (the top-nodes let
+    /// the blocks the critical edges enter be measured), with fewer probes than blocks.
     #[test]
-    fn a_cycle_of_critical_edges_falls_back_to_block_probes() {
+    fn a_cycle_of_critical_edges_still_solves() {
         let blocks = vec![
             block(&[1, 2], true, false, false),
             block(&[3, 4], false, false, false),
@@ -511,7 +525,7 @@ mod tests {
             block(&[], false, true, false),
         ];
         let placement = chords(&Graph::of(&blocks), &blocks, &[true; 5], &[1.0; 5]);
-        assert!(placement.points.iter().any(|&(_, r)| r == Reason::CriticalEdge), "{placement:?}");
+        assert!(placement.points.len() < blocks.len(), "{placement:?}");
         let truth = [10, 6, 4, 7, 3];
         let solved = solve(&blocks, &measure(&placement, &truth, &[])).unwrap();
         assert_eq!(solved.blocks, truth.iter().map(|&x| Some(x)).collect::<Vec<_>>());
@@ -539,7 +553,9 @@ mod tests {
         let g = Graph::of(&blocks);
         let chords = chords(&g, &blocks, &[true; 6], &[1.0; 6]);
         let placement = place(&blocks, &[true; 6]);
-        assert!(placement.points.len() < blocks.len() && placement.points.len() <= chords.points.len(), "{placement:?} vs chords {chords:?}");
+        // Every in-count here is independent of the others (each block's inflow comes from
+        // split blocks' outflows, which nothing measures): a probe per block is the least.
+        assert!(chords.points.len() > blocks.len() && placement.points.len() == blocks.len(), "{placement:?} vs chords {chords:?}");
         let truth = [5, 40, 25, 15, 40, 5];
         let ends: Vec<(usize, i128)> = (0..6).map(|b| (b, truth[b])).collect();
         let solved = solve(&blocks, &measure(&placement, &truth, &ends)).unwrap();
