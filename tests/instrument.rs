@@ -2,8 +2,9 @@
 //! `count-kernel` is verified, disassembles cleanly with `llvm-objdump-19`, passes
 //! `llvm-dwarfdump-19 --verify`, passed the static check (the rewrite refuses otherwise) and
 //! carries `__gfxpatch_counters`; on gfx1100 and gfx90a the emulator runs the instrumented
-//! kernels to the same buffers as the originals, and every counter equals the emulator's own
-//! count of executions of the probed instruction.
+//! kernels to the same buffers as the originals, every counter equals the emulator's own
+//! count of executions of the probed instruction, and every block's counts solved from the
+//! spanning-tree probes equal the emulator's count of the block's executions and lanes.
 
 mod common;
 #[path = "common/host.rs"]
@@ -19,7 +20,12 @@ use gfxpatch::pass::{self, instrument::ProbeKind};
 use gfxpatch::rewrite::{rewrite_object, Options, Outcome};
 
 fn instrument(data: &[u8]) -> Outcome {
-    let passes = vec![pass::find("count-blocks").unwrap(), pass::find("count-kernel").unwrap()];
+    instrument_with(data, "count-blocks")
+}
+
+/// `blocks`: `count-blocks` (spanning-tree chords) or `count-every-block`, then `count-kernel`.
+fn instrument_with(data: &[u8], blocks: &str) -> Outcome {
+    let passes = vec![pass::find(blocks).unwrap(), pass::find("count-kernel").unwrap()];
     rewrite_object(data, &Options { passes, print_after: None, strip_debug_on_failure: false }).expect("instrumenting fails closed, never errs")
 }
 
@@ -104,6 +110,12 @@ fn random(len: usize, seed: u64) -> Vec<u8> {
         .collect()
 }
 
+/// Runs each case of `emu_int` on gfx1100 and gfx90a (O2, O0) original and instrumented: the
+/// buffers are the same; every probe's counters equal the emulator's own count at the probed
+/// instruction; and the counts `counters` solves for every block from the spanning-tree probes
+/// (and from a probe in every block) equal the emulator's count at the block's first
+/// instruction, waves and lanes. Prints the executed-instruction overhead of both placements
+/// (the table in docs/instrumentation.md: `cargo test --test instrument emulated -- --nocapture`).
 #[test]
 fn emulated_counters_equal_the_emulators_own_counts() {
     // (kernel, grid, block, args): buffers Zeros(n) / Random(n), values as bytes.
@@ -116,19 +128,21 @@ fn emulated_counters_equal_the_emulators_own_counts() {
         ("call_helper", 128, 64, &[(false, 512), (true, 512)], None),
     ];
     let mut runs = 0;
+    let mut table = String::from("| target | kernel | executed | every block | spanning tree | probes (every / tree) |\n|---|---|---|---|---|---|\n");
+    let (mut every_total, mut tree_total) = (0u64, 0u64);
     for target in ["gfx1100", "gfx90a"] {
         for opt in ["O2", "O0"] {
             let path = common::repo().join(format!("fixtures/co/{target}/emu_int.{opt}.co"));
             let original = std::fs::read(&path).unwrap();
-            let out = instrument(&original);
-            assert!(out.refused.is_none(), "{target} {opt}: {:?}", out.refused);
-            let Some(map) = out.counters.as_ref() else {
+            let tree = instrument(&original);
+            let every = instrument_with(&original, "count-every-block");
+            assert!(tree.refused.is_none() && every.refused.is_none(), "{target} {opt}: {:?} {:?}", tree.refused, every.refused);
+            let (Some(map), Some(every_map)) = (tree.counters.as_ref(), every.counters.as_ref()) else {
                 if target == "gfx90a" && opt == "O0" {
                     continue; // declined: see DECLINED_ON
                 }
-                panic!("{target} {opt}: not instrumented: {:?}", out.stats);
+                panic!("{target} {opt}: not instrumented: {:?}", tree.stats);
             };
-            let instrumented = out.bytes.as_ref().unwrap();
             for &(kernel, grid, block, buffers, value) in CASES {
                 let mut args: Vec<Arg> = buffers.iter().enumerate().map(|(i, &(rnd, n))| Arg::Buffer(if rnd { random(n, i as u64 + 7) } else { vec![0; n] })).collect();
                 if let Some(v) = value {
@@ -137,37 +151,66 @@ fn emulated_counters_equal_the_emulators_own_counts() {
                 let dispatch = Dispatch { grid: [grid, 1, 1], block: [block, 1, 1] };
                 let options = emu::Options { count_addresses: true, ..emu::Options::default() };
                 let before = emu::run(&original, kernel, &dispatch, &args, &options).unwrap_or_else(|e| panic!("{target} {opt} original: {e}"));
-                let options = emu::Options { read_symbols: vec!["__gfxpatch_counters".into()], ..emu::Options::default() };
-                let after = emu::run(instrumented, kernel, &dispatch, &args, &options).unwrap_or_else(|e| panic!("{target} {opt} instrumented: {e}"));
-                assert_eq!(before.buffers, after.buffers, "{target} {opt} {kernel}: the instrumented kernel computes something else");
-                let counters = &after.symbols[0];
-                let counter = |i: u64| u64::from_le_bytes(counters[(i * 8) as usize..(i * 8 + 8) as usize].try_into().unwrap());
-                let mut checked: BTreeMap<&str, usize> = BTreeMap::new();
-                for p in &map.probes {
-                    let at = match p.kind {
-                        ProbeKind::Block | ProbeKind::KernelStart => p.block,
-                        // Before the block's last instruction, the 4-byte s_endpgm.
-                        ProbeKind::KernelEnd => p.block + p.block_bytes - 4,
-                    };
-                    let own = before.by_address.get(&at).copied().unwrap_or_default();
-                    let expected = match p.kind {
-                        ProbeKind::Block | ProbeKind::KernelStart => (own.waves_with_lanes, own.lanes),
-                        ProbeKind::KernelEnd => (own.waves, own.lanes),
-                    };
-                    let got = (counter(p.first_counter), counter(p.first_counter + 1));
-                    assert_eq!(got, expected, "{target} {opt} {kernel}: {:?} probe of {} at {:#x}", p.kind, p.function, p.block);
-                    if got.0 > 0 {
-                        *checked.entry(&p.function).or_default() += 1;
+                let own = |at: u64| before.by_address.get(&at).copied().unwrap_or_default();
+                let mut executed = Vec::new();
+                for (out, map, how) in [(&tree, map, "count-blocks"), (&every, every_map, "count-every-block")] {
+                    let options = emu::Options { read_symbols: vec!["__gfxpatch_counters".into()], ..emu::Options::default() };
+                    let after = emu::run(out.bytes.as_ref().unwrap(), kernel, &dispatch, &args, &options).unwrap_or_else(|e| panic!("{target} {opt} {how}: {e}"));
+                    assert_eq!(before.buffers, after.buffers, "{target} {opt} {kernel} {how}: the instrumented kernel computes something else");
+                    executed.push(after.counts.wave_instructions);
+                    let counters = &after.symbols[0];
+                    let counter = |i: u64| u64::from_le_bytes(counters[(i * 8) as usize..(i * 8 + 8) as usize].try_into().unwrap());
+                    let mut checked: BTreeMap<&str, usize> = BTreeMap::new();
+                    for p in &map.probes {
+                        let (at, expected) = match p.kind {
+                            ProbeKind::Block | ProbeKind::BlockCriticalEdge | ProbeKind::KernelStart => (p.block, (own(p.block).waves_with_lanes, own(p.block).lanes)),
+                            // Before the block's last instruction (a 4-byte branch, return or
+                            // s_endpgm): what leaves the block with EXEC != 0.
+                            ProbeKind::BlockEnd => {
+                                let at = p.block + p.block_bytes - 4;
+                                (at, (own(at).waves_with_lanes, own(at).lanes))
+                            }
+                            // Before s_endpgm, in lane 0: every wave, even one with EXEC == 0.
+                            ProbeKind::KernelEnd => {
+                                let at = p.block + p.block_bytes - 4;
+                                (at, (own(at).waves, own(at).lanes))
+                            }
+                        };
+                        let got = (counter(p.first_counter), counter(p.first_counter + 1));
+                        assert_eq!(got, expected, "{target} {opt} {kernel} {how}: {:?} probe of {} in block {:#x} at {at:#x}", p.kind, p.function, p.block);
+                        if got.0 > 0 {
+                            *checked.entry(&p.function).or_default() += 1;
+                        }
                     }
+                    // Every block's counts, solved from the probes, are the emulator's own.
+                    let solved = map.block_counts(counters).unwrap_or_else(|e| panic!("{target} {opt} {kernel} {how}: {e}"));
+                    let mut blocks = 0;
+                    for (function, solved) in &solved {
+                        for b in solved {
+                            let c = own(b.address);
+                            assert_eq!((b.waves, b.lanes), (c.waves_with_lanes, c.lanes), "{target} {opt} {kernel} {how}: block {:#x} of {function}", b.address);
+                            blocks += usize::from(b.waves > 0);
+                        }
+                    }
+                    // gfx90a O0: kernels whose AGPRs leave no VGPR pair are declined (DECLINED_ON).
+                    let probed = map.probes.iter().any(|p| p.function == kernel);
+                    assert!(probed || (target, opt) == ("gfx90a", "O0"), "{target} {opt} {kernel}: not instrumented");
+                    assert!(!probed || checked.get(kernel).is_some_and(|&n| n >= 2), "{target} {opt} {kernel} {how}: no probe of the kernel ran: {checked:?}");
+                    assert!(!probed || blocks >= 1, "{target} {opt} {kernel} {how}: no block ran");
+                    runs += usize::from(probed && how == "count-blocks");
                 }
-                // gfx90a O0: kernels whose AGPRs leave no VGPR pair are declined (DECLINED_ON).
-                let probed = map.probes.iter().any(|p| p.function == kernel);
-                assert!(probed || (target, opt) == ("gfx90a", "O0"), "{target} {opt} {kernel}: not instrumented");
-                assert!(!probed || checked.get(kernel).is_some_and(|&n| n >= 2), "{target} {opt} {kernel}: no probe of the kernel ran: {checked:?}");
-                runs += usize::from(probed);
+                let probes = |m: &gfxpatch::pass::instrument::map::ObjectMap| m.probes.iter().filter(|p| p.function == kernel && p.kind.is_block()).count();
+                let base = before.counts.wave_instructions;
+                let pct = |x: u64| (x - base) as f64 * 100.0 / base as f64;
+                table += &format!("| {target} {opt} | {kernel} | {base} | +{:.0}% | +{:.0}% | {} / {} |\n", pct(executed[1]), pct(executed[0]), probes(every_map), probes(map));
+                every_total += executed[1] - base;
+                tree_total += executed[0] - base;
             }
         }
     }
+    eprintln!("{table}\ninserted instructions executed: every block {every_total}, spanning tree {tree_total}");
+    // The chords cost no more than a probe in every block, summed over the cases.
+    assert!(tree_total <= every_total, "spanning tree {tree_total} > every block {every_total}");
     // gfx1100 O2 and O0 and gfx90a O2: every case ran instrumented.
     assert!(runs >= 3 * CASES.len(), "only {runs} instrumented runs");
 }
@@ -279,8 +322,10 @@ fn map_blocks_carry_their_source_lines() {
         assert!(r.status.success(), "{fixture}: {}", String::from_utf8_lossy(&r.stderr));
         let map_path = dir.path().join("i.co.map.json");
         let map: serde_json::Value = serde_json::from_slice(&std::fs::read(&map_path).unwrap()).unwrap();
-        let probes = map["objects"][0]["counters"]["probes"].as_array().unwrap_or_else(|| panic!("{fixture}: no probes: {map}"));
-        let addresses: String = probes.iter().map(|p| format!("{:#x}\n", p["block"].as_u64().unwrap())).collect();
+        // Every block of every probed function, measured or derived.
+        let functions = map["objects"][0]["counters"]["functions"].as_array().unwrap_or_else(|| panic!("{fixture}: no probed functions: {map}"));
+        let blocks: Vec<&serde_json::Value> = functions.iter().flat_map(|f| f["blocks"].as_array().unwrap()).collect();
+        let addresses: String = blocks.iter().map(|b| format!("{:#x}\n", b["address"].as_u64().unwrap())).collect();
         let mut symbolizer = Command::new("llvm-symbolizer-19")
             .args(["--no-inlines", "--output-style=GNU", &format!("--obj={}", input.display())])
             .stdin(std::process::Stdio::piped())
@@ -291,17 +336,17 @@ fn map_blocks_carry_their_source_lines() {
         let text = String::from_utf8(symbolizer.wait_with_output().unwrap().stdout).unwrap();
         // Two lines per address: the function, then file:line.
         let theirs: Vec<&str> = text.lines().skip(1).step_by(2).collect();
-        assert_eq!(theirs.len(), probes.len(), "{fixture}: {text}");
-        for (p, their) in probes.iter().zip(&theirs) {
+        assert_eq!(theirs.len(), blocks.len(), "{fixture}: {text}");
+        for (b, their) in blocks.iter().zip(&theirs) {
             let (their_file, their_line) = their.rsplit_once(':').unwrap();
             let their_line = their_line.split_whitespace().next().unwrap();
             if their_line == "0" || their_file == "??" {
                 continue;
             }
-            let ours = p["source"].as_str().unwrap_or_else(|| panic!("{fixture}: block {} has no source line; llvm-symbolizer-19 says {their}", p["block"]));
+            let ours = b["source"].as_str().unwrap_or_else(|| panic!("{fixture}: block {} has no source line; llvm-symbolizer-19 says {their}", b["address"]));
             let (file, line) = ours.rsplit_once(':').unwrap();
             let name = |f: &str| f.rsplit('/').next().unwrap().to_owned();
-            assert_eq!((name(file), line), (name(their_file), their_line), "{fixture}: block {:#x}", p["block"].as_u64().unwrap());
+            assert_eq!((name(file), line), (name(their_file), their_line), "{fixture}: block {:#x}", b["address"].as_u64().unwrap());
             compared += 1;
         }
         // A dump of zeros: --top still lists the blocks, with their lines.

@@ -2,7 +2,10 @@
 //! the bytes of `__gfxpatch_counters` an instrumented run dumped (little-endian `u64`s) with the
 //! map `instrument` wrote, and prints per function: waves, executed instructions at wave and
 //! thread level, the opcode histogram and the hottest blocks; `--dot` writes a function's CFG
-//! with block heat for Graphviz.
+//! with block heat for Graphviz. `count-blocks` measures only the chords of a spanning tree of
+//! each function's control flow; the counts of the other blocks are solved here by
+//! conservation of flow ([`crate::pass::instrument::flow::solve`]), exactly, or not printed at
+//! all (a dump that contradicts the map is an error).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -12,7 +15,7 @@ use anyhow::{bail, Context as _};
 use serde::Serialize;
 
 use super::instrument::MapFile;
-use crate::pass::instrument::map::ObjectMap;
+use crate::pass::instrument::map::{ObjectMap, SolvedBlock};
 use crate::pass::instrument::ProbeKind;
 
 #[derive(clap::Args)]
@@ -67,14 +70,21 @@ pub struct BlockCount {
     pub source: Option<String>,
 }
 
-/// Sums the counters `dump` holds by function, as `map` describes them.
-pub fn summarise(map: &ObjectMap, dump: &[u8], top: usize) -> anyhow::Result<Vec<FunctionCounts>> {
+fn counter_reader<'a>(map: &ObjectMap, dump: &'a [u8]) -> anyhow::Result<impl Fn(u64) -> u64 + 'a> {
     if (dump.len() as u64) < map.bytes {
         bail!("the dump has {} bytes, the counters {}: is it the right object's dump?", dump.len(), map.bytes);
     }
-    let counter = |i: u64| u64::from_le_bytes(dump[(i * 8) as usize..(i * 8 + 8) as usize].try_into().unwrap());
+    Ok(move |i: u64| u64::from_le_bytes(dump[(i * 8) as usize..(i * 8 + 8) as usize].try_into().unwrap()))
+}
+
+fn block_counts(map: &ObjectMap, dump: &[u8]) -> anyhow::Result<Vec<(String, Vec<SolvedBlock>)>> {
+    map.block_counts(dump).map_err(anyhow::Error::msg)
+}
+
+/// Sums the counters `dump` holds by function, as `map` describes them.
+pub fn summarise(map: &ObjectMap, dump: &[u8], top: usize) -> anyhow::Result<Vec<FunctionCounts>> {
+    let counter = counter_reader(map, dump)?;
     let mut by: BTreeMap<&str, FunctionCounts> = BTreeMap::new();
-    let mut blocks: BTreeMap<&str, Vec<BlockCount>> = BTreeMap::new();
     for p in &map.probes {
         let f = by.entry(&p.function).or_insert_with(|| FunctionCounts { function: p.function.clone(), kind: p.function_kind.clone(), ..Default::default() });
         let (waves, lanes) = (counter(p.first_counter), counter(p.first_counter + 1));
@@ -84,43 +94,44 @@ pub fn summarise(map: &ObjectMap, dump: &[u8], top: usize) -> anyhow::Result<Vec
                 *f.lanes_started.get_or_insert(0) += lanes;
             }
             ProbeKind::KernelEnd => *f.waves_ended.get_or_insert(0) += waves,
-            ProbeKind::Block => {
-                let n = p.opcodes.len() as u64;
-                f.wave_instructions += waves * n;
-                f.thread_instructions += lanes * n;
-                for op in &p.opcodes {
-                    *f.opcodes.entry(op.clone()).or_insert(0) += waves;
-                }
-                blocks.entry(&p.function).or_default().push(BlockCount { block: p.block, waves, lanes, instructions: p.opcodes.len(), source: p.source.clone() });
-            }
+            ProbeKind::Block | ProbeKind::BlockEnd | ProbeKind::BlockCriticalEdge => {}
         }
     }
-    for (name, mut b) in blocks {
-        b.sort_by_key(|c| std::cmp::Reverse((c.waves * c.instructions as u64, c.block)));
-        b.truncate(top);
-        by.get_mut(name).unwrap().top_blocks = b;
+    for (name, blocks) in block_counts(map, dump)? {
+        let Some(f) = by.get_mut(name.as_str()) else { continue };
+        let mut top_blocks = Vec::with_capacity(blocks.len());
+        for b in blocks {
+            let n = b.opcodes.len() as u64;
+            f.wave_instructions += b.waves * n;
+            f.thread_instructions += b.lanes * n;
+            for op in &b.opcodes {
+                *f.opcodes.entry(op.clone()).or_insert(0) += b.waves;
+            }
+            top_blocks.push(BlockCount { block: b.address, waves: b.waves, lanes: b.lanes, instructions: b.opcodes.len(), source: b.source });
+        }
+        top_blocks.sort_by_key(|c| std::cmp::Reverse((c.waves * c.instructions as u64, c.block)));
+        top_blocks.truncate(top);
+        f.top_blocks = top_blocks;
     }
     Ok(by.into_values().collect())
 }
 
 /// The function's CFG with each block's wave count, shaded by heat.
 pub fn dot(map: &ObjectMap, dump: &[u8], function: &str) -> anyhow::Result<String> {
-    let counter = |i: u64| u64::from_le_bytes(dump[(i * 8) as usize..(i * 8 + 8) as usize].try_into().unwrap());
-    let probes: Vec<_> = map.probes.iter().filter(|p| p.function == function && p.kind == ProbeKind::Block).collect();
-    if probes.is_empty() {
+    let all = block_counts(map, dump)?;
+    let Some((_, blocks)) = all.iter().find(|(f, _)| f == function) else {
         bail!("no count-blocks probes in {function}");
-    }
-    let hottest = probes.iter().map(|p| counter(p.first_counter)).max().unwrap_or(0).max(1);
+    };
+    let hottest = blocks.iter().map(|b| b.waves).max().unwrap_or(0).max(1);
     let mut out = format!("digraph \"{function}\" {{\n  node [shape=box, style=filled, fontname=monospace];\n");
-    for p in &probes {
-        let waves = counter(p.first_counter);
+    for b in blocks {
         // White (cold) to red (hottest).
-        let heat = (255 - waves * 255 / hottest) as u8;
-        let _ = writeln!(out, "  b{:x} [label=\"{:#x}\\n{} instructions\\nwaves {}  lanes {}\", fillcolor=\"#ff{heat:02x}{heat:02x}\"];", p.block, p.block, p.opcodes.len(), waves, counter(p.first_counter + 1));
+        let heat = (255 - b.waves * 255 / hottest) as u8;
+        let _ = writeln!(out, "  b{:x} [label=\"{:#x}\\n{} instructions\\nwaves {}  lanes {}\", fillcolor=\"#ff{heat:02x}{heat:02x}\"];", b.address, b.address, b.opcodes.len(), b.waves, b.lanes);
     }
-    for p in &probes {
-        for s in &p.successors {
-            let _ = writeln!(out, "  b{:x} -> b{:x};", p.block, s);
+    for b in blocks {
+        for s in &b.successors {
+            let _ = writeln!(out, "  b{:x} -> b{:x};", b.address, s);
         }
     }
     out.push_str("}\n");

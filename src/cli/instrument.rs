@@ -21,7 +21,8 @@ pub struct InstrumentArgs {
     /// Where to write the instrumented file.
     #[arg(short, long)]
     output: PathBuf,
-    /// Probes, in order (comma-separated): count-blocks, count-kernel.
+    /// Probes, in order (comma-separated): count-blocks, count-kernel; count-every-block
+    /// counts what count-blocks does, with a probe in every block.
     #[arg(long, value_delimiter = ',', required = true)]
     probe: Vec<String>,
     /// Only functions whose (mangled) name this regular expression matches anywhere, as `grep`
@@ -70,10 +71,11 @@ pub fn run(args: &InstrumentArgs) -> anyhow::Result<()> {
     let mut passes: Vec<&'static dyn Pass> = Vec::new();
     for p in &args.probe {
         match p.as_str() {
-            instrument::COUNT_BLOCKS => passes.push(Box::leak(Box::new(CountBlocks { filter: filter.clone() }))),
+            instrument::COUNT_BLOCKS => passes.push(Box::leak(Box::new(CountBlocks { filter: filter.clone(), every_block: false }))),
+            instrument::COUNT_EVERY_BLOCK => passes.push(Box::leak(Box::new(CountBlocks { filter: filter.clone(), every_block: true }))),
             instrument::COUNT_KERNEL => passes.push(Box::leak(Box::new(CountKernel { filter: filter.clone() }))),
             "trace-memory" => bail!("--probe trace-memory: not implemented yet (docs/instrumentation.md)"),
-            other => bail!("unknown probe {other:?} (known: count-blocks, count-kernel)"),
+            other => bail!("unknown probe {other:?} (known: count-blocks, count-every-block, count-kernel)"),
         }
     }
     let options = Options { passes, print_after: None, strip_debug_on_failure: args.strip_debug_on_failure };

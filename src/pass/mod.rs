@@ -102,8 +102,14 @@ pub trait Pass: Sync {
 
 /// Every pass, in the order they are documented.
 pub fn registry() -> &'static [&'static dyn Pass] {
-    static REGISTRY: [&dyn Pass; 5] =
-        [&InsertNops, &RemoveNops, &peephole::pass::BUILTIN, &instrument::COUNT_BLOCKS_ALL, &instrument::COUNT_KERNEL_ALL];
+    static REGISTRY: [&dyn Pass; 6] = [
+        &InsertNops,
+        &RemoveNops,
+        &peephole::pass::BUILTIN,
+        &instrument::COUNT_BLOCKS_ALL,
+        &instrument::COUNT_EVERY_BLOCK_ALL,
+        &instrument::COUNT_KERNEL_ALL,
+    ];
     &REGISTRY
 }
 

@@ -1,6 +1,8 @@
 //! The map file: what each counter of `__gfxpatch_counters` counts (kernel, function, block
-//! address and length, the block's instructions), and the registers and occupancy each
-//! instrumented kernel had before and has after. `gfxpatch counters` reads it back.
+//! address and length), every block of each function `count-blocks` instrumented (its
+//! instructions, its control flow as the flow solver needs it, and whether its counts are
+//! measured or derived), and the registers and occupancy each instrumented kernel had before
+//! and has after. `gfxpatch counters` reads it back.
 
 use serde::{Deserialize, Serialize};
 
@@ -8,6 +10,7 @@ use crate::container::CodeObject;
 use crate::ir::{FunctionKind, Origin, Program};
 use crate::isa::processor::Generation;
 
+use super::flow::FlowBlock;
 use super::{ProbeKind, Site, COUNTERS_PER_PROBE, SYMBOL};
 
 /// One code object's counters.
@@ -21,7 +24,49 @@ pub struct ObjectMap {
     /// Each probe owns `counters_per_probe` consecutive `u64` counters, from `first_counter`.
     pub counters_per_probe: u64,
     pub probes: Vec<ProbeEntry>,
+    /// Every block of each function with `count-blocks` probes (absent in maps written before
+    /// the flow solver, whose block probes carry their block's instructions themselves).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub functions: Vec<FunctionBlocks>,
     pub kernels: Vec<KernelRegisters>,
+}
+
+/// The blocks of one instrumented function, in address order.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct FunctionBlocks {
+    pub function: String,
+    pub blocks: Vec<BlockEntry>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct BlockEntry {
+    /// The block's input address and bytes.
+    pub address: u64,
+    pub bytes: u64,
+    /// Mnemonics of its instructions, in order.
+    pub opcodes: Vec<String>,
+    /// Successors (indexes into the function's blocks), entry from outside, exit, and whether
+    /// EXEC is written inside: what [`super::flow::solve`] needs.
+    #[serde(flatten)]
+    pub flow: FlowBlock,
+    /// How `gfxpatch counters` obtains its counts.
+    pub counts: Counted,
+    /// `file:line` of its first instruction, from `.debug_line` (absent without it).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub source: Option<String>,
+}
+
+/// How a block's counts are obtained; every one is exact.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Counted {
+    /// A probe at its start counts them.
+    Measured,
+    /// A probe at its start counts them because a critical edge of the spanning tree could
+    /// not be measured without splitting the edge, which the layout does not do.
+    MeasuredCriticalEdge,
+    /// They follow by conservation of flow from the measured counts.
+    Derived,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -34,11 +79,12 @@ pub struct ProbeEntry {
     /// The block's input address and bytes (original instructions only).
     pub block: u64,
     pub block_bytes: u64,
-    /// Mnemonics of the block's original instructions, in order.
+    /// Maps written before the flow solver only: the block's mnemonics, its successors'
+    /// addresses and its `file:line` (now in [`ObjectMap::functions`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub opcodes: Vec<String>,
-    /// Input addresses of the block's successors within its function.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub successors: Vec<u64>,
-    /// `file:line` of the block's first instruction, from `.debug_line` (absent without it).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub source: Option<String>,
 }
@@ -90,13 +136,13 @@ pub fn waves_per_simd(g: Generation, wave_size: u32, vgprs: u32, sgprs: Option<u
 pub fn object_map(object: &CodeObject<'_>, program: &Program, before: &Program, used: &[(String, u32, u32, u32)], sites: &[Site], address: u64, bytes: u64) -> ObjectMap {
     let target = &program.target;
     let lines = super::lines::LineTable::of(object);
+    let original_bytes = |block: &crate::ir::Block| -> u64 { block.nodes.iter().filter(|n| !matches!(n.origin, Origin::Inserted { .. })).map(|n| n.inst.len() as u64).sum() };
     let probes = sites
         .iter()
         .enumerate()
         .map(|(i, s)| {
             let f = &before.functions[s.function];
             let block = &f.blocks[s.block];
-            let block_bytes = block.nodes.iter().filter(|n| !matches!(n.origin, Origin::Inserted { .. })).map(|n| n.inst.len() as u64).sum();
             ProbeEntry {
                 first_counter: i as u64 * COUNTERS_PER_PROBE,
                 kind: s.kind,
@@ -106,13 +152,58 @@ pub fn object_map(object: &CodeObject<'_>, program: &Program, before: &Program, 
                     FunctionKind::Function => "function".into(),
                 },
                 block: block.address,
-                block_bytes,
-                opcodes: block.nodes.iter().map(|n| n.inst.encoding().map_or("<unknown>", |e| e.mnemonic()).to_owned()).collect(),
-                successors: block.successors.iter().map(|&b| f.blocks[b].address).collect(),
-                source: lines.block(block.address, block_bytes),
+                block_bytes: original_bytes(block),
+                opcodes: Vec::new(),
+                successors: Vec::new(),
+                source: None,
             }
         })
         .collect();
+    // Every block of each function with block probes, and how its counts are obtained.
+    let entries = super::Entries::of(before);
+    let mut functions: Vec<FunctionBlocks> = Vec::new();
+    let mut i = 0;
+    while i < sites.len() {
+        let fi = sites[i].function;
+        let mut measured: std::collections::BTreeMap<usize, Counted> = std::collections::BTreeMap::new();
+        let mut any = false;
+        while i < sites.len() && sites[i].function == fi {
+            match sites[i].kind {
+                ProbeKind::Block => {
+                    measured.entry(sites[i].block).or_insert(Counted::Measured);
+                }
+                ProbeKind::BlockCriticalEdge => {
+                    measured.insert(sites[i].block, Counted::MeasuredCriticalEdge);
+                }
+                _ => {}
+            }
+            any |= sites[i].kind.is_block();
+            i += 1;
+        }
+        if !any {
+            continue;
+        }
+        let f = &before.functions[fi];
+        let flow = super::flow_blocks(f, &entries, target);
+        let blocks = f
+            .blocks
+            .iter()
+            .zip(flow)
+            .enumerate()
+            .map(|(b, (block, flow))| {
+                let bytes = original_bytes(block);
+                BlockEntry {
+                    address: block.address,
+                    bytes,
+                    opcodes: block.nodes.iter().map(|n| n.inst.encoding().map_or("<unknown>", |e| e.mnemonic()).to_owned()).collect(),
+                    flow,
+                    counts: measured.get(&b).copied().unwrap_or(Counted::Derived),
+                    source: lines.block(block.address, bytes),
+                }
+            })
+            .collect();
+        functions.push(FunctionBlocks { function: f.name.clone(), blocks });
+    }
     let g = target.generation();
     let kernels = used
         .iter()
@@ -134,5 +225,86 @@ pub fn object_map(object: &CodeObject<'_>, program: &Program, before: &Program, 
             })
         })
         .collect();
-    ObjectMap { target: object.target.to_string(), symbol: SYMBOL.into(), address, bytes, counters_per_probe: COUNTERS_PER_PROBE, probes, kernels }
+    ObjectMap { target: object.target.to_string(), symbol: SYMBOL.into(), address, bytes, counters_per_probe: COUNTERS_PER_PROBE, probes, functions, kernels }
+}
+
+/// One block's counts, measured or solved.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SolvedBlock {
+    pub address: u64,
+    /// Waves that entered it with EXEC != 0, and their active lanes summed.
+    pub waves: u64,
+    pub lanes: u64,
+    pub opcodes: Vec<String>,
+    /// Input addresses of its successors.
+    pub successors: Vec<u64>,
+    pub source: Option<String>,
+}
+
+impl ObjectMap {
+    /// Every block's counts, per function (in map order), from `dump` (the counters' bytes
+    /// after a run): solved from the probes' counters over the function's flow graph
+    /// ([`super::flow::solve`]), or (maps written before the flow solver) each block probe's
+    /// own. `Err` names the function when the dump is too short, contradicts conservation or
+    /// leaves a count undetermined: the dump is not of this map's object.
+    pub fn block_counts(&self, dump: &[u8]) -> Result<Vec<(String, Vec<SolvedBlock>)>, String> {
+        use super::flow::{self, Point};
+        if (dump.len() as u64) < self.bytes {
+            return Err(format!("the dump has {} bytes, the counters {}: is it the right object's dump?", dump.len(), self.bytes));
+        }
+        let counter = |i: u64| u64::from_le_bytes(dump[(i * 8) as usize..(i * 8 + 8) as usize].try_into().unwrap());
+        if self.functions.is_empty() {
+            let mut by: std::collections::BTreeMap<&str, Vec<SolvedBlock>> = std::collections::BTreeMap::new();
+            for p in self.probes.iter().filter(|p| p.kind == ProbeKind::Block) {
+                by.entry(&p.function).or_default().push(SolvedBlock {
+                    address: p.block,
+                    waves: counter(p.first_counter),
+                    lanes: counter(p.first_counter + 1),
+                    opcodes: p.opcodes.clone(),
+                    successors: p.successors.clone(),
+                    source: p.source.clone(),
+                });
+            }
+            return Ok(by.into_iter().map(|(f, b)| (f.to_owned(), b)).collect());
+        }
+        let mut probes: std::collections::BTreeMap<&str, Vec<&ProbeEntry>> = std::collections::BTreeMap::new();
+        for p in self.probes.iter().filter(|p| p.kind.is_block()) {
+            probes.entry(&p.function).or_default().push(p);
+        }
+        let mut out = Vec::with_capacity(self.functions.len());
+        for f in &self.functions {
+            let flow_blocks: Vec<flow::FlowBlock> = f.blocks.iter().map(|b| b.flow.clone()).collect();
+            let (mut waves, mut lanes) = (Vec::new(), Vec::new());
+            for p in probes.get(f.function.as_str()).into_iter().flatten() {
+                let b = f.blocks.binary_search_by_key(&p.block, |b| b.address).map_err(|_| format!("{}: a probe at {:#x}, which is no block of the map", f.function, p.block))?;
+                let at = if p.kind == ProbeKind::BlockEnd { Point::End(b) } else { Point::Start(b) };
+                waves.push((at, i128::from(counter(p.first_counter))));
+                lanes.push((at, i128::from(counter(p.first_counter + 1))));
+            }
+            let solve = |measured: &[(Point, i128)], what: &str| -> Result<Vec<u64>, String> {
+                let s = flow::solve(&flow_blocks, measured).map_err(|e| format!("{}: {what}: {e}: is the dump of this map's object?", f.function))?;
+                s.blocks
+                    .iter()
+                    .zip(&f.blocks)
+                    .map(|(x, b)| x.and_then(|x| u64::try_from(x).ok()).ok_or_else(|| format!("{}: the {what} of block {:#x} do not follow from the counters (a map of another build?)", f.function, b.address)))
+                    .collect()
+            };
+            let (w, l) = (solve(&waves, "waves")?, solve(&lanes, "lanes")?);
+            let blocks = f
+                .blocks
+                .iter()
+                .enumerate()
+                .map(|(i, b)| SolvedBlock {
+                    address: b.address,
+                    waves: w[i],
+                    lanes: l[i],
+                    opcodes: b.opcodes.clone(),
+                    successors: b.flow.successors.iter().map(|&s| f.blocks[s].address).collect(),
+                    source: b.source.clone(),
+                })
+                .collect();
+            out.push((f.function.clone(), blocks));
+        }
+        Ok(out)
+    }
 }

@@ -1,5 +1,7 @@
-//! Instrumentation passes: `count-blocks` (per basic block: wave executions and active lanes)
-//! and `count-kernel` (per kernel: waves started, waves ended). Each probe adds to two 64-bit
+//! Instrumentation passes: `count-blocks` (per basic block: wave executions and active lanes,
+//! measured on the chords of a spanning tree of the control flow and solved for every block by
+//! conservation, see [`flow`]), `count-every-block` (the same counts from a probe in every
+//! block) and `count-kernel` (per kernel: waves started, waves ended). Each probe adds to two 64-bit
 //! counters in `__gfxpatch_counters`, a zero-initialised device global the rewrite adds to the
 //! code object (its own `PT_LOAD`), addressed PC-relatively. The design, the probe sequences
 //! per generation and the wait rule are in docs/instrumentation.md.
@@ -10,6 +12,7 @@
 //! anything is written, that removing the probes gives the original instruction stream and that
 //! each probe writes only registers dead at its point or registers it restores.
 
+pub mod flow;
 pub mod lines;
 pub mod map;
 pub mod probe;
@@ -25,6 +28,7 @@ use super::{Ctx, Pass, PassStats};
 use probe::{Lanes, PLACEHOLDER};
 
 pub const COUNT_BLOCKS: &str = "count-blocks";
+pub const COUNT_EVERY_BLOCK: &str = "count-every-block";
 pub const COUNT_KERNEL: &str = "count-kernel";
 /// The symbol of the counters, as `hipModuleGetGlobal` looks it up.
 pub const SYMBOL: &str = "__gfxpatch_counters";
@@ -33,7 +37,7 @@ pub const COUNTERS_PER_PROBE: u64 = 2;
 
 /// True for the passes whose probes [`aim_constants`] and [`check`] handle.
 pub fn is_probe_pass(name: &str) -> bool {
-    name == COUNT_BLOCKS || name == COUNT_KERNEL
+    name == COUNT_BLOCKS || name == COUNT_EVERY_BLOCK || name == COUNT_KERNEL
 }
 
 /// What a probe counts; the tag travels in the high add's placeholder until [`aim_constants`].
@@ -42,6 +46,12 @@ pub fn is_probe_pass(name: &str) -> bool {
 pub enum ProbeKind {
     /// At a block's start: [waves that ran it with EXEC != 0, active lanes summed].
     Block,
+    /// Before a block's terminator: [waves that leave it with EXEC != 0, their active lanes]
+    /// (`count-blocks`, at a block that writes EXEC, where what leaves is not what entered).
+    BlockEnd,
+    /// At a block's start, as [`ProbeKind::Block`], placed because a critical edge of the
+    /// control flow could not be measured ([`flow::Reason::CriticalEdge`]).
+    BlockCriticalEdge,
     /// At a kernel's entry: [waves started, lanes started].
     KernelStart,
     /// Before an `s_endpgm`: [waves ended here, lanes active at the end].
@@ -54,11 +64,18 @@ impl ProbeKind {
             ProbeKind::Block => 0,
             ProbeKind::KernelStart => 1,
             ProbeKind::KernelEnd => 2,
+            ProbeKind::BlockEnd => 3,
+            ProbeKind::BlockCriticalEdge => 4,
         }
     }
 
     fn from_tag(t: u32) -> Option<ProbeKind> {
-        [ProbeKind::Block, ProbeKind::KernelStart, ProbeKind::KernelEnd].into_iter().find(|k| k.tag() == t)
+        [ProbeKind::Block, ProbeKind::KernelStart, ProbeKind::KernelEnd, ProbeKind::BlockEnd, ProbeKind::BlockCriticalEdge].into_iter().find(|k| k.tag() == t)
+    }
+
+    /// A `count-blocks` / `count-every-block` probe (the flow solver's measurements).
+    pub fn is_block(self) -> bool {
+        matches!(self, ProbeKind::Block | ProbeKind::BlockEnd | ProbeKind::BlockCriticalEdge)
     }
 }
 
@@ -84,9 +101,12 @@ impl Filter {
     }
 }
 
-/// `count-blocks`: a probe at the start of every basic block.
+/// `count-blocks`: per basic block, waves and lanes, from probes on the chords of a spanning
+/// tree of the function's control flow ([`flow::place`]); `count-every-block`
+/// (`every_block`): from a probe at the start of every block.
 pub struct CountBlocks {
     pub filter: Filter,
+    pub every_block: bool,
 }
 
 /// `count-kernel`: a probe at each kernel's entry and before each `s_endpgm`.
@@ -94,28 +114,102 @@ pub struct CountKernel {
     pub filter: Filter,
 }
 
-pub static COUNT_BLOCKS_ALL: CountBlocks = CountBlocks { filter: Filter { regex: None } };
+pub static COUNT_BLOCKS_ALL: CountBlocks = CountBlocks { filter: Filter { regex: None }, every_block: false };
+pub static COUNT_EVERY_BLOCK_ALL: CountBlocks = CountBlocks { filter: Filter { regex: None }, every_block: true };
 pub static COUNT_KERNEL_ALL: CountKernel = CountKernel { filter: Filter { regex: None } };
 
 impl Pass for CountBlocks {
     fn name(&self) -> &'static str {
-        COUNT_BLOCKS
+        if self.every_block { COUNT_EVERY_BLOCK } else { COUNT_BLOCKS }
     }
 
     fn description(&self) -> &'static str {
-        "count, per basic block, wave executions and active lanes (into __gfxpatch_counters)"
+        if self.every_block {
+            "count, per basic block, wave executions and active lanes with a probe in every block (into __gfxpatch_counters)"
+        } else {
+            "count, per basic block, wave executions and active lanes from probes on spanning-tree chords (into __gfxpatch_counters)"
+        }
     }
 
     fn run(&self, function: &mut Function, ctx: &Ctx<'_>, stats: &mut PassStats) {
         if !self.filter.matches(&function.name) {
             return;
         }
-        let places: Vec<(InstRef, ProbeKind, Lanes)> = (0..function.blocks.len())
-            .filter(|&b| !function.blocks[b].nodes.is_empty())
-            .map(|b| (InstRef { block: b, index: 0 }, ProbeKind::Block, Lanes::LowestActive))
+        let blocks = flow_blocks(function, &ctx.unnamed.entries, ctx.target);
+        // An empty block (none come from the decoder) has no start to probe: every block.
+        let every = self.every_block || function.blocks.iter().any(|b| b.nodes.is_empty());
+        let placement = if every { flow::every_block(&blocks) } else { flow::place(&blocks, &end_ok(function, ctx.target)) };
+        let places: Vec<(InstRef, ProbeKind, Lanes)> = placement
+            .points
+            .iter()
+            .filter(|&&(p, _)| !matches!(p, flow::Point::Start(b) if function.blocks[b].nodes.is_empty()))
+            .map(|&(p, why)| match p {
+                flow::Point::Start(b) => {
+                    let kind = if why == flow::Reason::CriticalEdge { ProbeKind::BlockCriticalEdge } else { ProbeKind::Block };
+                    (InstRef { block: b, index: 0 }, kind, Lanes::LowestActive)
+                }
+                flow::Point::End(b) => (InstRef { block: b, index: function.blocks[b].nodes.len() - 1 }, ProbeKind::BlockEnd, Lanes::LowestActive),
+            })
             .collect();
-        instrument(function, ctx, stats, COUNT_BLOCKS, &places);
+        instrument(function, ctx, stats, self.name(), &places);
     }
+}
+
+/// True for an instruction a probe pass inserted.
+fn is_probe_node(function: &Function, node: &crate::ir::Node) -> bool {
+    matches!(node.origin, Origin::Inserted { edit } if is_probe_pass(function.edits[edit as usize].pass))
+}
+
+/// The function's blocks as the flow solver sees them ([`flow::FlowBlock`]), from its
+/// instructions other than probes, so that the pass (which may run after `count-kernel`) and
+/// the map (built from the program before any probe) describe the same graph. `entries`: the
+/// addresses other functions branch or call to.
+pub fn flow_blocks(function: &Function, entries: &Entries, target: &Target) -> Vec<flow::FlowBlock> {
+    let mut exec = RegSet::EMPTY;
+    exec.insert(unit::EXEC_LO);
+    exec.insert(unit::EXEC_HI);
+    let mut reached = vec![false; function.blocks.len()];
+    for b in &function.blocks {
+        for &s in &b.successors {
+            reached[s] = true;
+        }
+    }
+    function
+        .blocks
+        .iter()
+        .enumerate()
+        .map(|(i, block)| {
+            let splits = block.nodes.iter().filter(|n| !is_probe_node(function, n)).any(|n| {
+                n.inst.encoding().is_none_or(|e| e.mnemonic().contains("movrel")) || matches!(n.flow, Flow::Call(_)) || access(&n.inst, target).writes.intersects(&exec)
+            });
+            flow::FlowBlock {
+                successors: block.successors.clone(),
+                entered: block.address == function.entry || !reached[i] || entries.may_enter(block.address),
+                exits: block.exits,
+                splits,
+            }
+        })
+        .collect()
+}
+
+/// Per block: whether a probe may go before its last instruction and count what leaves the
+/// block. Only before a branch, a return or `s_endpgm` (a fall-through block has no
+/// terminator to go before; `s_trap`/`s_sethalt` sequences and PC-relative jumps are left
+/// alone), and on GFX11+ not within reach of an `s_delay_alu`, whose skip field could then
+/// land on the probe instead of the instruction it was written for.
+fn end_ok(function: &Function, target: &Target) -> Vec<bool> {
+    let delays = target.generation() >= crate::isa::processor::Generation::Gfx11;
+    function
+        .blocks
+        .iter()
+        .map(|block| {
+            let Some(last) = block.nodes.last() else { return false };
+            let terminator = matches!(last.flow, Flow::Branch(_) | Flow::CondBranch(_) | Flow::Return | Flow::End);
+            let n = block.nodes.len();
+            let near_delay = delays && block.nodes[n.saturating_sub(8)..n - 1].iter().any(|x| crate::ir::delay::delay_of(&x.inst).is_some());
+            terminator && !near_delay
+        })
+        .collect()
 }
 
 impl Pass for CountKernel {
@@ -151,19 +245,28 @@ impl Pass for CountKernel {
 /// (code names every register it reads, except through `s_movrel*`/`v_movrel*`, and then
 /// nothing is known), so a probe may take them anywhere; using them raises the kernel's
 /// allocation, which the layout and the writer do.
-#[derive(Clone, Copy, Debug, Default)]
+///
+/// It also carries the one other program-wide fact the probes need: `entries`, the addresses
+/// branched or called to from another function (sorted), where control enters a function
+/// other than at its entry ([`flow_blocks`]).
+#[derive(Clone, Debug, Default)]
 pub struct Unnamed {
     /// First unnamed SGPR and VGPR; `None`: unknown, everything may be read.
     pub from: Option<(u16, u16)>,
+    pub entries: std::sync::Arc<Entries>,
 }
 
 impl Unnamed {
     pub fn of(program: &Program) -> Unnamed {
+        Unnamed { from: Self::first_unnamed(program), entries: Entries::of(program).into() }
+    }
+
+    fn first_unnamed(program: &Program) -> Option<(u16, u16)> {
         let target = &program.target;
         let (mut s, mut v) = (0usize, 0usize);
         for n in program.functions.iter().flat_map(|f| f.nodes()) {
             if n.inst.encoding().is_none_or(|e| e.mnemonic().contains("movrel")) {
-                return Unnamed { from: None };
+                return None;
             }
             for u in liveness::operand_units(&n.inst, target).units() {
                 if u < unit::SGPRS {
@@ -173,7 +276,7 @@ impl Unnamed {
                 }
             }
         }
-        Unnamed { from: Some((s as u16, v as u16)) }
+        Some((s as u16, v as u16))
     }
 
     /// `live` without the registers nothing names.
@@ -188,6 +291,42 @@ impl Unnamed {
             }
         }
         out
+    }
+}
+
+/// Where control may enter a function other than at its entry: the addresses branched, jumped
+/// or called to from another function (branches and calls whose target is no block of their
+/// own function), and whether an indirect jump nothing proved exists anywhere in the program
+/// (then any block may be entered from anywhere).
+#[derive(Clone, Debug, Default)]
+pub struct Entries {
+    /// Sorted, without duplicates.
+    addresses: Vec<u64>,
+    anywhere: bool,
+}
+
+impl Entries {
+    pub fn of(program: &Program) -> Entries {
+        use crate::ir::flow::Target as T;
+        let mut addresses = Vec::new();
+        let mut anywhere = false;
+        for n in program.functions.iter().flat_map(|f| f.nodes()) {
+            match n.flow {
+                Flow::Branch(T::Address(a)) | Flow::CondBranch(T::Address(a)) | Flow::Jump(T::Address(a)) | Flow::AddPc(T::Address(a)) | Flow::Call(Some(a)) => addresses.push(a),
+                // `s_swappc` to an address nothing proved may call any block; an unproved
+                // `s_setpc` may jump to any.
+                Flow::Call(None) | Flow::Indirect => anywhere = true,
+                _ => {}
+            }
+        }
+        addresses.sort_unstable();
+        addresses.dedup();
+        Entries { addresses, anywhere }
+    }
+
+    /// Control may enter the block at `address` from another function or from an unknown jump.
+    pub fn may_enter(&self, address: u64) -> bool {
+        self.anywhere || self.addresses.binary_search(&address).is_ok()
     }
 }
 
