@@ -202,7 +202,7 @@ impl MappedFile {
     /// calls it for each code object it is done reading, so that its resident memory is the
     /// objects in flight rather than the whole input. Slices of anything else are ignored.
     pub fn release(&self, part: &[u8]) {
-        let Some(map) = &self.map else { return };
+        let Bytes::Mapped(map) = &self.bytes else { return };
         let start = (part.as_ptr() as usize).wrapping_sub(map.as_ptr() as usize);
         if part.is_empty() || start >= map.len() || map.len() - start < part.len() {
             return;
