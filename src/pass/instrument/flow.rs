@@ -67,7 +67,7 @@ pub enum Point {
 pub enum Reason {
     /// It measures a chord of the spanning tree.
     Chord,
-    /// Its count does not follow from the other probes' ([`prune`]), or every block is
+    /// Its count does not follow from the other probes' (`prune`), or every block is
     /// probed (`count-every-block`).
     Block,
     /// A critical edge had to be a chord and cannot be measured without splitting it (the
@@ -216,7 +216,7 @@ fn loop_depths(blocks: &[FlowBlock]) -> Vec<u32> {
 /// before block `b`'s terminator. Two candidates, the cheaper by estimated executions (8^loop
 /// depth per probe) wins, ties to the fewer probes: the chords of a spanning tree, which give
 /// every edge's count, and the blocks left of a probe in every block once each probe whose
-/// count follows from the others is dropped, hottest first ([`prune`]; the chords are pruned
+/// count follows from the others is dropped, hottest first (`prune`; the chords are pruned
 /// likewise, since only the blocks' counts are wanted, not every edge's). The first is
 /// optimal where conservation holds everywhere; every split block adds a chord, and where
 /// most blocks split (unoptimised code writes EXEC in nearly every block) the second wins.
