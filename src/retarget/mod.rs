@@ -117,7 +117,7 @@ pub struct Verdict {
     /// The waits the destination needs and the write inserts ([`mitigate`]), in address order.
     pub inserted: Vec<mitigate::Insertion>,
     /// The object with those waits inserted, laid out and proven again ([`check`]): what
-    /// [`write`] writes for the destination.
+    /// [`write()`] writes for the destination.
     #[serde(skip)]
     pub mitigated: Option<std::sync::Arc<Vec<u8>>>,
 }
