@@ -194,3 +194,33 @@ fn librocsparse_peephole_grows_and_passes_every_check() {
     assert!(changed >= moved, "{changed} objects changed, {moved} moved");
     eprintln!("librocsparse: {applied} rewrites applied, {changed} objects changed, {moved} moved with their bundle");
 }
+
+/// A `.symtab` symbol on a bundle that moves is re-aimed at the bundle's new place. `.symtab`
+/// lies after the last `PT_LOAD` and is appended again after the moved bundles: the re-aimed
+/// entries were made in the input's copy and cut off with it, so the symbol kept pointing at
+/// the old slot, now zeros (found 2026-12-07 by reading `write::grow`; no fixture had such a
+/// symbol, clang-19 names the fatbin only through `__hip_fatbin_wrapper`).
+#[test]
+fn a_symbol_on_a_moved_bundle_follows_it() {
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["libhip_app.so", "hip_app"] {
+        let input = dir.path().join(name);
+        let symbol = "__hip_fatbin=.hip_fatbin:0,object,global";
+        common::llvm_tool("llvm-objcopy-19", &["--add-symbol", symbol, host_fixture(name).to_str().unwrap(), input.to_str().unwrap()]);
+        let output = dir.path().join(format!("{name}.nops"));
+        let report = rewrite(&input, &output, "insert-nops");
+        assert_eq!(report["refused"].as_array().unwrap().len(), 0, "{name}: {report}");
+        let bytes = std::fs::read(&output).unwrap();
+        let file = ElfFile::parse(&bytes).unwrap();
+        let table = common::llvm_tool("llvm-readelf-19", &["-sW", output.to_str().unwrap()]);
+        let row: Vec<&str> = table.lines().find(|l| l.ends_with(" __hip_fatbin")).unwrap_or_else(|| panic!("{name}: no __hip_fatbin in\n{table}")).split_whitespace().collect();
+        let value = u64::from_str_radix(row[1], 16).unwrap();
+        let section = &file.sections[row[6].parse::<usize>().unwrap()];
+        assert_eq!(section.name, ".hip_fatbin", "{name}: the symbol's section");
+        assert!(value >= section.address && value < section.address + section.size, "{name}: {value:#x} outside its section {:#x}+{:#x}", section.address, section.size);
+        let at = (section.offset + value - section.address) as usize;
+        assert_eq!(&bytes[at..at + 24], b"__CLANG_OFFLOAD_BUNDLE__", "{name}: the symbol at {value:#x} does not name a bundle");
+        let moved_to = file.sections.iter().filter(|s| s.name == ".hip_fatbin").map(|s| s.address).max().unwrap();
+        assert!(value >= moved_to, "{name}: the symbol still names the old .hip_fatbin");
+    }
+}

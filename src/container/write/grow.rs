@@ -177,7 +177,13 @@ impl Grower {
         }
         self.reaim_wrappers(out, moves, &placements);
         let new_section_index = shnum;
-        reaim_symbols(file, out, moves, &placements, new_section_index as u16)?;
+        // Symbols in loaded tables (.dynsym) are edited in place; those in .symtab, which lies
+        // after the last PT_LOAD and is appended again below, are edited in that copy.
+        let symbols = reaim_symbols(file, out, moves, &placements, new_section_index as u16)?;
+        for s in symbols.iter().filter(|s| s.at < file_end) {
+            out.put(s.at + 6, s.shndx.to_le_bytes().to_vec());
+            out.put(s.at + 8, s.value.to_le_bytes().to_vec());
+        }
 
         // The unloaded tail (non-alloc sections, section headers) moves after the new bytes.
         out.truncate(file_end);
@@ -193,7 +199,14 @@ impl Grower {
             let s = &file.sections[i];
             let at = out.len().next_multiple_of(s.align.max(1));
             out.pad_to(at);
-            out.append(Piece::Bytes(file.section_data(s).into()));
+            let mut bytes: std::borrow::Cow<'a, [u8]> = file.section_data(s).into();
+            for e in symbols.iter().filter(|e| e.at >= s.offset && e.at < s.offset + s.size) {
+                let r = (e.at - s.offset) as usize;
+                let b = bytes.to_mut();
+                b[r + 6..r + 8].copy_from_slice(&e.shndx.to_le_bytes());
+                b[r + 8..r + 16].copy_from_slice(&e.value.to_le_bytes());
+            }
+            out.append(Piece::Bytes(bytes));
             let h = i * SHDR_LEN as usize;
             headers[h + 24..h + 32].copy_from_slice(&at.to_le_bytes());
         }
@@ -234,7 +247,18 @@ impl Grower {
 }
 
 /// Symbols inside a moved bundle's old slot follow it into the new section.
-fn reaim_symbols(file: &ElfFile<'_>, out: &mut Image<'_>, moves: &[BundleMove], placements: &[Placement], new_index: u16) -> Result<(), WriteError> {
+/// A symbol re-aimed at a moved bundle: its table entry's file offset, new section index and
+/// new value.
+struct SymbolEdit {
+    at: u64,
+    shndx: u16,
+    value: u64,
+}
+
+/// The symbols (in `.symtab` and `.dynsym`) that point into a moved bundle, re-aimed at its new
+/// place in the new `.hip_fatbin` section `new_index`.
+fn reaim_symbols(file: &ElfFile<'_>, out: &Image<'_>, moves: &[BundleMove], placements: &[Placement], new_index: u16) -> Result<Vec<SymbolEdit>, WriteError> {
+    let mut edits = Vec::new();
     for table in file.sections.iter().filter(|s| s.sh_type == elf::SHT_SYMTAB || s.sh_type == elf::SHT_DYNSYM) {
         for at in (table.offset..table.offset + table.size).step_by(SYM_LEN) {
             let (shndx, value) = (out.read_u16(at + 6), out.read_u64(at + 8));
@@ -244,12 +268,10 @@ fn reaim_symbols(file: &ElfFile<'_>, out: &mut Image<'_>, moves: &[BundleMove], 
             let Some(i) = moves.iter().position(|m| usize::from(shndx) == m.section_index && value >= m.old_address && value - m.old_address < m.slot_len) else {
                 continue;
             };
-            let new = placements[i].address + (value - moves[i].old_address);
-            out.put(at + 6, new_index.to_le_bytes().to_vec());
-            out.put(at + 8, new.to_le_bytes().to_vec());
+            edits.push(SymbolEdit { at, shndx: new_index, value: placements[i].address + (value - moves[i].old_address) });
         }
     }
-    Ok(())
+    Ok(edits)
 }
 
 fn section_header(name: u32, sh_type: u32, flags: u64, address: u64, offset: u64, size: u64, align: u64) -> [u8; SHDR_LEN as usize] {
