@@ -188,9 +188,13 @@ fn emit_enum(out: &mut String, doc: &str, name: &str, repr: &str, values: &BTree
         out,
         "#[allow(non_camel_case_types, clippy::upper_case_acronyms)]"
     );
+    // `Debug` is written by hand below, from the name table: a derived one is a match over every
+    // variant (15,454 for `Opcode`) that rustc deems small enough to inline across crates, so
+    // each test binary that formats an error holding an opcode compiled it again as a 3.7 MB
+    // switch table (about 30 CPU-s per binary at opt-level 1).
     let _ = writeln!(
         out,
-        "#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]"
+        "#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]"
     );
     let _ = writeln!(out, "#[repr({repr})]");
     let _ = writeln!(out, "pub enum {name} {{");
@@ -222,6 +226,10 @@ fn emit_enum(out: &mut String, doc: &str, name: &str, repr: &str, values: &BTree
     let _ = writeln!(
         out,
         "    pub fn name(self) -> &'static str {{\n        {upper}_NAMES[self as usize]\n    }}\n}}\n"
+    );
+    let _ = writeln!(
+        out,
+        "impl core::fmt::Debug for {name} {{\n    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {{\n        f.write_str(self.name())\n    }}\n}}\n"
     );
 }
 
