@@ -300,7 +300,8 @@ fn run_ok(tool: &str, args: &[&str]) -> String {
 }
 
 /// Every bundle a host's `__hip_fatbin_wrapper`s point at (or the bundle file itself), as
-/// `clang-offload-bundler-19` reads it: id -> bytes, one map per bundle, host entries left out.
+/// `clang-offload-bundler-19` reads it: id -> bytes, one map per bundle, host entries left out
+/// (an entry for a processor clang 19 does not know: listed by it, read by our parser).
 fn unbundled(file: &Path, dir: &Path) -> Vec<std::collections::BTreeMap<String, Vec<u8>>> {
     use gfxpatch::container::bundle::{parse_bundle, DecompressLimits};
     use gfxpatch::container::elf::ElfFile;
@@ -336,19 +337,29 @@ fn unbundled(file: &Path, dir: &Path) -> Vec<std::collections::BTreeMap<String, 
             let input = format!("-input={}", bundle_file.display());
             let listed = run_ok("clang-offload-bundler-19", &["-list", "-type=o", &input]);
             let ids: Vec<&str> = listed.lines().filter(|id| !id.starts_with("host-")).collect();
-            let outputs: Vec<PathBuf> = (0..ids.len()).map(|k| dir.join(format!("b{i}e{k}"))).collect();
-            let mut args = vec!["-unbundle".to_owned(), "-type=o".to_owned(), input.clone(), format!("-targets={}", ids.join(","))];
+            // clang 19's bundler lists an entry for a processor clang 19 does not know (gfx950)
+            // but cannot unbundle it (`Can't find bundles for ...--gfx950-`: it cannot parse the
+            // target id): those entries, listed, are read with our parser.
+            let (known, unknown): (Vec<&str>, Vec<&str>) = ids.iter().partition(|id| {
+                let processor = id.rsplit("--").next().unwrap().split(':').next().unwrap();
+                !UNKNOWN_TO_LLVM19.contains(&processor)
+            });
+            let outputs: Vec<PathBuf> = (0..known.len()).map(|k| dir.join(format!("b{i}e{k}"))).collect();
+            let mut args = vec!["-unbundle".to_owned(), "-type=o".to_owned(), input.clone(), format!("-targets={}", known.join(","))];
             args.extend(outputs.iter().map(|p| format!("-output={}", p.display())));
             run_ok("clang-offload-bundler-19", &args.iter().map(String::as_str).collect::<Vec<_>>());
             let _ = std::fs::remove_file(&bundle_file);
+            let ours = parse_bundle(bytes, &DecompressLimits::default()).unwrap();
             // Each entry read, then removed: a whole library's entries need not sit on the disk.
-            ids.iter()
+            known
+                .iter()
                 .zip(&outputs)
                 .map(|(id, p)| {
                     let bytes = std::fs::read(p).unwrap();
                     let _ = std::fs::remove_file(p);
                     ((*id).to_owned(), bytes)
                 })
+                .chain(unknown.iter().map(|id| ((*id).to_owned(), ours.entries.iter().find(|e| e.id == *id).unwrap().bytes.to_vec())))
                 .collect()
         })
         .collect()
@@ -501,7 +512,10 @@ fn gfx942_fixtures_retarget_to_gfx950_and_gfx9_4_generic() {
             let output = dir.path().join(format!("{stem}.{dest}.co"));
             let ours = if dest == "gfx950" { disassembly_by("llvm-objdump-22", &output, dest) } else { disassembly_by("llvm-objdump-22", &output, "") };
             assert_eq!(ours, source22, "{}: LLVM 22's disassembly for {dest} differs from the source's for gfx942", output.display());
-            assert_eq!(disassembly(&output, "gfx942"), source19, "{}: LLVM 19 reads the code otherwise", output.display());
+            if dest == "gfx950" {
+                // (LLVM 19 cannot read the generic object at all: it does not know its e_flags.)
+                assert_eq!(disassembly(&output, "gfx942"), source19, "{}: LLVM 19 reads the code otherwise", output.display());
+            }
             let header = llvm_tool("llvm-readelf-22", &["-h", "--notes", output.to_str().unwrap()]);
             let field = |name: &str| header.lines().find_map(|l| l.trim_start().strip_prefix(name)).unwrap_or_else(|| panic!("no {name}: {header}")).trim().to_owned();
             let flags = field("Flags:");
