@@ -16,7 +16,7 @@
 //!   or LLVM 22 for the processors LLVM 19 does not know ([`oracle`]: gfx950, gfx9-4-generic,
 //!   gfx1153); where the two processors' records come from different LLVMs (gfx942's from
 //!   LLVM 19, gfx950's from LLVM 22) the texts differ by printer convention alone, so the
-//!   instructions are compared by mnemonic, size and operand values ([`same_instruction`]);
+//!   instructions are compared by mnemonic, size and operand values (`same_instruction`);
 //! - no hazard the destination has and the source has not ([`hazards`]) can arise in the code,
 //!   by a check per hazard, or the wait LLVM inserts for it is inserted where it can arise
 //!   ([`mitigate`]: `FeatureVALUTransUseHazard`);
