@@ -71,8 +71,8 @@ pub fn run(args: &RetargetArgs) -> anyhow::Result<()> {
         std::fs::create_dir_all(dir).with_context(|| dir.display().to_string())?;
     }
     let mut verdicts: Vec<Verdict> = Vec::new();
-    for dest in destinations {
-        let verdict = retarget::check(&object, dest).with_context(|| path.clone())?;
+    for verdict in retarget::check_each(&object, &destinations).with_context(|| path.clone())? {
+        let dest = crate::retarget::processor(verdict.destination)?;
         if verdict.retargets() && !args.check {
             let out = match (&args.output, &args.out_dir) {
                 (Some(o), _) => o.clone(),
@@ -158,7 +158,7 @@ fn verdicts_of_all(path: &str, input: &Input<'_>, args: &RetargetArgs) -> anyhow
             if destinations.is_empty() {
                 return Ok(None);
             }
-            let v = destinations.into_iter().map(|d| retarget::check(&object, d)).collect::<anyhow::Result<Vec<_>>>().with_context(|| format!("{path}: {}", o.describe(i)))?;
+            let v = retarget::check_each(&object, &destinations).with_context(|| format!("{path}: {}", o.describe(i)))?;
             Ok(Some((source.name.to_owned(), v)))
         })
         .collect()

@@ -3,12 +3,25 @@
 //!
 //! The table is LLVM's: the `Feature*Bug` and `Feature*Hazard` subtarget features of each
 //! processor's `FeatureISAVersion*` set in `AMDGPU.td` (llvm-project 001c38d), restricted to
-//! the ones that differ inside a generic family. Code built for a processor with the hazard
-//! already avoids it; code built without it may not. For each such hazard, [`Scan`] looks for
-//! the instructions that could trigger it; where one occurs, the retarget is refused at that
-//! instruction, or the wait LLVM inserts for it is inserted ([`super::mitigate`]). gfx950, whose
-//! GFX950 rules in `GCNHazardRecognizer` are not here, is refused before any hazard is looked
-//! at: LLVM 19, the oracle, does not know it ([`super::beyond_the_oracle`]).
+//! the ones that differ inside a generic family; and, from LLVM 22 (the oracle for gfx950 and
+//! gfx1153), `FeaturePointSampleAccel` and the wait states `GCNHazardRecognizer` gives gfx950
+//! (`hasGFX950Insts`) and not gfx942. Code built for a processor with the hazard already
+//! avoids it; code built without it may not. For each such hazard, [`Scan`] looks for the
+//! instructions that could trigger it; where one occurs, the retarget is refused at that
+//! instruction, or the wait LLVM inserts for it is inserted ([`super::mitigate`]).
+//!
+//! gfx950 against gfx942 in LLVM 22's `GCNHazardRecognizer` (every `hasGFX950Insts` condition):
+//! `checkPermlaneHazards` reads only `v_permlane16_swap`/`v_permlane32_swap`, which gfx942 has
+//! not (its code cannot contain them); `hasCvtScaleForwardingHazard` reads only the scaled
+//! conversions, gfx950's too; the transcendental, dst-sel forwarding and SGPR co-execution
+//! rules (`hasTransForwardingHazard`, `hasDstSelForwardingHazard`, `hasVDecCoExecHazard`) hold
+//! for every GFX940 processor alike. What remains are the MFMA tables (`checkMAIHazards90A`,
+//! `checkMAIVALUHazards`): an XDL result read by an XDL's src C, or by a VALU, memory or export
+//! instruction, needs one more wait state on gfx950 (`NumPasses + 3 + (NumPasses != 2 &&
+//! IsGFX950)`, ...), a 16x16 DGEMM result eight more (19 against 11). `llc-22` shows it: the
+//! same `v_mfma_f32_32x32x8_f16` is followed by `s_nop 9` for gfx942, `s_nop 10` for gfx950.
+//! gfxpatch has no pass-count table for the MFMAs, so it refuses gfx942 code with an MFMA for
+//! gfx950 (and gfx9-4-generic) at the first one.
 
 use crate::container::CodeObject;
 use crate::isa::operand::{decode_operands, Value};
@@ -77,6 +90,19 @@ pub static HAZARDS: &[Hazard] = &[
         what: "exports need raised priority",
         on: &["gfx1150", "gfx1151", "gfx1152", "gfx1153"],
         trigger: Trigger::Mnemonic(&["exp"]),
+    },
+    Hazard {
+        name: "FeaturePointSampleAccel",
+        what: "image samples the hardware may accelerate return out of order with other loads, and need the waits LLVM 22 adds for them (SIInsertWaitcnts)",
+        on: &["gfx1150", "gfx1151", "gfx1152"],
+        // A superset of the samples LLVM marks `PointSampleAccel`.
+        trigger: Trigger::Mnemonic(&["image_sample", "image_gather4"]),
+    },
+    Hazard {
+        name: "FeatureGFX950Insts",
+        what: "MFMA results need more wait states before they are read (GCNHazardRecognizer's XDL and DGEMM tables with hasGFX950Insts)",
+        on: &["gfx950"],
+        trigger: Trigger::Mnemonic(&["v_mfma", "v_smfmac"]),
     },
     Hazard {
         name: "FeatureCvtFP8VOP1Bug",

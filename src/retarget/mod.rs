@@ -10,10 +10,13 @@
 //!
 //! - the destination is in the source's family ([`family`]);
 //! - every instruction of `.text`, decoded linearly as llvm-objdump does, decodes on the
-//!   destination to the same text (so LLVM 19's disassembly for the destination equals the
+//!   destination to the same instruction (so LLVM's disassembly for the destination equals the
 //!   source's): an instruction the destination lacks (a dot product on gfx1011, an SALU float
-//!   on gfx1102) does not decode there and blocks, at its address;
-//! - LLVM 19, the oracle, knows the destination ([`beyond_the_oracle`]: not gfx950);
+//!   on gfx1102) does not decode there and blocks, at its address. The oracle is LLVM 19,
+//!   or LLVM 22 for the processors LLVM 19 does not know ([`oracle`]: gfx950, gfx9-4-generic,
+//!   gfx1153); where the two processors' records come from different LLVMs (gfx942's from
+//!   LLVM 19, gfx950's from LLVM 22) the texts differ by printer convention alone, so the
+//!   instructions are compared by mnemonic, size and operand values (`same_instruction`);
 //! - no hazard the destination has and the source has not ([`hazards`]) can arise in the code,
 //!   by a check per hazard, or the wait LLVM inserts for it is inserted where it can arise
 //!   ([`mitigate`]: `FeatureVALUTransUseHazard`);
@@ -142,46 +145,72 @@ const GENERIC_VERSION: u8 = 1;
 /// a verdict that retargets is one the write keeps, and a wait that cannot be placed is a
 /// blocker, not an error of the write.
 pub fn check(object: &CodeObject<'_>, dest: &'static Processor) -> anyhow::Result<Verdict> {
-    let mut verdict = check_unmitigated(object, dest, Depth::Every, &OnceCell::new())?;
-    if !verdict.retargets() || verdict.inserted.is_empty() {
-        return Ok(verdict);
-    }
-    let n = verdict.inserted.len();
-    let block = |verdict: &mut Verdict, why: String| {
-        verdict.blockers.push(Blocker { address: None, what: format!("{n} wait(s) for {}", mitigate::HAZARD), why });
-        verdict.target = None;
-        verdict.inserted.clear();
-    };
-    match mitigate::apply(object) {
-        Err(e) => block(&mut verdict, format!("cannot be placed: {e:#}")),
-        Ok(bytes) => {
-            let again = check_unmitigated(&CodeObject::parse(&bytes)?, dest, Depth::Every, &OnceCell::new())?;
-            let left: Vec<String> = again
-                .blockers
-                .iter()
-                .map(|b| b.address.map_or_else(|| format!("{}: {}", b.what, b.why), |a| format!("{a:#x}: {}: {}", b.what, b.why)))
-                .chain(again.inserted.iter().map(|i| format!("{:#x} (output): `{}` still reads what {:#x} wrote too soon", i.before, i.reader, i.writer)))
-                .collect();
-            if left.is_empty() {
-                verdict.mitigated = Some(std::sync::Arc::new(bytes));
-            } else {
-                block(&mut verdict, format!("inserted, the output does not retarget: {}", left.join("; ")));
+    Ok(check_each(object, &[dest])?.pop().expect("one verdict per destination"))
+}
+
+/// [`check`] for each of `destinations`, in order, sharing the work they have in common: the
+/// source's `.text` is decoded once, and the waits are placed once, in one rewrite, however
+/// many destinations need them (where to put them is LLVM's rule for the hazard, the same for
+/// every processor that has it: [`mitigate::plan`]), and that output decoded once for their
+/// second proofs.
+pub fn check_each(object: &CodeObject<'_>, destinations: &[&'static Processor]) -> anyhow::Result<Vec<Verdict>> {
+    let text = Shared::default();
+    // The object with the waits, made by the first destination that needs them.
+    let mitigated: OnceCell<Result<std::sync::Arc<Vec<u8>>, String>> = OnceCell::new();
+    let parsed: OnceCell<CodeObject<'_>> = OnceCell::new();
+    let parsed_text = Shared::default();
+    let mut verdicts = Vec::with_capacity(destinations.len());
+    for &dest in destinations {
+        let mut verdict = check_unmitigated(object, dest, Depth::Every, &text)?;
+        if !verdict.retargets() || verdict.inserted.is_empty() {
+            verdicts.push(verdict);
+            continue;
+        }
+        let n = verdict.inserted.len();
+        let block = |verdict: &mut Verdict, why: String| {
+            verdict.blockers.push(Blocker { address: None, what: format!("{n} wait(s) for {}", mitigate::HAZARD), why });
+            verdict.target = None;
+            verdict.inserted.clear();
+        };
+        match mitigated.get_or_init(|| mitigate::apply(object).map(std::sync::Arc::new).map_err(|e| format!("{e:#}"))) {
+            Err(e) => block(&mut verdict, format!("cannot be placed: {e}")),
+            Ok(bytes) => {
+                let output = match parsed.get() {
+                    Some(o) => o,
+                    None => {
+                        let _ = parsed.set(CodeObject::parse(bytes)?);
+                        parsed.get().expect("set above")
+                    }
+                };
+                let again = check_unmitigated(output, dest, Depth::Every, &parsed_text)?;
+                let left: Vec<String> = again
+                    .blockers
+                    .iter()
+                    .map(|b| b.address.map_or_else(|| format!("{}: {}", b.what, b.why), |a| format!("{a:#x}: {}: {}", b.what, b.why)))
+                    .chain(again.inserted.iter().map(|i| format!("{:#x} (output): `{}` still reads what {:#x} wrote too soon", i.before, i.reader, i.writer)))
+                    .collect();
+                if left.is_empty() {
+                    verdict.mitigated = Some(std::sync::Arc::clone(bytes));
+                } else {
+                    block(&mut verdict, format!("inserted, the output does not retarget: {}", left.join("; ")));
+                }
             }
         }
+        verdicts.push(verdict);
     }
-    Ok(verdict)
+    Ok(verdicts)
 }
 
 /// [`check`] without placing the waits: which are needed, and what else blocks.
-fn check_unmitigated<'a>(object: &CodeObject<'a>, dest: &'static Processor, depth: Depth, text: &OnceCell<SourceText<'a>>) -> anyhow::Result<Verdict> {
+fn check_unmitigated<'a>(object: &CodeObject<'a>, dest: &'static Processor, depth: Depth, shared: &Shared<'a>) -> anyhow::Result<Verdict> {
     if !dest.is_generic() {
-        return check_one(object, dest, depth, text);
+        return check_one(object, dest, depth, shared);
     }
-    let mut verdict = check_one(object, dest, depth, text)?;
+    let mut verdict = check_one(object, dest, depth, shared)?;
     if verdict.retargets() || verdict.blockers.iter().any(|b| b.address.is_some()) {
         let members = FAMILIES.iter().find(|(g, _)| *g == dest.name).map_or(&[][..], |(_, m)| *m);
         for member in members.iter().filter(|m| **m != object.target.processor.name).filter_map(|m| Processor::by_name(m)) {
-            let theirs = check_one(object, member, depth, text)?;
+            let theirs = check_one(object, member, depth, shared)?;
             for b in theirs.blockers {
                 if !verdict.blockers.contains(&b) {
                     verdict.blockers.push(b);
@@ -214,7 +243,7 @@ enum Depth {
 }
 
 /// The checks for one processor (a member, or a generic processor's own instruction set).
-fn check_one<'a>(object: &CodeObject<'a>, dest: &'static Processor, depth: Depth, text: &OnceCell<SourceText<'a>>) -> anyhow::Result<Verdict> {
+fn check_one<'a>(object: &CodeObject<'a>, dest: &'static Processor, depth: Depth, shared: &Shared<'a>) -> anyhow::Result<Verdict> {
     let source = object.target.processor;
     let mut blockers: Vec<Blocker> = Vec::new();
     let block = |blockers: &mut Vec<Blocker>, address: Option<u64>, what: String, why: String| blockers.push(Blocker { address, what, why });
@@ -225,9 +254,6 @@ fn check_one<'a>(object: &CodeObject<'a>, dest: &'static Processor, depth: Depth
     }
     if source.is_generic() || family(source).is_none() || family(source) != family(dest) {
         block(&mut blockers, None, source.name.into(), format!("{} is not in {}'s generic family", dest.name, source.name));
-    }
-    if let Some(why) = beyond_the_oracle(dest) {
-        block(&mut blockers, None, dest.name.into(), why);
     }
     if object.os_abi != crate::container::elf::OsAbi::Hsa {
         // Graphics objects carry their resources in registers and PAL metadata, not in a
@@ -254,13 +280,14 @@ fn check_one<'a>(object: &CodeObject<'a>, dest: &'static Processor, depth: Depth
 
     // Every instruction of .text, as llvm-objdump walks it, decoded for the source once for
     // every destination.
-    if text.get().is_none() {
-        let _ = text.set(SourceText::decode(object, source_target)?);
+    if shared.text.get().is_none() {
+        let _ = shared.text.set(SourceText::decode(object, source_target)?);
     }
-    let code = text.get().expect("set above");
+    let code = shared.text.get().expect("set above");
     let dest_decoder = Decoder::new(dest_target);
     let mut hazard_hits = hazards::Scan::new(&hazards, dest_target);
     let same_tables = predicates::llvm_version(source) == predicates::llvm_version(dest) && source.generation == dest.generation;
+    let cross_llvm = predicates::llvm_version(source) != predicates::llvm_version(dest);
     // Processors with exactly the same candidates decode every word alike (gfx1030 and
     // gfx1031, gfx900 and gfx902): nothing to compare, only the hazards and DPP to look at.
     let alike = same_tables && code.decoder.decodes_alike(&dest_decoder);
@@ -283,7 +310,9 @@ fn check_one<'a>(object: &CodeObject<'a>, dest: &'static Processor, depth: Depth
                 // one wave size): compare texts only where the records differ.
                 let same_record = same_tables && !inst.is_raw() && inst.encoding_index() == theirs.encoding_index() && theirs.len() == inst.len();
                 let their_text = || print::print(&theirs, &dest_target, address);
-                let differs = !same_record && (theirs.len().max(4) != len || their_text() != text());
+                let differs = !same_record
+                    && (theirs.len().max(4) != len || their_text() != text())
+                    && !(cross_llvm && same_instruction(inst, &source_target, &theirs, &dest_target));
                 differs.then(|| if theirs.is_raw() { format!("does not exist on {}", dest.name) } else { format!("decodes on {} as `{}`", dest.name, their_text()) })
             };
             if let Some(why) = difference {
@@ -301,7 +330,10 @@ fn check_one<'a>(object: &CodeObject<'a>, dest: &'static Processor, depth: Depth
     for (hazard, hit) in hazard_hits {
         if hazard.is_mitigated() {
             // Where the code can trip it, the wait LLVM inserts; refused only where none fits.
-            match mitigate::insertions(object)? {
+            if shared.insertions.get().is_none() {
+                let _ = shared.insertions.set(mitigate::insertions(object)?);
+            }
+            match shared.insertions.get().expect("set above").clone() {
                 Ok(inserted) => verdict.inserted = inserted,
                 Err(places) => blockers.extend(places.into_iter().map(|b| Blocker { why: format!("{} needs {}: {}", dest.name, hazard.name, b.why), ..b })),
             }
@@ -326,21 +358,50 @@ fn check_one<'a>(object: &CodeObject<'a>, dest: &'static Processor, depth: Depth
     Ok(verdict)
 }
 
-/// Why LLVM 19, the oracle, cannot show code the same on `p`, if it cannot.
+/// The LLVM release whose disassembly is the oracle for code on `p`: 19, gfxpatch's oracle,
+/// for every processor it knows; 22 (Debian's `llvm-22`, 22.1.8) for gfx950, gfx9-4-generic and
+/// gfx1153, which LLVM 19 does not know (`'gfx950' is not a recognized processor`).
 ///
-/// LLVM 19 knows neither gfx950 nor gfx9-4-generic. Our gfx950 decoder follows LLVM 22
-/// (`predicates::llvm_version`), which also prints differently (`s_addc_u32 s3, s3,
-/// lit(0xffffffff)` where LLVM 19 prints gfx942's `-1`), and no processor LLVM 19 knows has
-/// gfx950's instruction set: nothing equal to `llvm-objdump-19 -d` can be shown, so gfx950, and
-/// gfx9-4-generic (which must run on gfx950), are refused whatever the code. (GFX950's own wait
-/// states, in later LLVM's `GCNHazardRecognizer`, are not modelled either.) gfx1153, which
-/// LLVM 19 does not know either, has gfx1152's instruction set in LLVM 22 but for a feature no
-/// instruction reads, so `--mcpu=gfx1152` stands in for it; gfx9-4-generic alone would be
-/// gfx942 without the FP8 conversions.
-pub fn beyond_the_oracle(p: &Processor) -> Option<String> {
-    (predicates::llvm_version(p) > 19).then(|| {
-        format!("LLVM 19, the oracle, does not know {}: no disassembly can show the code the same there (and its wait states are not modelled)", p.name)
-    })
+/// gfx950's records are LLVM 22's (`predicates::llvm_version`). gfx9-4-generic's and gfx1153's
+/// are LLVM 19's records with LLVM 22's feature sets: gfx9-4-generic is gfx942 without the FP8
+/// conversions and `xf32` instructions, gfx1153 is gfx1152 without `point-sample-accel`, which
+/// no instruction's predicate reads (a wait-count matter: see [`hazards`]). tests/retarget.rs
+/// checks each against `llvm-objdump-22`: LLVM 22 disassembles every gfx942 fixture the same
+/// for gfx942, gfx950 and gfx9-4-generic, and 400,000 random words the same for gfx1152 and
+/// gfx1153.
+pub fn oracle(p: &Processor) -> u8 {
+    match p.name {
+        "gfx950" | "gfx9-4-generic" | "gfx1153" => 22,
+        _ if predicates::llvm_version(p) > 19 => 22,
+        _ => 19,
+    }
+}
+
+/// Whether `ours` (decoded for the source) and `theirs` (the same bytes decoded for the
+/// destination, by another LLVM's records) are the same instruction: the same mnemonic,
+/// encoding size and length, and every operand, in order, with the same name and value.
+///
+/// Where the records come from different LLVMs their texts may differ by printer convention
+/// alone: LLVM 22 keeps a literal's encoding (`s_addc_u32 s1, s1, lit(0xffffffff)`) where
+/// LLVM 19 prints the value it denotes (`-1`). What the instruction does is its mnemonic and
+/// operands; anything else that differs (a renamed operand, another operand list) is refused.
+fn same_instruction(ours: &crate::isa::Inst, our_target: &Target, theirs: &crate::isa::Inst, their_target: &Target) -> bool {
+    let (Some(a), Some(b)) = (ours.encoding(), theirs.encoding()) else { return false };
+    if a.mnemonic() != b.mnemonic() || a.bits != b.bits || ours.len() != theirs.len() {
+        return false;
+    }
+    let operands = |inst: &crate::isa::Inst, e, target| decode_operands(e, inst.encoded_bits(), &inst.bytes()[inst.tail_at()..], target);
+    let (Ok(x), Ok(y)) = (operands(ours, a, our_target), operands(theirs, b, their_target)) else { return false };
+    let (x, y) = (x.as_slice(), y.as_slice());
+    x.len() == y.len() && x.iter().zip(y).all(|(p, q)| p.name == q.name && p.value == q.value)
+}
+
+/// What the checks of one code object against several destinations compute once.
+#[derive(Default)]
+struct Shared<'a> {
+    text: OnceCell<SourceText<'a>>,
+    /// The waits [`mitigate`] would insert (they depend on the code, not the destination).
+    insertions: OnceCell<Result<Vec<mitigate::Insertion>, Vec<Blocker>>>,
 }
 
 /// A code object's `.text` decoded for its own processor, linearly as llvm-objdump walks it:
@@ -506,7 +567,7 @@ fn write_longer_target(object: &CodeObject<'_>, bytes: &[u8], metadata: &crate::
 /// For a survey (`gfxpatch info`): where waits are needed, the verdict lists them but they
 /// are not placed (a rewrite per object and destination); `check` places them.
 pub fn candidates(object: &CodeObject<'_>) -> anyhow::Result<Vec<Verdict>> {
-    let text = OnceCell::new();
+    let text = Shared::default();
     let mut verdicts: Vec<Verdict> = siblings(object.target.processor).into_iter().map(|p| check_unmitigated(object, p, Depth::FirstBlocker, &text)).collect::<anyhow::Result<_>>()?;
     if !verdicts.is_empty()
         && verdicts.iter().all(Verdict::retargets)
