@@ -9,6 +9,7 @@
 //! ([`Target::llvm_version`]): LLVM 19's for the processors it knows, LLVM 22.1.8's for GFX950
 //! and GFX1250.
 
+use crate::isa::predicates::{self, Feature};
 use crate::isa::processor::Generation::{self, *};
 use crate::isa::table::Namespace;
 use crate::isa::target::Target;
@@ -176,9 +177,11 @@ pub fn plan(target: &Target) -> Vec<Attempt> {
     } else {
         // GFX8.0 parts store D16 data unpacked; gfx810 and GFX9+ pack it.
         let unpacked_d16 = generation == Gfx8 && name != "gfx810";
-        // Parts that repurposed v_mad_mix_* as v_fma_mix_* (FeatureFmaMixInsts).
-        // (gfx9-generic has neither mad_mix nor fma_mix.)
-        let fma_mix = matches!(name, "gfx904" | "gfx906" | "gfx908" | "gfx90a" | "gfx942" | "gfx950");
+        // GFX9 parts that repurposed v_mad_mix_* as v_fma_mix_* (FeatureFmaMixInsts), read from
+        // the feature list: a list of names here missed gfx9-4-generic, whose v_fma_mix then
+        // decoded as nothing and its retargets were refused. (gfx9-generic has neither.)
+        let fma_mix = matches!(generation, Gfx9 | Gfx90a | Gfx940 | Gfx950)
+            && predicates::features(target.processor).contains(&Feature::FmaMixInsts);
         // FeatureGFX10_BEncoding: gfx1011, gfx1012, gfx1013 and GFX10.3.
         let gfx10_b = generation == Gfx10_3 || matches!(name, "gfx1011" | "gfx1012" | "gfx1013");
         sequence(generation, unpacked_d16, fma_mix, gfx10_b)
@@ -224,6 +227,18 @@ mod tests {
                 )
             })
             .collect()
+    }
+
+    #[test]
+    fn every_gfx9_part_with_fma_mix_tries_its_table() {
+        // Regression: gfx9-4-generic was missing from a list of names, so its v_fma_mix_f32
+        // (which llvm-mc-22 -mcpu=gfx9-4-generic assembles) decoded as nothing.
+        for cpu in ["gfx904", "gfx906", "gfx908", "gfx90a", "gfx942", "gfx9-4-generic"] {
+            assert!(names(cpu).contains(&"GFX9_DL64".to_owned()), "{cpu}");
+        }
+        for cpu in ["gfx900", "gfx902", "gfx909", "gfx90c", "gfx9-generic", "gfx1030"] {
+            assert!(!names(cpu).contains(&"GFX9_DL64".to_owned()), "{cpu}");
+        }
     }
 
     #[test]
