@@ -349,14 +349,13 @@ fn encode(mcpu: &str, text: &str) -> Vec<u8> {
 #[test]
 fn an_unimplemented_instruction_stops_the_run_naming_it() {
     // A float op whose text calls a function the evaluator does not model (`sin`), a
-    // hardware register other than MODE, a DPP lane shuffle (RDNA3 and CDNA3 forms) and GFX9's
-    // unfused mixed-precision multiply-add (no text).
-    let dpp = "v_mov_b32_dpp v0, v1 quad_perm:[1,0,3,2] row_mask:0xf bank_mask:0xf";
+    // hardware register other than MODE, float atomics (RDNA3 and CDNA3) and GFX9's unfused
+    // mixed-precision multiply-add (no text).
     let cases = [
         ("gfx1100", "v_sin_f32 v0, v1", "v_sin_f32"),
         ("gfx90a", "s_getreg_b32 s0, hwreg(HW_REG_HW_ID)", "s_getreg_b32"),
-        ("gfx1100", dpp, "v_mov_b32_dpp"),
-        ("gfx942", dpp, "v_mov_b32_dpp"),
+        ("gfx1100", "global_atomic_add_f32 v0, v1, s[0:1]", "global_atomic_add_f32"),
+        ("gfx942", "global_atomic_add_f32 v0, v1, s[0:1]", "global_atomic_add_f32"),
         ("gfx900", "v_mad_mix_f32 v0, v1, v2, v3", "v_mad_mix_f32"),
     ];
     for (target, text, name) in cases {
@@ -515,4 +514,188 @@ fn check_calls_a_fault_in_b_alone_a_difference() {
         let a_faults = run(&faulting, &path);
         assert_eq!(a_faults.status.code(), Some(2), "{target}: {}", String::from_utf8_lossy(&a_faults.stdout));
     }
+}
+
+/// Runs the instructions `text` (assembled by llvm-mc-19 for `mcpu`, `mattr`) on one wave whose
+/// registers `setup` fills (EXEC all lanes unless it says otherwise), until they end.
+fn run_one(mcpu: &str, mattr: &str, text: &str, setup: impl FnOnce(&mut emu::wave::Wave)) -> Result<emu::wave::Wave, String> {
+    use emu::exec::{Code, Context, Counts, step};
+    let target = gfxpatch::isa::Target::from_name(mcpu, mattr).unwrap();
+    let code: Vec<u8> = text.lines().flat_map(|l| encode_with(mcpu, mattr, l)).collect();
+    let mut memory = emu::memory::Memory::new();
+    let base = 0x1_0000u64;
+    memory.map(base, code.len() as u64 + 64);
+    memory.write(base, &code).unwrap();
+    let mut wave = emu::wave::Wave::new(if target.wave64 { 64 } else { 32 }, emu::wave::Apertures { shared_hi: 0x1000_0000, private_hi: 0x2000_0000 });
+    wave.pc = base;
+    wave.set_exec(u64::MAX);
+    setup(&mut wave);
+    let mut code_cache = Code::new(target);
+    let mut counts = Counts::default();
+    let mut lds = [0u8; 0];
+    let mut ctx = Context { memory: &mut memory, lds: &mut lds, private_size: 0, counts: &mut counts };
+    while wave.pc < base + code.len() as u64 {
+        step(&mut wave, &mut code_cache, &mut ctx).map_err(|f| f.message)?;
+    }
+    Ok(wave)
+}
+
+/// `encode` with `-mattr`.
+fn encode_with(mcpu: &str, mattr: &str, text: &str) -> Vec<u8> {
+    if mattr.is_empty() {
+        return encode(mcpu, text);
+    }
+    let out = Command::new("llvm-mc-19")
+        .args(["-triple=amdgcn-amd-amdhsa", &format!("-mcpu={mcpu}"), &format!("-mattr={mattr}"), "-show-encoding"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut c| {
+            use std::io::Write as _;
+            c.stdin.take().unwrap().write_all(text.as_bytes())?;
+            c.wait_with_output()
+        })
+        .expect("llvm-mc-19 is required (scripts/setup.sh installs it)");
+    let s = String::from_utf8(out.stdout).unwrap();
+    let enc = s.split("encoding: [").nth(1).unwrap_or_else(|| panic!("no encoding for {text}: {s}"));
+    enc.split(']').next().unwrap().split(',').map(|b| u8::from_str_radix(b.trim().trim_start_matches("0x"), 16).unwrap()).collect()
+}
+
+/// DPP lane sharing, instruction by instruction (assembled by llvm-mc-19), against lanes worked
+/// out by hand from the controls' definitions (AMD's ISA guides, "Data Parallel Processing";
+/// LLVM's AMDGPUModifierSyntax: dpp_ctrl, dpp16_ctrl, dpp32_ctrl, row_mask, bank_mask,
+/// bound_ctrl, fi, dpp8). v1 holds 100 + lane, v0 (the destination) 1000 + lane; each case
+/// lists (lane, v0 after) for the lanes that show the control's rule. A lane kept at 1000 +
+/// lane was not written.
+#[test]
+fn dpp_controls_move_the_lanes_the_guides_say() {
+    let keep = |l: u32| 1000 + l;
+    let from = |l: u32| 100 + l;
+    let cases: Vec<(&str, &str, &str, Vec<(u32, u32)>)> = vec![
+        // quad_perm:[3,2,1,0]: lane 4q + k reads lane 4q + 3 - k.
+        ("gfx90a", "", "v_mov_b32_dpp v0, v1 quad_perm:[3,2,1,0] row_mask:0xf bank_mask:0xf", vec![(0, from(3)), (1, from(2)), (6, from(5)), (63, from(60))]),
+        // row_shl:1: lane i reads i + 1 of its row; lane 15 of a row has none: not written
+        // (bound_ctrl clear) or zero (bound_ctrl:1, which GFX9 spells bound_ctrl:0 too).
+        ("gfx90a", "", "v_mov_b32_dpp v0, v1 row_shl:1 row_mask:0xf bank_mask:0xf", vec![(0, from(1)), (14, from(15)), (15, keep(15)), (16, from(17)), (63, keep(63))]),
+        ("gfx90a", "", "v_mov_b32_dpp v0, v1 row_shl:1 row_mask:0xf bank_mask:0xf bound_ctrl:0", vec![(15, 0), (31, 0), (30, from(31))]),
+        // row_shr:3: lane i reads i - 3 of its row.
+        ("gfx942", "", "v_mov_b32_dpp v0, v1 row_shr:3 row_mask:0xf bank_mask:0xf", vec![(2, keep(2)), (3, from(0)), (18, keep(18)), (19, from(16)), (47, from(44))]),
+        // row_ror:4: lane i reads (i - 4) mod 16 of its row.
+        ("gfx942", "", "v_mov_b32_dpp v0, v1 row_ror:4 row_mask:0xf bank_mask:0xf", vec![(0, from(12)), (3, from(15)), (4, from(0)), (16, from(28)), (63, from(59))]),
+        // wave_shl/rol/shr/ror:1 across the whole wave of 64.
+        ("gfx90a", "", "v_mov_b32_dpp v0, v1 wave_shl:1 row_mask:0xf bank_mask:0xf", vec![(0, from(1)), (15, from(16)), (63, keep(63))]),
+        ("gfx90a", "", "v_mov_b32_dpp v0, v1 wave_rol:1 row_mask:0xf bank_mask:0xf", vec![(15, from(16)), (63, from(0))]),
+        ("gfx90a", "", "v_mov_b32_dpp v0, v1 wave_shr:1 row_mask:0xf bank_mask:0xf", vec![(0, keep(0)), (16, from(15)), (63, from(62))]),
+        ("gfx90a", "", "v_mov_b32_dpp v0, v1 wave_ror:1 row_mask:0xf bank_mask:0xf", vec![(0, from(63)), (16, from(15))]),
+        // row_mirror: lane i reads 15 - i of its row; row_half_mirror: 7 - i of its half row.
+        ("gfx900", "", "v_mov_b32_dpp v0, v1 row_mirror row_mask:0xf bank_mask:0xf", vec![(0, from(15)), (17, from(30)), (63, from(48))]),
+        ("gfx900", "", "v_mov_b32_dpp v0, v1 row_half_mirror row_mask:0xf bank_mask:0xf", vec![(0, from(7)), (8, from(15)), (20, from(19))]),
+        // row_bcast:15: lane 15 of each row to the next row; row 0 has no source.
+        ("gfx900", "", "v_mov_b32_dpp v0, v1 row_bcast:15 row_mask:0xf bank_mask:0xf", vec![(0, keep(0)), (16, from(15)), (31, from(15)), (40, from(31)), (63, from(47))]),
+        // row_bcast:31: lane 31 to rows 2 and 3.
+        ("gfx900", "", "v_mov_b32_dpp v0, v1 row_bcast:31 row_mask:0xf bank_mask:0xf", vec![(0, keep(0)), (31, keep(31)), (32, from(31)), (63, from(31))]),
+        // row_mask:0xa: rows 1 and 3 only; bank_mask:0x1: lanes 0..3 of each row only.
+        ("gfx90a", "", "v_mov_b32_dpp v0, v1 quad_perm:[0,1,2,3] row_mask:0xa bank_mask:0xf", vec![(0, keep(0)), (16, from(16)), (32, keep(32)), (63, from(63))]),
+        ("gfx90a", "", "v_mov_b32_dpp v0, v1 quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0x1", vec![(3, from(3)), (4, keep(4)), (19, from(19)), (20, keep(20))]),
+        // row_newbcast:5 (GFX90A, GFX940): lane 5 of the row to the whole row.
+        ("gfx90a", "", "v_mov_b32_dpp v0, v1 row_newbcast:5 row_mask:0xf bank_mask:0xf", vec![(0, from(5)), (31, from(21)), (63, from(53))]),
+        // GFX10+: row_share:n reads lane n of the row, row_xmask:n lane i ^ n (wave32 and wave64).
+        ("gfx1100", "", "v_mov_b32_dpp v0, v1 row_share:3 row_mask:0xf bank_mask:0xf", vec![(0, from(3)), (31, from(19))]),
+        ("gfx1100", "+wavefrontsize64", "v_mov_b32_dpp v0, v1 row_share:15 row_mask:0xf bank_mask:0xf", vec![(0, from(15)), (40, from(47)), (63, from(63))]),
+        ("gfx1100", "", "v_mov_b32_dpp v0, v1 row_xmask:5 row_mask:0xf bank_mask:0xf", vec![(0, from(5)), (7, from(2)), (21, from(16))]),
+        ("gfx1030", "+wavefrontsize64", "v_mov_b32_dpp v0, v1 row_xmask:15 row_mask:0xf bank_mask:0xf", vec![(0, from(15)), (50, from(61))]),
+        // GFX11 spells bound_ctrl as the bit: bound_ctrl:0 leaves the lane, bound_ctrl:1 zeroes.
+        ("gfx1100", "", "v_mov_b32_dpp v0, v1 row_shr:1 row_mask:0xf bank_mask:0xf bound_ctrl:0", vec![(0, keep(0)), (16, keep(16)), (17, from(16))]),
+        ("gfx1100", "", "v_mov_b32_dpp v0, v1 row_shr:1 row_mask:0xf bank_mask:0xf bound_ctrl:1", vec![(0, 0), (16, 0), (17, from(16))]),
+        // DPP8: lane 8g + k reads lane 8g + sel[k].
+        ("gfx1100", "", "v_mov_b32_dpp v0, v1 dpp8:[7,6,5,4,3,2,1,0]", vec![(0, from(7)), (7, from(0)), (9, from(14)), (31, from(24))]),
+        // An ALU op: src0 from the other lane, src1 the lane's own; neg on src0 (f32).
+        ("gfx90a", "", "v_add_u32_dpp v0, v1, v1 row_shr:1 row_mask:0xf bank_mask:0xf bound_ctrl:0", vec![(0, from(0)), (5, from(4) + from(5))]),
+        ("gfx1100", "", "v_sub_f32_dpp v0, -v2, v2 quad_perm:[1,0,3,2] row_mask:0xf bank_mask:0xf", vec![(0, (-3.0f32 - 2.0f32).to_bits()), (1, (-2.0f32 - 3.0f32).to_bits())]),
+        // GFX11's VOP3 DPP: a third source and a modifier the VOP2 form lacks.
+        ("gfx1100", "", "v_add3_u32_e64_dpp v0, v1, v1, 7 row_share:0 row_mask:0xf bank_mask:0xf", vec![(5, from(0) + from(5) + 7), (20, from(16) + from(20) + 7)]),
+    ];
+    for (mcpu, mattr, text, expect) in cases {
+        let wave = run_one(mcpu, mattr, text, |w| {
+            for lane in 0..64 {
+                w.set_v(1, lane, 100 + lane);
+                w.set_v(0, lane, 1000 + lane);
+                // v2: 2.0 + lane as f32.
+                w.set_v(2, lane, (2.0 + lane as f32).to_bits());
+            }
+        })
+        .unwrap_or_else(|e| panic!("{mcpu}{mattr} `{text}`: {e}"));
+        for (lane, want) in expect {
+            assert_eq!(wave.v(0, lane), want, "{mcpu}{mattr} `{text}`: lane {lane}");
+        }
+    }
+}
+
+/// DPP reads a lane EXEC disables as invalid (bound_ctrl then reads zero, or the lane is not
+/// written) unless `fi:1` fetches it; DPP8 reads it as zero unless `fi:1`.
+#[test]
+fn dpp_reads_of_inactive_lanes_follow_fi_and_bound_ctrl() {
+    let cases: Vec<(&str, &str, Vec<(u32, u32)>)> = vec![
+        ("gfx90a", "v_mov_b32_dpp v0, v1 row_shr:1 row_mask:0xf bank_mask:0xf", vec![(1, 1001), (3, 102)]),
+        ("gfx90a", "v_mov_b32_dpp v0, v1 row_shr:1 row_mask:0xf bank_mask:0xf bound_ctrl:0", vec![(1, 0), (3, 102)]),
+        ("gfx1100", "v_mov_b32_dpp v0, v1 row_shr:1 row_mask:0xf bank_mask:0xf fi:1", vec![(1, 100), (3, 102)]),
+        ("gfx1100", "v_mov_b32_dpp v0, v1 dpp8:[1,0,3,2,5,4,7,6]", vec![(1, 0), (3, 102)]),
+        ("gfx1100", "v_mov_b32_dpp v0, v1 dpp8:[1,0,3,2,5,4,7,6] fi:1", vec![(1, 100), (3, 102)]),
+    ];
+    for (mcpu, text, expect) in cases {
+        // EXEC: odd lanes and lane 2.
+        let wave = run_one(mcpu, "", text, |w| {
+            for lane in 0..64 {
+                w.set_v(1, lane, 100 + lane);
+                w.set_v(0, lane, 1000 + lane);
+            }
+            w.set_exec(0xaaaa_aaaa_aaaa_aaaa | 4);
+        })
+        .unwrap_or_else(|e| panic!("{mcpu} `{text}`: {e}"));
+        for (lane, want) in expect {
+            assert_eq!(wave.v(0, lane), want, "{mcpu} `{text}`: lane {lane}");
+        }
+        assert_eq!(wave.v(0, 0), 1000, "{mcpu} `{text}`: an inactive lane is never written");
+    }
+}
+
+/// clamp and omod on f16 results (VOP3), from the ISA guides' output modifiers: omod
+/// multiplies by 2, 4 or 0.5, clamp limits to [0, 1]; the register's high half stays (GFX10+).
+#[test]
+fn clamp_and_omod_apply_to_f16_results() {
+    let h = |x: f32| u32::from(half_bits(x));
+    let cases = [
+        ("gfx1100", "v_add_f16_e64 v0, v1, v2 mul:2", h(7.0)),
+        ("gfx1100", "v_add_f16_e64 v0, v1, v2 div:2", h(1.75)),
+        ("gfx1100", "v_add_f16_e64 v0, v1, v2 clamp", h(1.0)),
+        ("gfx1100", "v_sub_f16_e64 v0, v1, v2 clamp", h(0.0)),
+        ("gfx90a", "v_mul_f16_e64 v0, v1, v2 mul:4", h(12.0)),
+        ("gfx90a", "v_fma_f16 v0, v1, v2, v2 clamp", h(1.0)),
+    ];
+    for (mcpu, text, want) in cases {
+        let wave = run_one(mcpu, "", text, |w| {
+            for lane in 0..64 {
+                // v1 = 1.5, v2 = 2.0 (halves), high halves 0xabcd.
+                w.set_v(1, lane, 0xabcd_0000 | h(1.5));
+                w.set_v(2, lane, 0xabcd_0000 | h(2.0));
+                w.set_v(0, lane, 0x1234_0000);
+            }
+        })
+        .unwrap_or_else(|e| panic!("{mcpu} `{text}`: {e}"));
+        let got = wave.v(0, 0);
+        assert_eq!(got & 0xffff, want, "{mcpu} `{text}`: {got:#x}");
+        if mcpu == "gfx1100" {
+            assert_eq!(got >> 16, 0x1234, "{mcpu} `{text}`: the high half is kept");
+        }
+    }
+}
+
+/// f16 bits of `x` (exact for the test's values: small multiples of 1/4).
+fn half_bits(x: f32) -> u16 {
+    if x == 0.0 {
+        return 0;
+    }
+    let b = x.to_bits();
+    let e = ((b >> 23) & 0xff) as i32 - 127 + 15;
+    (((b >> 16) & 0x8000) | ((e as u32) << 10) | ((b >> 13) & 0x3ff)) as u16
 }
