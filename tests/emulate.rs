@@ -699,3 +699,38 @@ fn half_bits(x: f32) -> u16 {
     let e = ((b >> 23) & 0xff) as i32 - 127 + 15;
     (((b >> 16) & 0x8000) | ((e as u32) << 10) | ((b >> 13) & 0x3ff)) as u16
 }
+
+/// Integer dot products (VOP3P, and CDNA's accumulating VOP2 `v_dot*c`), assembled by
+/// llvm-mc-19, against sums worked by hand from AMD's texts (each byte, half or nibble of S0
+/// times the same one of S1, signed or unsigned, plus S2 or, for `c`, the destination).
+#[test]
+fn integer_dot_products_sum_the_guides_products() {
+    // v1/v2 bytes (low first): 01 7f ff 80 / 05 ff 02 03: signed 5 - 127 - 2 - 384 = -508,
+    // unsigned 5 + 127*255 + 255*2 + 128*3 = 33284. v4/v5 halves: 7fff 8000 / 0002 ffff: signed
+    // 65534 + 32768 = 98302, unsigned 65534 + 32768*65535 = 2147516414. v6/v7 nibbles: 7 f /
+    // 3 8: signed 21 + 8 = 29, unsigned 21 + 120 = 141. v3 = v0 = 1000 (the accumulators).
+    let cases = [
+        ("gfx90a", "v_dot4_i32_i8 v0, v1, v2, v3", 492u32),
+        ("gfx942", "v_dot4_u32_u8 v0, v1, v2, v3", 34284),
+        ("gfx90a", "v_dot2_i32_i16 v0, v4, v5, v3", 99302),
+        ("gfx942", "v_dot2_u32_u16 v0, v4, v5, v3", 2147517414),
+        ("gfx942", "v_dot8_i32_i4 v0, v6, v7, v3", 1029),
+        ("gfx90a", "v_dot8_u32_u4 v0, v6, v7, v3", 1141),
+        ("gfx90a", "v_dot4c_i32_i8 v0, v1, v2", 492),
+        ("gfx942", "v_dot2c_i32_i16 v0, v4, v5", 99302),
+        ("gfx1100", "v_dot4_u32_u8 v0, v1, v2, v3", 34284),
+        ("gfx1100", "v_dot8_u32_u4 v0, v6, v7, v3", 1141),
+    ];
+    for (mcpu, text, want) in cases {
+        let wave = run_one(mcpu, "", text, |w| {
+            for lane in 0..64 {
+                for (r, v) in [(0, 1000), (1, 0x80ff_7f01), (2, 0x0302_ff05), (3, 1000), (4, 0x8000_7fff), (5, 0xffff_0002), (6, 0xf7), (7, 0x83)] {
+                    w.set_v(r, lane, v);
+                }
+            }
+        })
+        .unwrap_or_else(|e| panic!("{mcpu} `{text}`: {e}"));
+        assert_eq!(wave.v(0, 0), want, "{mcpu} `{text}`");
+        assert_eq!(wave.v(0, 31), want, "{mcpu} `{text}`");
+    }
+}

@@ -89,6 +89,10 @@ pub struct Alu {
     /// `SISrcMods::NEG`/`ABS` in the same bits). Each source is widened to f32 before the
     /// text, which works on f32, runs.
     pub mix: bool,
+    /// A VOP3P dot product (`v_dot4_i32_i8`): its sources are read whole, so its modifiers
+    /// must be the defaults (op_sel_hi set or clear, nothing else); the text reads the halves
+    /// and bytes.
+    pub dot: bool,
     /// The DPP form's lane sharing, when the instruction is one: `src0` is read from another
     /// lane, and some lanes may not be written.
     pub dpp: Option<Dpp>,
@@ -500,7 +504,17 @@ pub fn compile(e: &Encoding, ops: &Operands, generation: Generation, wave64: boo
             }
             Err(why) => Kind::Unimplemented(why),
         },
-        // Packed math; the dot-product forms stop.
+        // Integer dot products (transcribed texts): default modifiers only.
+        Family::Vop3p if mnemonic.starts_with("v_dot") => match alu(e, ops, family, generation, wave64) {
+            Ok(mut alu) => {
+                let operands = ops.as_slice();
+                alu.unmodelled.retain(|&i| !matches!(operands[i].name.name(), "op_sel" | "op_sel_hi"));
+                alu.dot = true;
+                Kind::Alu(Box::new(alu))
+            }
+            Err(why) => Kind::Unimplemented(why),
+        },
+        // Packed math.
         Family::Vop3p if mnemonic.starts_with("v_pk_") => match alu(e, ops, family, generation, wave64) {
             Ok(mut alu) => {
                 let operands = ops.as_slice();
@@ -825,7 +839,7 @@ fn alu(e: &Encoding, ops: &Operands, family: Family, generation: Generation, wav
             refused.push(format!("{}: {why}", origin.name()));
             continue;
         }
-        return Ok(Alu { footprint: f, program, origin, vector, sources, dest, mask_dest, vcc_in, vcc_out, preserve_high, sdwa: None, unmodelled, mods, clamp, omod, packed: None, mix: false, dpp: None });
+        return Ok(Alu { footprint: f, program, origin, vector, sources, dest, mask_dest, vcc_in, vcc_out, preserve_high, sdwa: None, unmodelled, mods, clamp, omod, packed: None, mix: false, dot: false, dpp: None });
     }
     if refused.is_empty() {
         Err(format!("no table has a text of its own for {name}, and none is transcribed"))
@@ -862,7 +876,7 @@ fn dual(e: &Encoding, ops: &Operands, generation: Generation) -> Result<[Alu; 2]
                 refused.push(format!("{}: does not fit a VOPD component", origin.name()));
                 continue;
             }
-            return Ok(Alu { footprint: f, program, origin, vector: true, sources, dest: Some((dest, 32)), mask_dest: None, vcc_in: VccSource::Vcc, vcc_out: MaskDest::Vcc, preserve_high: false, sdwa: None, unmodelled, mods, clamp, omod, packed: None, mix: false, dpp: None });
+            return Ok(Alu { footprint: f, program, origin, vector: true, sources, dest: Some((dest, 32)), mask_dest: None, vcc_in: VccSource::Vcc, vcc_out: MaskDest::Vcc, preserve_high: false, sdwa: None, unmodelled, mods, clamp, omod, packed: None, mix: false, dot: false, dpp: None });
         }
         Err(format!("no text for {name} (a VOPD component) fits ({})", refused.join("; ")))
     };

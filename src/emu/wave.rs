@@ -532,6 +532,13 @@ impl Wave {
                 break;
             }
             let bits = imm_of(&ops[i]);
+            if alu.dot {
+                // op_sel_hi (8) is set by default and means nothing to a source read whole.
+                if bits & !8 != 0 {
+                    return Err(format!("operand `{}` is {bits:#x}: op_sel or neg on a dot product is not modelled", ops[i].name.name()));
+                }
+                continue;
+            }
             if alu.mix {
                 // Whether the hardware reads an inline constant or a literal as an f16 or an
                 // f32 where op_sel_hi marks the source f16 is not settled by AMD's texts: stop.
