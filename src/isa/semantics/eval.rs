@@ -165,7 +165,7 @@ impl Ty {
         if float {
             return matches!(width, 16 | 32 | 64).then_some(Ty { width, signed, float });
         }
-        matches!(width, 1 | 8 | 16 | 24 | 32 | 64).then_some(Ty { width, signed, float })
+        matches!(width, 1 | 4 | 8 | 16 | 24 | 32 | 64).then_some(Ty { width, signed, float })
     }
 }
 
