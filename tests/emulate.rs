@@ -561,6 +561,9 @@ fn encode_with(mcpu: &str, mattr: &str, text: &str) -> Vec<u8> {
     enc.split(']').next().unwrap().split(',').map(|b| u8::from_str_radix(b.trim().trim_start_matches("0x"), 16).unwrap()).collect()
 }
 
+/// (lane, the destination's value there afterwards) pairs.
+type Lanes = Vec<(u32, u32)>;
+
 /// DPP lane sharing, instruction by instruction (assembled by llvm-mc-19), against lanes worked
 /// out by hand from the controls' definitions (AMD's ISA guides, "Data Parallel Processing";
 /// LLVM's AMDGPUModifierSyntax: dpp_ctrl, dpp16_ctrl, dpp32_ctrl, row_mask, bank_mask,
@@ -571,7 +574,7 @@ fn encode_with(mcpu: &str, mattr: &str, text: &str) -> Vec<u8> {
 fn dpp_controls_move_the_lanes_the_guides_say() {
     let keep = |l: u32| 1000 + l;
     let from = |l: u32| 100 + l;
-    let cases: Vec<(&str, &str, &str, Vec<(u32, u32)>)> = vec![
+    let cases: Vec<(&str, &str, &str, Lanes)> = vec![
         // quad_perm:[3,2,1,0]: lane 4q + k reads lane 4q + 3 - k.
         ("gfx90a", "", "v_mov_b32_dpp v0, v1 quad_perm:[3,2,1,0] row_mask:0xf bank_mask:0xf", vec![(0, from(3)), (1, from(2)), (6, from(5)), (63, from(60))]),
         // row_shl:1: lane i reads i + 1 of its row; lane 15 of a row has none: not written
@@ -635,7 +638,7 @@ fn dpp_controls_move_the_lanes_the_guides_say() {
 /// written) unless `fi:1` fetches it; DPP8 reads it as zero unless `fi:1`.
 #[test]
 fn dpp_reads_of_inactive_lanes_follow_fi_and_bound_ctrl() {
-    let cases: Vec<(&str, &str, Vec<(u32, u32)>)> = vec![
+    let cases: Vec<(&str, &str, Lanes)> = vec![
         ("gfx90a", "v_mov_b32_dpp v0, v1 row_shr:1 row_mask:0xf bank_mask:0xf", vec![(1, 1001), (3, 102)]),
         ("gfx90a", "v_mov_b32_dpp v0, v1 row_shr:1 row_mask:0xf bank_mask:0xf bound_ctrl:0", vec![(1, 0), (3, 102)]),
         ("gfx1100", "v_mov_b32_dpp v0, v1 row_shr:1 row_mask:0xf bank_mask:0xf fi:1", vec![(1, 100), (3, 102)]),
