@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 use anyhow::Context as _;
 
 use super::bench::BenchArgs;
+use super::emulate::{Elem, Fill, Spec, materialize};
 use crate::container::CodeObject;
 use crate::emu::{self, Arg, Dispatch, Options};
 
@@ -131,32 +132,23 @@ fn code_objects(path: &Path) -> anyhow::Result<Vec<PathBuf>> {
     Ok(out)
 }
 
-/// Inputs from the metadata's `.args`: every global buffer `buffer_bytes` of random bytes
-/// (xorshift from `seed`), every by-value argument `items`.
+/// Inputs from the metadata's `.args`: every global buffer `buffer_bytes` random bytes, every
+/// by-value argument `items`. The buffers come from [`materialize`], the generator `gfxpatch
+/// emulate --seed` and `check` draw from, so a bench input is one the user can reproduce.
 fn arguments(args: &[crate::container::metadata::KernelArg], items: u32, buffer_bytes: usize, seed: u64) -> Result<Vec<Arg>, String> {
-    let mut state = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
-    let mut out = Vec::new();
+    let mut specs = Vec::new();
     for a in args.iter().filter(|a| !a.value_kind.as_deref().unwrap_or("").starts_with("hidden_")) {
         match a.value_kind.as_deref() {
-            Some("global_buffer") => out.push(Arg::Buffer(
-                (0..buffer_bytes)
-                    .map(|_| {
-                        state ^= state << 13;
-                        state ^= state >> 7;
-                        state ^= state << 17;
-                        (state >> 24) as u8
-                    })
-                    .collect(),
-            )),
+            Some("global_buffer") => specs.push(Spec::Buffer { elem: Elem::U8, fill: Fill::Random(buffer_bytes) }),
             Some("by_value") => {
                 let size = a.size.unwrap_or(0) as usize;
-                let mut v = vec![0u8; size];
+                let mut bytes = vec![0u8; size];
                 let n = u64::from(items).to_le_bytes();
-                v[..size.min(8)].copy_from_slice(&n[..size.min(8)]);
-                out.push(Arg::Value(v));
+                bytes[..size.min(8)].copy_from_slice(&n[..size.min(8)]);
+                specs.push(Spec::Scalar { bytes });
             }
             other => return Err(format!("argument kind {other:?}")),
         }
     }
-    Ok(out)
+    materialize(&specs, seed).map_err(|e| e.to_string())
 }

@@ -1,7 +1,8 @@
 //! `gfxpatch check A B --kernel K --grid .. --block .. ARG... [--seeds N]`: run the same kernel
 //! from two code objects on the same inputs and compare every buffer, inputs and guard bytes
-//! included. Exit 0: the same on every seed; 1: a difference (the first is printed); 2: either
-//! side could not run.
+//! included. Exit 0: the same on every seed; 1: a difference (the first is printed), which
+//! includes B faulting, trapping, looping past the limit or deadlocking where A ran to its end;
+//! 2: A could not run, or B could not be launched or uses an instruction the emulator lacks.
 
 use std::path::PathBuf;
 
@@ -48,7 +49,17 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<()> {
     for seed in args.launch.seed..args.launch.seed + args.seeds {
         let inputs = materialize(&specs, seed)?;
         let ra = emu::run(&a, &args.launch.kernel, &args.launch.dispatch(), &inputs, &options).map_err(|e| anyhow::anyhow!("{pa}: {e}"))?;
-        let rb = emu::run(&b, &args.launch.kernel, &args.launch.dispatch(), &inputs, &options).map_err(|e| anyhow::anyhow!("{pb}: {e}"))?;
+        let rb = match emu::run(&b, &args.launch.kernel, &args.launch.dispatch(), &inputs, &options) {
+            Ok(r) => r,
+            // A ran to its end and B did not: B behaves differently (a fault, a trap, a loop
+            // past the limit, a barrier that never opens). That B uses an instruction the
+            // emulator lacks, or cannot be launched, says nothing about it: could not run.
+            Err(stop) if b_differs(stop.kind) => {
+                println!("{pa} vs {pb}: kernel {}: seed {seed}: different: {pa} ran to its end, {pb} stopped: {stop}", args.launch.kernel);
+                std::process::exit(i32::from(EXIT_DIFFERENT));
+            }
+            Err(stop) => anyhow::bail!("{pb}: {stop}"),
+        };
         if let Some(diff) = first_difference(&buffers, &ra.buffers, &rb.buffers) {
             println!("{pa} vs {pb}: kernel {}: seed {seed}: different: {diff}", args.launch.kernel);
             std::process::exit(i32::from(EXIT_DIFFERENT));
@@ -56,6 +67,16 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<()> {
         println!("{pa} vs {pb}: kernel {}: seed {seed}: same ({} vs {} wave instructions)", args.launch.kernel, ra.counts.wave_instructions, rb.counts.wave_instructions);
     }
     Ok(())
+}
+
+/// Whether B stopping this way, where A ran to its end, is a difference (rather than "could not
+/// run").
+fn b_differs(kind: emu::StopKind) -> bool {
+    use emu::StopKind::*;
+    match kind {
+        Fault | Halt | Limit | Deadlock => true,
+        Setup | Unimplemented => false,
+    }
 }
 
 /// `check`'s status when the runs differ (2 is for "could not run", as for every command).

@@ -290,6 +290,54 @@ fn native(n: Native, wave: &mut Wave, ops: &[Op], pc: u64, next: u64, ctx: &mut 
             }
             ctx.counts.lane_instructions += u64::from(wave.exec().count_ones());
         }
+        Mbcnt { hi } => {
+            refuse_modifiers(ops, n)?;
+            let (s0, s1) = (op(ops, OperandName::src0).unwrap().value, op(ops, OperandName::src1).unwrap().value);
+            let dst = op(ops, OperandName::vdst).unwrap().value;
+            for lane in wave.active() {
+                let below = (1u64 << lane) - 1;
+                let half = if hi { below >> 32 } else { below & 0xffff_ffff };
+                let bits = wave.read_lane(s0, lane, 32).map_err(rf)? & half;
+                let v = wave.read_lane(s1, lane, 32).map_err(rf)?.wrapping_add(u64::from(bits.count_ones())) & 0xffff_ffff;
+                wave.write_lane(dst, lane, v, 32).map_err(rf)?;
+            }
+            ctx.counts.lane_instructions += u64::from(wave.exec().count_ones());
+        }
+        Bfrev => {
+            refuse_modifiers(ops, n)?;
+            let (src, dst) = (op(ops, OperandName::src0).unwrap().value, op(ops, OperandName::vdst).unwrap().value);
+            for lane in wave.active() {
+                let v = (wave.read_lane(src, lane, 32).map_err(rf)? as u32).reverse_bits();
+                wave.write_lane(dst, lane, u64::from(v), 32).map_err(rf)?;
+            }
+            ctx.counts.lane_instructions += u64::from(wave.exec().count_ones());
+        }
+        Permlane16 { cross } => {
+            // op_sel[0] of src0 is FI (fetch inactive), op_sel[0] of src1 BOUND_CTRL: AMD's text
+            // reads the source lane whether EXEC enables it or not; the emulator does so only
+            // where FI says so, and stops where the hardware's answer would rest on the bits.
+            let fi = imm(ops, OperandName::src0_modifiers) & 4 != 0;
+            if (imm(ops, OperandName::src0_modifiers) | imm(ops, OperandName::src1_modifiers) | imm(ops, OperandName::src2_modifiers)) & !4 != 0 {
+                return Err(Fault::new(StopKind::Unimplemented, format!("{n:?} with source modifiers other than fi is not modelled")));
+            }
+            let src = op(ops, OperandName::src0).unwrap().value;
+            let select = wave.read_scalar(op(ops, OperandName::src1).unwrap().value, 32).map_err(rf)? | wave.read_scalar(op(ops, OperandName::src2).unwrap().value, 32).map_err(rf)? << 32;
+            let dst = op(ops, OperandName::vdst).unwrap().value;
+            let exec = wave.exec();
+            let mut fetched = [0u64; 64];
+            for lane in wave.active() {
+                let row = (lane / 16) ^ u32::from(cross);
+                let from = row * 16 + ((select >> (4 * (lane % 16))) & 15) as u32;
+                if !fi && exec >> from & 1 == 0 {
+                    return Err(Fault { kind: StopKind::Unimplemented, lane: Some(lane), address: None, message: format!("{n:?} reads lane {from}, which EXEC disables, without fi: not modelled") });
+                }
+                fetched[lane as usize] = wave.read_lane(src, from, 32).map_err(rf)?;
+            }
+            for lane in wave.active() {
+                wave.write_lane(dst, lane, fetched[lane as usize], 32).map_err(rf)?;
+            }
+            ctx.counts.lane_instructions += u64::from(wave.exec().count_ones());
+        }
         BufferLoad { access, dwords, offen } => buffer(wave, ops, ctx, access, dwords, offen, false)?,
         BufferStore { access, dwords, offen } => buffer(wave, ops, ctx, access, dwords, offen, true)?,
         SLoad { dwords } => {
@@ -323,6 +371,15 @@ fn native(n: Native, wave: &mut Wave, ops: &[Op], pc: u64, next: u64, ctx: &mut 
     }
     let _ = pc;
     Ok(())
+}
+
+/// Stops on a built-in VALU action whose modifiers or clamp are set (it has no meaning for them).
+fn refuse_modifiers(ops: &[Op], n: Native) -> Result<(), Fault> {
+    let set = ops.iter().find(|o| matches!(o.name.name(), "src0_modifiers" | "src1_modifiers" | "src2_modifiers" | "clamp" | "op_sel") && !matches!(o.value, Value::Imm(0) | Value::None));
+    match set {
+        Some(o) => Err(Fault::new(StopKind::Unimplemented, format!("{n:?} with `{}` set is not modelled", o.name.name()))),
+        None => Ok(()),
+    }
 }
 
 /// A field of a hardware register as `s_getreg`/`s_setreg` name it: `hwreg(id, offset, size)`

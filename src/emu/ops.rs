@@ -89,6 +89,78 @@ pub struct Alu {
     /// `SISrcMods::NEG`/`ABS` in the same bits). Each source is widened to f32 before the
     /// text, which works on f32, runs.
     pub mix: bool,
+    /// A VOP3P dot product (`v_dot4_i32_i8`): its sources are read whole, so its modifiers
+    /// must be the defaults (op_sel_hi set or clear, nothing else); the text reads the halves
+    /// and bytes.
+    pub dot: bool,
+    /// The DPP form's lane sharing, when the instruction is one: `src0` is read from another
+    /// lane, and some lanes may not be written.
+    pub dpp: Option<Dpp>,
+}
+
+/// A DPP form's controls (operand indices) and the generation's flavour of them.
+#[derive(Clone, Copy, Debug)]
+pub struct Dpp {
+    pub control: DppControl,
+    /// GFX10+'s `fi` (fetch inactive): read a lane EXEC disables as if it were enabled.
+    pub fi: Option<usize>,
+    pub flavour: DppFlavour,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub enum DppControl {
+    /// DPP16 (GFX9's DPP too): `dpp_ctrl`, `row_mask`, `bank_mask`, `bound_ctrl`.
+    Dpp16 { ctrl: usize, row_mask: usize, bank_mask: usize, bound_ctrl: usize },
+    /// DPP8: eight 3-bit selects, each lane of a group of 8 reading the lane its select names.
+    Dpp8 { selects: usize },
+}
+
+/// Which `dpp_ctrl` values exist (LLVM's `DppCtrl`, AMDGPUModifierSyntax's dpp_ctrl,
+/// dpp16_ctrl and dpp32_ctrl).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DppFlavour {
+    /// GFX9: quad_perm, row_shl/shr/ror, wave_shl/rol/shr/ror, row_mirror, row_half_mirror,
+    /// row_bcast:15/31.
+    Gfx9,
+    /// GFX90A and GFX940: GFX9's and `row_newbcast` (0x150..0x15f).
+    Gfx90a,
+    /// GFX10+ DPP16: quad_perm, row_shl/shr/ror, row_mirror, row_half_mirror, row_share
+    /// (0x150..0x15f), row_xmask (0x160..0x16f).
+    Gfx10,
+}
+
+/// The lane `lane` reads under DPP16 control `ctrl` in a wave of `lanes`: `Ok(None)` for a lane
+/// the control leaves without a source (a shift past its row or the wave, a row no broadcast
+/// reaches), `Err` for a control that does not exist in `flavour`.
+pub fn dpp16_source(ctrl: u32, lane: u32, lanes: u32, flavour: DppFlavour) -> Result<Option<u32>, String> {
+    let (row, i, n) = (lane & !15, lane & 15, ctrl & 15);
+    let gfx9 = flavour != DppFlavour::Gfx10;
+    Ok(match ctrl {
+        // quad_perm:[a,b,c,d]: lane k of each quad reads the quad's lane given by bits 2k+1:2k.
+        0x000..=0x0ff => Some((lane & !3) + ((ctrl >> (2 * (lane & 3))) & 3)),
+        // row_shl:n reads n lanes up, row_shr:n n lanes down, within the row of 16;
+        // row_ror:n rotates the row right (lane i reads lane i - n modulo 16).
+        0x101..=0x10f => (i + n < 16).then_some(lane + n),
+        0x111..=0x11f => (i >= n).then(|| lane - n),
+        0x121..=0x12f => Some(row + ((i + 16 - n) & 15)),
+        // The whole wave by one lane (GFX9 only).
+        0x130 if gfx9 => (lane + 1 < lanes).then_some(lane + 1),
+        0x134 if gfx9 => Some((lane + 1) % lanes),
+        0x138 if gfx9 => lane.checked_sub(1),
+        0x13c if gfx9 => Some((lane + lanes - 1) % lanes),
+        0x140 => Some(row + 15 - i),
+        0x141 => Some((lane & !7) + 7 - (lane & 7)),
+        // row_bcast:15: lane 15 of each row to every lane of the next row; row_bcast:31:
+        // lane 31 to rows 2 and 3 (GFX9 only). The rows before have no source.
+        0x142 if gfx9 => (row >= 16).then(|| row - 1),
+        0x143 if gfx9 => (row >= 32).then_some(31),
+        // row_share:n (GFX10+) and row_newbcast:n (GFX90A, GFX940): lane n of the row.
+        0x150..=0x15f if flavour != DppFlavour::Gfx9 => Some(row + n),
+        // row_xmask:n: lane i ^ n of the row.
+        0x160..=0x16f if !gfx9 => Some(row + (i ^ n)),
+        _ => return Err(format!("dpp_ctrl {ctrl:#x} does not exist on this generation")),
+    }
+    .filter(|&s| s < lanes))
 }
 
 /// Where an SDWA instruction's selects are (operand indices).
@@ -197,6 +269,16 @@ pub enum Native {
     Copy,
     /// `v_pk_mov_b32`: each half of the 64-bit result from either half of a source, by op_sel.
     PkMov,
+    /// `v_mbcnt_lo_u32_b32`/`v_mbcnt_hi_u32_b32`: S1 plus the bits of S0 set below the lane's
+    /// own in the low (high) half of a 64-lane mask. AMD's text counts in a loop, which the
+    /// evaluated subset does not model.
+    Mbcnt { hi: bool },
+    /// `v_permlane16_b32`, `v_permlanex16_b32` (`cross`): each lane reads src0 of the lane
+    /// of its row (of the paired row, 0 <-> 1, 2 <-> 3) that the 4-bit field of {S2, S1} for
+    /// its position selects (AMD's text: a loop over the lanes).
+    Permlane16 { cross: bool },
+    /// `v_bfrev_b32`: S0's bits reversed (AMD's text writes one bit at a time in a loop).
+    Bfrev,
     /// `s_getreg_b32`, `s_setreg_b32`, `s_setreg_imm32_b32`: a field of a hardware register
     /// (`hwreg(id, offset, size)`); `flat_scratch` says whether this generation has the
     /// FLAT_SCR_LO/HI ids.
@@ -370,6 +452,12 @@ pub fn compile(e: &Encoding, ops: &Operands, generation: Generation, wave64: boo
             Err(why) => Kind::Unimplemented(why),
         };
     }
+    if matches!(form, Form::Dpp16 | Form::Dpp8) && matches!(family, Family::Vop1 | Family::Vop2 | Family::Vopc | Family::Vop3 | Family::Vop3sd) {
+        return match alu(e, ops, family, generation, wave64).and_then(|alu| with_dpp(alu, ops, form, generation)) {
+            Ok(alu) => Kind::Alu(Box::new(alu)),
+            Err(why) => Kind::Unimplemented(why),
+        };
+    }
     if form != Form::Native {
         return Kind::Unimplemented(format!("{} forms are not implemented", form.name().unwrap_or("extended")));
     }
@@ -416,7 +504,17 @@ pub fn compile(e: &Encoding, ops: &Operands, generation: Generation, wave64: boo
             }
             Err(why) => Kind::Unimplemented(why),
         },
-        // Packed math; the dot-product forms stop.
+        // Integer dot products (transcribed texts): default modifiers only.
+        Family::Vop3p if mnemonic.starts_with("v_dot") => match alu(e, ops, family, generation, wave64) {
+            Ok(mut alu) => {
+                let operands = ops.as_slice();
+                alu.unmodelled.retain(|&i| !matches!(operands[i].name.name(), "op_sel" | "op_sel_hi"));
+                alu.dot = true;
+                Kind::Alu(Box::new(alu))
+            }
+            Err(why) => Kind::Unimplemented(why),
+        },
+        // Packed math.
         Family::Vop3p if mnemonic.starts_with("v_pk_") => match alu(e, ops, family, generation, wave64) {
             Ok(mut alu) => {
                 let operands = ops.as_slice();
@@ -430,6 +528,29 @@ pub fn compile(e: &Encoding, ops: &Operands, generation: Generation, wave64: boo
         Family::Sopp => Kind::Unimplemented("this program-control instruction is not implemented".into()),
         other => Kind::Unimplemented(format!("{other:?} instructions of this kind are not implemented")),
     }
+}
+
+/// `alu` as the DPP form `form` of its instruction: where the form's controls are.
+fn with_dpp(mut alu: Alu, ops: &Operands, form: Form, generation: Generation) -> Result<Alu, String> {
+    let operands = ops.as_slice();
+    let find = |name: &str| operands.iter().position(|o| o.name.name() == name);
+    let need = |name: &str| find(name).ok_or_else(|| format!("a DPP form without `{name}`"));
+    let control = if form == Form::Dpp8 {
+        DppControl::Dpp8 { selects: need("dpp8")? }
+    } else {
+        DppControl::Dpp16 { ctrl: need("dpp_ctrl")?, row_mask: need("row_mask")?, bank_mask: need("bank_mask")?, bound_ctrl: need("bound_ctrl")? }
+    };
+    let flavour = match generation {
+        Generation::Gfx9 => DppFlavour::Gfx9,
+        Generation::Gfx90a | Generation::Gfx940 => DppFlavour::Gfx90a,
+        g if g.is_gfx10_plus() => DppFlavour::Gfx10,
+        g => return Err(format!("DPP on {} is not implemented", g.name())),
+    };
+    if alu.sources.first().is_none_or(|&(i, _)| operands[i].name.name() != "src0") {
+        return Err("a DPP form whose first source is not src0".into());
+    }
+    alu.dpp = Some(Dpp { control, fi: find("fi"), flavour });
+    Ok(alu)
 }
 
 fn access_of(suffix: &str) -> Option<(Access, u8)> {
@@ -501,6 +622,11 @@ fn native(m: &str, family: Family) -> Option<Native> {
         "v_writelane_b32" => WriteLane,
         "v_accvgpr_read_b32" | "v_accvgpr_write_b32" | "v_accvgpr_mov_b32" => Copy,
         "v_pk_mov_b32" => PkMov,
+        "v_mbcnt_lo_u32_b32" => Mbcnt { hi: false },
+        "v_mbcnt_hi_u32_b32" => Mbcnt { hi: true },
+        "v_permlane16_b32" => Permlane16 { cross: false },
+        "v_permlanex16_b32" => Permlane16 { cross: true },
+        "v_bfrev_b32" => Bfrev,
         _ => return memory(m, family),
     })
 }
@@ -713,7 +839,7 @@ fn alu(e: &Encoding, ops: &Operands, family: Family, generation: Generation, wav
             refused.push(format!("{}: {why}", origin.name()));
             continue;
         }
-        return Ok(Alu { footprint: f, program, origin, vector, sources, dest, mask_dest, vcc_in, vcc_out, preserve_high, sdwa: None, unmodelled, mods, clamp, omod, packed: None, mix: false });
+        return Ok(Alu { footprint: f, program, origin, vector, sources, dest, mask_dest, vcc_in, vcc_out, preserve_high, sdwa: None, unmodelled, mods, clamp, omod, packed: None, mix: false, dot: false, dpp: None });
     }
     if refused.is_empty() {
         Err(format!("no table has a text of its own for {name}, and none is transcribed"))
@@ -750,7 +876,7 @@ fn dual(e: &Encoding, ops: &Operands, generation: Generation) -> Result<[Alu; 2]
                 refused.push(format!("{}: does not fit a VOPD component", origin.name()));
                 continue;
             }
-            return Ok(Alu { footprint: f, program, origin, vector: true, sources, dest: Some((dest, 32)), mask_dest: None, vcc_in: VccSource::Vcc, vcc_out: MaskDest::Vcc, preserve_high: false, sdwa: None, unmodelled, mods, clamp, omod, packed: None, mix: false });
+            return Ok(Alu { footprint: f, program, origin, vector: true, sources, dest: Some((dest, 32)), mask_dest: None, vcc_in: VccSource::Vcc, vcc_out: MaskDest::Vcc, preserve_high: false, sdwa: None, unmodelled, mods, clamp, omod, packed: None, mix: false, dot: false, dpp: None });
         }
         Err(format!("no text for {name} (a VOPD component) fits ({})", refused.join("; ")))
     };

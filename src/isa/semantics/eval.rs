@@ -165,7 +165,7 @@ impl Ty {
         if float {
             return matches!(width, 16 | 32 | 64).then_some(Ty { width, signed, float });
         }
-        matches!(width, 1 | 8 | 16 | 24 | 32 | 64).then_some(Ty { width, signed, float })
+        matches!(width, 1 | 4 | 8 | 16 | 24 | 32 | 64).then_some(Ty { width, signed, float })
     }
 }
 
@@ -1635,8 +1635,9 @@ fn call(f: Func, a: &[Val]) -> Result<Val, SyntaxError> {
     })
 }
 
-/// IEEE binary16 conversions (no dependency: the emulator needs only these two).
-mod float {
+/// IEEE binary16 conversions (no dependency: the emulator needs only these). Public for the
+/// emulator's output modifiers on f16 results.
+pub mod float {
     /// `x` rounded to the nearest binary16 (ties to even), as bits. Scaling by powers of two
     /// is exact, so the only rounding is `round_ties_even`.
     pub fn f64_to_f16(x: f64) -> u16 {
