@@ -41,6 +41,13 @@ pub fn structure(data: &[u8]) -> Result<Summary, Vec<String>> {
 pub fn structure_with(data: &[u8], decoders: &mut Decoders) -> Result<Summary, Vec<String>> {
     let object = CodeObject::parse(data).map_err(|e| vec![e.to_string()])?;
     let program = read_program_with(&object, decoders).map_err(|e| vec![e.to_string()])?.map_err(|e| vec![e.to_string()])?;
+    structure_of(&object, &program)
+}
+
+/// [`structure`] of an object already read: `program` as read from `object`, before any pass
+/// edited it. The rewrite takes the input's summary this way from the program it builds
+/// anyway, for [`against`], instead of reading the input a second time.
+pub fn structure_of(object: &CodeObject<'_>, program: &Program) -> Result<Summary, Vec<String>> {
     let mut problems = Vec::new();
     // Sorted addresses searched by bisection: hashing every instruction's address cost more
     // than decoding it.
@@ -114,9 +121,10 @@ impl<T> Sorted<T> {
 }
 
 /// Checks `output`, the rewrite of `input` by the edits in `program` laid out as `layout`,
-/// decoding both with `decoders`.
-pub fn against(input: &[u8], program: &Program, layout: &Layout, output: &[u8], decoders: &mut Decoders) -> Result<(), Vec<String>> {
-    let before = structure_with(input, decoders).map_err(|p| p.into_iter().map(|p| format!("input: {p}")).collect::<Vec<_>>())?;
+/// decoding both with `decoders`. `input_structure` is [`structure_of`] the input (as
+/// [`structure_with`] would find it).
+pub fn against(input: &[u8], input_structure: &Result<Summary, Vec<String>>, program: &Program, layout: &Layout, output: &[u8], decoders: &mut Decoders) -> Result<(), Vec<String>> {
+    let before = input_structure.as_ref().map_err(|p| p.iter().map(|p| format!("input: {p}")).collect::<Vec<_>>())?;
     let after = structure_with(output, decoders)?;
     let mut problems = Vec::new();
     for d in &after.disagreements {
