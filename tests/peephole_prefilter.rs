@@ -1,6 +1,7 @@
 //! The peephole pass skips blocks in which no rule can match (decided on encodings alone) and
 //! functions without such a block, before it decodes operands or solves liveness
-//! (`Matcher::may_match`). Skipping must change nothing: on every code object fixture the pass
+//! (`Matcher::may_match`), and within a candidate block every instruction no pattern ends at
+//! (`Matcher::may_anchor`). Skipping must change nothing: on every code object fixture the pass
 //! with and without the prefilter gives the same bytes and the same counts, per pass and per
 //! rule (matched, applied, declined by reason), and the same `--explain` lines. With
 //! `GFXPATCH_CORPUS=1` (after scripts/fetch-corpus.sh; use `--release`) the same holds on every

@@ -1,7 +1,7 @@
 //! Building a [`Program`] from a code object: find functions, decode them, split blocks, wire
 //! edges, recover PC-relative chains, and mark what cannot be proven opaque.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 
 use crate::container::elf::SymbolKind;
 use crate::container::CodeObject;
@@ -117,6 +117,48 @@ impl Program {
     }
 }
 
+/// A function's block leaders: its entry and the branch targets inside it (sorted, from the
+/// program's), then the targets of jumps proven while building it. Looked up for every
+/// instruction: bisection over the sorted ones, where a hash set cost more than the decode.
+struct Leaders {
+    sorted: Vec<u64>,
+    /// Added later (a few proven `s_setpc_b64`/`s_add_pc_i64` targets).
+    later: Vec<u64>,
+}
+
+impl Leaders {
+    /// `targets` sorted and deduplicated, all at or after `entry`.
+    fn new(targets: &[u64], entry: u64) -> Leaders {
+        let mut sorted = Vec::with_capacity(targets.len() + 1);
+        if targets.first() != Some(&entry) {
+            sorted.push(entry);
+        }
+        sorted.extend_from_slice(targets);
+        Leaders { sorted, later: Vec::new() }
+    }
+
+    fn contains(&self, a: &u64) -> bool {
+        self.sorted.binary_search(a).is_ok() || self.later.contains(a)
+    }
+
+    fn insert(&mut self, a: u64) {
+        if !self.contains(&a) {
+            self.later.push(a);
+        }
+    }
+
+    /// The lowest leader in `range`.
+    fn first_in(&self, range: std::ops::RangeInclusive<u64>) -> Option<u64> {
+        let i = self.sorted.partition_point(|a| a < range.start());
+        let sorted = self.sorted.get(i).copied().filter(|a| range.contains(a));
+        let later = self.later.iter().copied().filter(|a| range.contains(a)).min();
+        match (sorted, later) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+}
+
 #[allow(clippy::too_many_arguments)]
 fn build_function(
     name: String,
@@ -141,8 +183,7 @@ fn build_function(
 
     // PC-relative chains, recovered within this function.
     let own = branch_targets.partition_point(|&a| a < entry)..branch_targets.partition_point(|&a| a < end);
-    let mut leaders: HashSet<u64> = branch_targets[own].iter().copied().collect();
-    leaders.insert(entry);
+    let mut leaders = Leaders::new(&branch_targets[own], entry);
     let recovered = pcrel::recover(insts, &|a| leaders.contains(&a), target);
     if let Some((address, why)) = &recovered.unproven {
         fail(*address, why.clone(), true);
@@ -231,14 +272,14 @@ fn build_function(
     // Jump targets found after the chains were recovered (proven s_setpc/s_add_pc_i64 targets)
     // must not land inside a chain.
     for c in &recovered.chains {
-        if let Some(&l) = leaders.iter().find(|&&l| l > c.getpc && l <= c.add_hi) {
+        if let Some(l) = leaders.first_in(c.getpc + 1..=c.add_hi) {
             fail(c.getpc, format!("s_getpc_b64 at {:#x}: a block starts at {l:#x}, inside its add chain", c.getpc), true);
         }
     }
     // A proven pair holds only if nothing jumps in between its moves and the s_add_pc_i64.
     for p in &pairs {
         let first = p.moves().min().unwrap_or(p.add_pc);
-        if let Some(&l) = leaders.iter().find(|&&l| l > first && l <= p.add_pc) {
+        if let Some(l) = leaders.first_in(first + 1..=p.add_pc) {
             fail(p.add_pc, format!("s_add_pc_i64 at {:#x}: a block starts at {l:#x}, between it and the moves that set s[{}:{}]", p.add_pc, p.sgpr, p.sgpr + 1), false);
         }
     }
@@ -261,22 +302,24 @@ fn build_function(
     let (insts, flows) = (&insts[..code_len], &flows[..code_len]);
 
     // Blocks: split at leaders and after block-ending instructions.
-    let mut blocks: Vec<Block> = Vec::new();
-    for (i, (&(address, inst), &(flow, _))) in insts.iter().zip(flows).enumerate() {
-        let starts_block = i == 0 || leaders.contains(&address) || flows[i - 1].0.ends_block();
-        if starts_block {
-            blocks.push(Block { address, nodes: Vec::new(), successors: Vec::new(), exits: false });
-        }
-        blocks.last_mut().unwrap().nodes.push(Node { inst, origin: Origin::Input(address), flow });
+    // Each block's nodes are allocated once, at their size.
+    let block_starts: Vec<usize> = (0..insts.len()).filter(|&i| i == 0 || leaders.contains(&insts[i].0) || flows[i - 1].0.ends_block()).collect();
+    let mut blocks: Vec<Block> = Vec::with_capacity(block_starts.len());
+    for (k, &from) in block_starts.iter().enumerate() {
+        let to = block_starts.get(k + 1).copied().unwrap_or(insts.len());
+        let nodes = insts[from..to].iter().zip(&flows[from..to]).map(|(&(address, inst), &(flow, _))| Node { inst, origin: Origin::Input(address), flow }).collect();
+        blocks.push(Block { address: insts[from].0, nodes, successors: Vec::new(), exits: false });
     }
-    let block_of: HashMap<u64, usize> = blocks.iter().enumerate().map(|(i, b)| (b.address, i)).collect();
+    // Blocks are in address order: a target's block is found by bisection.
+    let block_addresses: Vec<u64> = blocks.iter().map(|b| b.address).collect();
+    let block_of = |a: u64| block_addresses.binary_search(&a).ok();
     let n = blocks.len();
     for (b, block) in blocks.iter_mut().enumerate() {
         let next = (b + 1 < n).then_some(b + 1);
         let last = block.nodes.last_mut().unwrap();
         // Resolve targets inside the function to blocks.
         let resolve = |t: Target| match t {
-            Target::Address(a) => block_of.get(&a).map_or(t, |&blk| Target::Block(blk)),
+            Target::Address(a) => block_of(a).map_or(t, Target::Block),
             t => t,
         };
         last.flow = match last.flow {
@@ -334,4 +377,25 @@ fn jumps_to_return_address(inst: &Inst, decoder: &Decoder) -> bool {
         .iter()
         .zip(ops.as_slice())
         .any(|(o, op)| o.dir == Dir::In && op.value == Value::Reg(Reg::Sgpr { index: RETURN_ADDRESS_SGPR, count: 2 }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Leaders;
+
+    #[test]
+    fn leaders_answer_as_a_set_and_name_the_lowest_in_a_range() {
+        let mut l = Leaders::new(&[0x108, 0x120], 0x100);
+        assert!(l.contains(&0x100) && l.contains(&0x108) && l.contains(&0x120));
+        assert!(!l.contains(&0x104));
+        l.insert(0x110);
+        l.insert(0x108);
+        assert!(l.contains(&0x110));
+        assert_eq!(l.later, vec![0x110], "a leader already held is not added again");
+        assert_eq!(l.first_in(0x101..=0x11c), Some(0x108));
+        assert_eq!(l.first_in(0x109..=0x11c), Some(0x110));
+        assert_eq!(l.first_in(0x111..=0x11c), None);
+        // The entry is not repeated when it is a branch target too.
+        assert_eq!(Leaders::new(&[0x100, 0x104], 0x100).sorted, vec![0x100, 0x104]);
+    }
 }

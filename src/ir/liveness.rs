@@ -299,8 +299,9 @@ impl Liveness {
             let mut live = RegSet::EMPTY;
             let mut killed = RegSet::EMPTY;
             for node in block.nodes.iter().rev() {
-                step(&mut live, node, target);
+                // `step` with the access decoded once for both sets.
                 let a = access(&node.inst, target);
+                step_with(&mut live, node, &a);
                 killed.union(&a.kills);
             }
             gen_[b] = live;
@@ -352,7 +353,10 @@ impl Liveness {
 
 /// Moves `live` from after `node` to before it.
 fn step(live: &mut RegSet, node: &super::Node, target: &Target) {
-    let a = access(&node.inst, target);
+    step_with(live, node, &access(&node.inst, target));
+}
+
+fn step_with(live: &mut RegSet, node: &super::Node, a: &Access) {
     live.subtract(&a.kills);
     live.union(&a.reads);
     if matches!(node.flow, Flow::Call(_)) {

@@ -111,6 +111,10 @@ pub fn rewrite_object_with(data: &[u8], options: &Options<'_>, decoders: &mut De
             return Ok(out);
         }
     };
+    // What `verify::against` checks the input for, taken before any pass edits the program
+    // (and before wave sizes are settled: as a fresh read of the input finds it). Without
+    // passes nothing is edited or verified.
+    let input_structure = (!options.passes.is_empty()).then(|| verify::structure_of(&object, &program));
     settle_wave_sizes(&mut object, &program);
     out.instructions_before = program.instruction_count();
     out.opaque = program
@@ -178,7 +182,8 @@ pub fn rewrite_object_with(data: &[u8], options: &Options<'_>, decoders: &mut De
         }
     }
     let bytes = out.bytes.as_ref().unwrap();
-    if let Err(problems) = verify::against(data, &program, &laid, bytes, decoders) {
+    let input_structure = input_structure.unwrap_or_else(|| verify::structure_with(data, decoders));
+    if let Err(problems) = verify::against(data, &input_structure, &program, &laid, bytes, decoders) {
         anyhow::bail!("the rewritten object fails verification: {}", problems.join("; "));
     }
     Ok(out)

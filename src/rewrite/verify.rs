@@ -12,7 +12,7 @@ use std::collections::{HashMap, HashSet};
 use crate::container::descriptor::disagreements;
 use crate::container::CodeObject;
 use crate::ir::flow::{self, classify, Kind};
-use crate::ir::{Origin, Program};
+use crate::ir::{Flow, Origin, Program};
 use crate::isa::operand::Value;
 use crate::isa::table::{Opcode, OperandName};
 use crate::isa::{Decoder, Decoders, Inst};
@@ -41,12 +41,19 @@ pub fn structure(data: &[u8]) -> Result<Summary, Vec<String>> {
 pub fn structure_with(data: &[u8], decoders: &mut Decoders) -> Result<Summary, Vec<String>> {
     let object = CodeObject::parse(data).map_err(|e| vec![e.to_string()])?;
     let program = read_program_with(&object, decoders).map_err(|e| vec![e.to_string()])?.map_err(|e| vec![e.to_string()])?;
+    structure_of(&object, &program)
+}
+
+/// [`structure`] of an object already read: `program` as read from `object`, before any pass
+/// edited it. The rewrite takes the input's summary this way from the program it builds
+/// anyway, for [`against`], instead of reading the input a second time.
+pub fn structure_of(object: &CodeObject<'_>, program: &Program) -> Result<Summary, Vec<String>> {
     let mut problems = Vec::new();
-    // Sorted addresses searched by bisection: hashing every instruction's address cost more
-    // than decoding it.
-    let starts = Sorted::new(program.functions.iter().flat_map(|f| f.nodes()).filter_map(|n| n.origin.input_address()).map(|a| (a, ())).collect());
+    let starts = Starts(program);
     for f in &program.functions {
-        for n in f.nodes() {
+        // As read, an instruction that branches, calls or adds to the PC has a flow other
+        // than `Next` (`Program::build` gives each kind its flow): only those are classified.
+        for n in f.nodes().filter(|n| n.flow != Flow::Next) {
             let Some(a) = n.origin.input_address() else { continue };
             if let Kind::Branch(t) | Kind::CondBranch(t) | Kind::DirectCall(t) | Kind::AddPc(t) = classify(&n.inst, a)
                 && !starts.contains(t)
@@ -92,6 +99,21 @@ pub fn structure_with(data: &[u8], decoders: &mut Decoders) -> Result<Summary, V
     if problems.is_empty() { Ok(summary) } else { Err(problems) }
 }
 
+/// The instruction starts of a program as read: its nodes are in address order, each
+/// function's within its bytes and each block's from the block's address, so an address is
+/// found by bisection over functions, blocks and nodes, with nothing collected (the program
+/// holds tens of millions of instructions in a large library).
+struct Starts<'p>(&'p Program);
+
+impl Starts<'_> {
+    fn contains(&self, address: u64) -> bool {
+        let Some(f) = self.0.function_at(address) else { return false };
+        let blocks = &self.0.functions[f].blocks;
+        let b = blocks.partition_point(|b| b.address <= address);
+        b > 0 && blocks[b - 1].nodes.binary_search_by_key(&Some(address), |n| n.origin.input_address()).is_ok()
+    }
+}
+
 /// Values keyed by address, sorted (they come in address order: functions, blocks and nodes
 /// are), looked up by bisection.
 struct Sorted<T>(Vec<(u64, T)>);
@@ -107,16 +129,13 @@ impl<T> Sorted<T> {
     fn get(&self, address: u64) -> Option<&T> {
         self.0.binary_search_by_key(&address, |&(a, _)| a).ok().map(|i| &self.0[i].1)
     }
-
-    fn contains(&self, address: u64) -> bool {
-        self.get(address).is_some()
-    }
 }
 
 /// Checks `output`, the rewrite of `input` by the edits in `program` laid out as `layout`,
-/// decoding both with `decoders`.
-pub fn against(input: &[u8], program: &Program, layout: &Layout, output: &[u8], decoders: &mut Decoders) -> Result<(), Vec<String>> {
-    let before = structure_with(input, decoders).map_err(|p| p.into_iter().map(|p| format!("input: {p}")).collect::<Vec<_>>())?;
+/// decoding both with `decoders`. `input_structure` is [`structure_of`] the input (as
+/// [`structure_with`] would find it).
+pub fn against(input: &[u8], input_structure: &Result<Summary, Vec<String>>, program: &Program, layout: &Layout, output: &[u8], decoders: &mut Decoders) -> Result<(), Vec<String>> {
+    let before = input_structure.as_ref().map_err(|p| p.iter().map(|p| format!("input: {p}")).collect::<Vec<_>>())?;
     let after = structure_with(output, decoders)?;
     let mut problems = Vec::new();
     for d in &after.disagreements {

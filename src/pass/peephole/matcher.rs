@@ -57,23 +57,94 @@ pub const AGPR0: Unit = VGPR0 + 512;
 
 /// The units a register covers (none for registers not tracked: trap temporaries, constants).
 pub fn units(reg: Reg) -> Vec<Unit> {
-    let run = |base: Unit, index: u16, count: u8| (0..u16::from(count)).map(move |i| base + index + i).collect();
+    unit_range(reg).collect()
+}
+
+/// [`units`] without a vector: every register covers a run of consecutive units.
+pub fn unit_range(reg: Reg) -> std::ops::Range<Unit> {
+    let run = |base: Unit, index: u16, count: u8| base + index..base + index + u16::from(count);
     match reg {
         Reg::Sgpr { index, count } => run(0, index, count),
         Reg::Vgpr { index, count } => run(VGPR0, index, count),
         Reg::Agpr { index, count } => run(AGPR0, index, count),
-        Reg::Vgpr16 { index, .. } => vec![VGPR0 + index],
-        Reg::Ttmp { .. } => Vec::new(),
+        Reg::Vgpr16 { index, .. } => run(VGPR0, index, 1),
+        Reg::Ttmp { .. } => 0..0,
         Reg::Special(s) => match s {
-            Special::VccLo => vec![VCC_LO],
-            Special::VccHi => vec![VCC_HI],
-            Special::Vcc => vec![VCC_LO, VCC_HI],
-            Special::ExecLo => vec![EXEC_LO],
-            Special::ExecHi => vec![EXEC_HI],
-            Special::Exec => vec![EXEC_LO, EXEC_HI],
-            Special::M0 => vec![M0],
-            _ => Vec::new(),
+            Special::VccLo => VCC_LO..VCC_LO + 1,
+            Special::VccHi => VCC_HI..VCC_HI + 1,
+            Special::Vcc => VCC_LO..VCC_HI + 1,
+            Special::ExecLo => EXEC_LO..EXEC_LO + 1,
+            Special::ExecHi => EXEC_HI..EXEC_HI + 1,
+            Special::Exec => EXEC_LO..EXEC_HI + 1,
+            Special::M0 => M0..M0 + 1,
+            _ => 0..0,
         },
+    }
+}
+
+/// A set of units as bits: what one instruction reads or writes. Facts are made for every
+/// instruction of a candidate block, so they hold no heap memory (vectors of units made
+/// allocation the pass's largest cost). 1024 bits cover every unit a register operand can
+/// name (the last AGPR tuple ends below 1024).
+#[derive(Clone, Copy, PartialEq, Eq, Default)]
+pub struct UnitSet([u64; 16]);
+
+impl UnitSet {
+    pub const EMPTY: UnitSet = UnitSet([0; 16]);
+
+    /// The units of `range`.
+    pub fn of(range: std::ops::Range<Unit>) -> UnitSet {
+        let mut s = UnitSet::EMPTY;
+        s.insert_range(range);
+        s
+    }
+
+    pub fn insert(&mut self, unit: Unit) {
+        let u = usize::from(unit);
+        if let Some(w) = self.0.get_mut(u / 64) {
+            *w |= 1 << (u % 64);
+        }
+    }
+
+    pub fn insert_range(&mut self, range: std::ops::Range<Unit>) {
+        for u in range {
+            self.insert(u);
+        }
+    }
+
+    pub fn contains(&self, unit: Unit) -> bool {
+        let u = usize::from(unit);
+        self.0.get(u / 64).is_some_and(|w| w & (1 << (u % 64)) != 0)
+    }
+
+    pub fn union(&mut self, other: &UnitSet) {
+        for (a, b) in self.0.iter_mut().zip(other.0) {
+            *a |= b;
+        }
+    }
+
+    pub fn intersects(&self, other: &UnitSet) -> bool {
+        self.0.iter().zip(other.0).any(|(a, b)| a & b != 0)
+    }
+
+    /// The units, ascending.
+    pub fn iter(&self) -> impl Iterator<Item = Unit> + '_ {
+        self.0.iter().enumerate().flat_map(|(i, &w)| {
+            let mut w = w;
+            std::iter::from_fn(move || {
+                (w != 0).then(|| {
+                    let bit = w.trailing_zeros() as usize;
+                    w &= w - 1;
+                    (i * 64 + bit) as Unit
+                })
+            })
+        })
+    }
+}
+
+impl std::fmt::Debug for UnitSet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_set().entries(self.iter()).finish()
     }
 }
 
@@ -95,10 +166,10 @@ pub struct BlockLiveness<'a> {
 impl Liveness for BlockLiveness<'_> {
     fn dead_after(&self, index: usize, unit: Unit) -> bool {
         for f in &self.facts[index + 1..] {
-            if f.reads.contains(&unit) {
+            if f.reads.contains(unit) {
                 return false;
             }
-            if f.salu && f.writes.contains(&unit) {
+            if f.salu && f.writes.contains(unit) {
                 return true;
             }
         }
@@ -111,8 +182,8 @@ impl Liveness for BlockLiveness<'_> {
 pub struct Facts {
     pub inst: Inst,
     pub operands: Option<Operands>,
-    pub reads: Vec<Unit>,
-    pub writes: Vec<Unit>,
+    pub reads: UnitSet,
+    pub writes: UnitSet,
     pub salu: bool,
     pub valu: bool,
     /// A transcendental VALU instruction, on GFX940/950 (where its result has a wait state).
@@ -121,11 +192,11 @@ pub struct Facts {
 
 impl Facts {
     pub fn of(inst: &Inst, target: &Target) -> Facts {
-        let mut f = Facts { inst: *inst, operands: None, reads: Vec::new(), writes: Vec::new(), salu: false, valu: false, trans: false };
+        let mut f = Facts { inst: *inst, operands: None, reads: UnitSet::EMPTY, writes: UnitSet::EMPTY, salu: false, valu: false, trans: false };
         let Some(e) = inst.encoding() else {
             // Unknown words: assume they read and write everything that matters here.
-            f.reads = (0..AGPR0 + 256).collect();
-            f.writes = f.reads.clone();
+            f.reads = UnitSet::of(0..AGPR0 + 256);
+            f.writes = f.reads;
             return f;
         };
         f.salu = e.flags.has(flag::SALU);
@@ -134,27 +205,32 @@ impl Facts {
         if let Ok(ops) = decode_operands(e, inst.encoded_bits(), &inst.bytes()[inst.tail_at()..], target) {
             for (operand, op) in e.operands.iter().zip(ops.as_slice()) {
                 if let Value::Reg(r) = op.value {
-                    let u = units(r);
-                    if operand.dir == Dir::Out { f.writes.extend(u) } else { f.reads.extend(u) }
+                    let u = unit_range(r);
+                    if operand.dir == Dir::Out { f.writes.insert_range(u) } else { f.reads.insert_range(u) }
                 }
             }
             f.operands = Some(ops);
         }
-        let wave = |lo: Unit, hi: Unit| if target.wave64 { vec![lo, hi] } else { vec![lo] };
+        let wave = |set: &mut UnitSet, lo: Unit, hi: Unit| {
+            set.insert(lo);
+            if target.wave64 {
+                set.insert(hi);
+            }
+        };
         for (bit, lo, hi) in [(implicit::EXEC, EXEC_LO, EXEC_HI), (implicit::VCC, VCC_LO, VCC_HI)] {
             if e.uses.has(bit) {
-                f.reads.extend(wave(lo, hi));
+                wave(&mut f.reads, lo, hi);
             }
             if e.defs.has(bit) {
-                f.writes.extend(wave(lo, hi));
+                wave(&mut f.writes, lo, hi);
             }
         }
         for (bit, unit) in [(implicit::SCC, SCC), (implicit::M0, M0)] {
             if e.uses.has(bit) {
-                f.reads.push(unit);
+                f.reads.insert(unit);
             }
             if e.defs.has(bit) {
-                f.writes.push(unit);
+                f.writes.insert(unit);
             }
         }
         f
@@ -227,6 +303,9 @@ pub struct Matcher<'r> {
     /// Keep every removed instruction as `s_nop 0` (see [`Matcher::keep_distances`]).
     keep_distances: bool,
     prefilter: Prefilter,
+    /// Skip anchors no pattern ends at ([`Matcher::may_anchor`]); off only to test that
+    /// skipping changes nothing.
+    anchor_filter: bool,
 }
 
 /// Which blocks can hold a match at all, decided on encodings alone (see [`Matcher::may_match`]).
@@ -238,6 +317,8 @@ struct Prefilter {
     masks: Vec<u128>,
     /// The positions of each alternative.
     alternatives: Vec<u128>,
+    /// The last position of every alternative: where a match is anchored.
+    anchors: u128,
     /// More positions than bits: every block is a candidate.
     off: bool,
 }
@@ -248,9 +329,10 @@ impl Prefilter {
         let mut masks = vec![0u128];
         let mut alternatives = Vec::new();
         let mut position = 0usize;
+        let mut anchors = 0u128;
         for alt in rules.iter().flat_map(|c| &c.alternatives) {
             if position + alt.len() > 128 {
-                return Prefilter { by_encoding: Vec::new(), masks: Vec::new(), alternatives: Vec::new(), off: true };
+                return Prefilter { by_encoding: Vec::new(), masks: Vec::new(), alternatives: Vec::new(), anchors: 0, off: true };
             }
             let mut all = 0u128;
             for (_, forms) in alt {
@@ -267,8 +349,11 @@ impl Prefilter {
                 }
             }
             alternatives.push(all);
+            if position > 0 {
+                anchors |= 1u128 << (position - 1);
+            }
         }
-        Prefilter { by_encoding, masks, alternatives, off: false }
+        Prefilter { by_encoding, masks, alternatives, anchors, off: false }
     }
 }
 
@@ -304,7 +389,7 @@ impl<'r> Matcher<'r> {
             }
         }
         let prefilter = Prefilter::new(&rules);
-        Matcher { target: *target, rules, keep_distances: false, prefilter }
+        Matcher { target: *target, rules, keep_distances: false, prefilter, anchor_filter: true }
     }
 
     /// Whether a block of these instructions may hold a match of some rule: for some rule's
@@ -325,6 +410,23 @@ impl<'r> Matcher<'r> {
             }
         }
         p.alternatives.iter().any(|&alt| present & alt == alt)
+    }
+
+    /// Whether some rule's pattern may end at `inst`: `false` is a proof that no match is
+    /// anchored there (its encoding is no form of any pattern's last instruction).
+    pub fn may_anchor(&self, inst: &Inst) -> bool {
+        let p = &self.prefilter;
+        if p.off || !self.anchor_filter {
+            return true;
+        }
+        inst.encoding_index().is_some_and(|e| p.masks[usize::from(p.by_encoding[usize::from(e)])] & p.anchors != 0)
+    }
+
+    /// Tries every rule at every instruction, even where [`Matcher::may_anchor`] proves none
+    /// can end (tests/peephole_prefilter.rs compares the two).
+    pub fn without_anchor_filter(mut self) -> Self {
+        self.anchor_filter = false;
+        self
     }
 
     /// Keeps every removed instruction as `s_nop 0`, so no distance between two other
@@ -351,6 +453,9 @@ impl<'r> Matcher<'r> {
         let mut out = BlockResult::default();
         let mut taken = vec![false; facts.len()];
         for anchor in 0..facts.len() {
+            if !self.may_anchor(&facts[anchor].inst) {
+                continue;
+            }
             for compiled in &self.rules {
                 let name = &compiled.rule.rule.name;
                 for alt in &compiled.alternatives {
@@ -385,11 +490,16 @@ impl<'r> Matcher<'r> {
 
     /// Binds one alternative with its last instruction at `anchor`: the matched indices and
     /// the metavariables' values.
-    fn bind(&self, facts: &[Facts], anchor: usize, alt: &[(&InstPat, Vec<Form>)]) -> Option<(Vec<usize>, Binding)> {
-        let mut bind = Binding::default();
-        let mut matched = vec![anchor];
+    fn bind<'p>(&self, facts: &[Facts], anchor: usize, alt: &[(&'p InstPat, Vec<Form>)]) -> Option<(Vec<usize>, Binding<'p>)> {
         let (last, forms) = alt.last()?;
+        // Most anchors are of no form the pattern ends in: decided before anything is made.
+        let index = facts[anchor].inst.encoding_index()?;
+        if !forms.iter().any(|f| f.index == index) {
+            return None;
+        }
+        let mut bind = Binding::default();
         self.unify(&facts[anchor], last, forms, &mut bind)?;
+        let mut matched = vec![anchor];
         for m in (0..alt.len() - 1).rev() {
             let (pat, forms) = &alt[m];
             // The register this instruction defines, bound by a later one.
@@ -397,10 +507,10 @@ impl<'r> Matcher<'r> {
                 OperandPat::Var(v) if forms[0].role(slot) == Some(Role::Dest) => Some(v),
                 _ => None,
             })?;
-            let Some(&Value::Reg(reg)) = bind.vars.get(dest) else { return None };
-            let want = units(reg);
+            let Some(&Value::Reg(reg)) = bind.get(dest) else { return None };
+            let want = UnitSet::of(unit_range(reg));
             let next = *matched.last().unwrap();
-            let def = (next.saturating_sub(WINDOW)..next).rev().find(|&i| facts[i].writes.iter().any(|u| want.contains(u)))?;
+            let def = (next.saturating_sub(WINDOW)..next).rev().find(|&i| facts[i].writes.intersects(&want))?;
             self.unify(&facts[def], pat, forms, &mut bind)?;
             matched.push(def);
         }
@@ -408,23 +518,22 @@ impl<'r> Matcher<'r> {
         Some((matched, bind))
     }
 
-    fn unify(&self, facts: &Facts, pat: &InstPat, forms: &[Form], bind: &mut Binding) -> Option<()> {
+    /// Binds `pat` to the instruction of `facts`. On `None` `bind` may hold part of it: the
+    /// caller drops the whole binding then.
+    fn unify<'p>(&self, facts: &Facts, pat: &'p InstPat, forms: &[Form], bind: &mut Binding<'p>) -> Option<()> {
         let index = facts.inst.encoding_index()?;
         let form = forms.iter().find(|f| f.index == index)?;
         let ops = facts.operands.as_ref()?;
-        let mut trial = bind.clone();
         for (slot, op) in form.slots.iter().zip(&pat.operands) {
             let value = match slot {
                 Slot::Operand(i) => ops.as_slice()[*i].value,
                 Slot::Fixed(_) => Value::Reg(vcc(&self.target)),
             };
             match op {
-                OperandPat::Var(v) => match trial.vars.get(v) {
+                OperandPat::Var(v) => match bind.get(v) {
                     Some(old) if *old != value => return None,
                     Some(_) => {}
-                    None => {
-                        trial.vars.insert(v.clone(), value);
-                    }
+                    None => bind.vars.push((v.as_str(), value)),
                 },
                 OperandPat::Int(c) => {
                     if constant_of(value) != Some(*c) {
@@ -438,8 +547,7 @@ impl<'r> Matcher<'r> {
                 }
             }
         }
-        trial.forms.push(form.index);
-        *bind = trial;
+        bind.forms.push(form.index);
         Some(())
     }
 
@@ -470,7 +578,7 @@ impl<'r> Matcher<'r> {
         for c in &rule.conditions {
             match c {
                 Condition::Is(v, kind, _) => {
-                    let value = bind.vars.get(v).copied().unwrap_or(Value::None);
+                    let value = bind.get(v).copied().unwrap_or(Value::None);
                     let ok = match (kind, value) {
                         (Kind::Vgpr, Value::Reg(Reg::Vgpr { .. })) | (Kind::Sgpr, Value::Reg(Reg::Sgpr { .. })) | (Kind::Reg, Value::Reg(_)) => true,
                         (Kind::Const, v) => constant_of(v).is_some() || matches!(v, Value::InlineFloat(_)),
@@ -481,7 +589,7 @@ impl<'r> Matcher<'r> {
                         return Err("operand-kind");
                     }
                 }
-                Condition::In(v, lo, hi, _) => match bind.vars.get(v).copied().and_then(constant_of) {
+                Condition::In(v, lo, hi, _) => match bind.get(v).copied().and_then(constant_of) {
                     Some(c) if (*lo..=*hi).contains(&c) => {}
                     _ => return Err("operand-range"),
                 },
@@ -506,12 +614,12 @@ impl<'r> Matcher<'r> {
             let removed = &facts[i].writes;
             let between = (i + 1..=last).filter(|j| !matched.contains(j));
             for j in between {
-                if facts[j].reads.iter().any(|u| removed.contains(u)) {
+                if facts[j].reads.intersects(removed) {
                     return Err("intermediate-read");
                 }
             }
         }
-        if (first + 1..last).any(|j| facts[j].writes.iter().any(|u| *u == EXEC_LO || *u == EXEC_HI)) {
+        if (first + 1..last).any(|j| facts[j].writes.contains(EXEC_LO) || facts[j].writes.contains(EXEC_HI)) {
             return Err("exec-changed");
         }
         // Declared-dead locations the pattern writes.
@@ -520,7 +628,7 @@ impl<'r> Matcher<'r> {
             .iter()
             .flat_map(|(pat, form)| {
                 pat.operands.iter().enumerate().filter(move |(slot, _)| form.role(*slot) == Some(Role::Dest)).filter_map(|(_, op)| match op {
-                    OperandPat::Var(v) => match bind.vars.get(v) {
+                    OperandPat::Var(v) => match bind.get(v) {
                         Some(Value::Reg(r)) => Some(units(*r)),
                         _ => None,
                     },
@@ -529,7 +637,10 @@ impl<'r> Matcher<'r> {
             })
             .flatten()
             .collect();
-        let written: Vec<Unit> = matched.iter().flat_map(|&i| facts[i].writes.iter().copied()).collect();
+        let mut written = UnitSet::EMPTY;
+        for &i in matched {
+            written.union(&facts[i].writes);
+        }
         // Where the replacement goes: at the consumer (the pattern's last instruction) when its
         // inputs still hold there what the pattern read, else at the producer (the first) when
         // nothing in between touches what the replacement reads or writes.
@@ -545,14 +656,14 @@ impl<'r> Matcher<'r> {
         for c in &rule.conditions {
             let Condition::Dead(loc, _) = c else { continue };
             let u: Vec<Unit> = match loc {
-                Loc::Var(v) => match bind.vars.get(v) {
+                Loc::Var(v) => match bind.get(v) {
                     Some(Value::Reg(r)) => units(*r),
                     _ => continue,
                 },
                 Loc::Scc => vec![SCC],
                 Loc::Vcc => units(vcc(&self.target)),
             };
-            if !u.iter().any(|x| written.contains(x)) {
+            if !u.iter().any(|x| written.contains(*x)) {
                 continue;
             }
             // A unit the replacement itself writes is overwritten in exactly the lanes the
@@ -586,12 +697,12 @@ impl<'r> Matcher<'r> {
                     continue;
                 }
                 seen.push(v);
-                let Some(Value::Reg(r)) = bind.vars.get(v) else { continue };
+                let Some(Value::Reg(r)) = bind.get(v) else { continue };
                 let reads_it = |m: usize| {
                     pattern[m].operands.iter().enumerate().any(|(slot, o)| matches!(o, OperandPat::Var(w) if w == v) && !matches!(forms[m].role(slot), Some(Role::Dest | Role::Carry)))
                 };
                 let readers = (0..pattern.len()).filter(|&m| reads_it(m)).map(|m| matched[m]).collect();
-                out.push(Input { units: units(*r), readers });
+                out.push(Input { units: UnitSet::of(unit_range(*r)), readers });
             }
         }
         out
@@ -605,7 +716,7 @@ impl<'r> Matcher<'r> {
     /// add read, so `v_add3_u32 v14, v15, v14, v19` at the second is exact.
     fn inputs_hold(facts: &[Facts], matched: &[usize], inputs: &[Input], at: usize) -> bool {
         inputs.iter().all(|input| {
-            let writes = |i: usize| facts[i].writes.iter().any(|w| input.units.contains(w));
+            let writes = |i: usize| facts[i].writes.intersects(&input.units);
             input.readers.iter().all(|&r| {
                 let (lo, hi) = (r.min(at), r.max(at));
                 !(lo + 1..hi).any(|i| !matched.contains(&i) && writes(i)) && !matched.iter().any(|&w| w < r && writes(w))
@@ -635,11 +746,20 @@ impl<'r> Matcher<'r> {
     /// computes at the producer what the consumer would have, and leaves it where it would.
     fn producer_free(facts: &[Facts], matched: &[usize], replacement_writes: &[Unit]) -> bool {
         let (first, last) = (matched[0], *matched.last().unwrap());
-        let written: Vec<Unit> = matched.iter().flat_map(|&i| facts[i].writes.iter().copied()).chain(replacement_writes.iter().copied()).collect();
-        let read_later: Vec<Unit> = matched[1..].iter().flat_map(|&i| facts[i].reads.iter().copied()).collect();
+        let mut written = UnitSet::EMPTY;
+        for &i in matched {
+            written.union(&facts[i].writes);
+        }
+        for &u in replacement_writes {
+            written.insert(u);
+        }
+        let mut read_later = UnitSet::EMPTY;
+        for &i in &matched[1..] {
+            read_later.union(&facts[i].reads);
+        }
         (first + 1..last).filter(|j| !matched.contains(j)).all(|j| {
             let f = &facts[j];
-            !f.reads.iter().chain(&f.writes).any(|u| written.contains(u)) && !f.writes.iter().any(|u| read_later.contains(u))
+            !f.reads.intersects(&written) && !f.writes.intersects(&written) && !f.writes.intersects(&read_later)
         })
     }
 
@@ -652,7 +772,7 @@ impl<'r> Matcher<'r> {
         let mut words = Vec::new();
         for (slot, op) in form.slots.iter().zip(&pat.operands) {
             let value = match op {
-                OperandPat::Var(v) => bind.vars[v],
+                OperandPat::Var(v) => bind.get(v).copied().expect("a replacement names only bound variables"),
                 OperandPat::Int(c) => Value::InlineInt(*c),
                 OperandPat::Fixed(_) => Value::Reg(vcc(&self.target)),
             };
@@ -737,13 +857,20 @@ impl Matcher<'_> {
     fn store_data_hazard(&self, facts: &[Facts], matched: &[usize], at: usize, nops: &[usize], dest: &[Unit]) -> bool {
         let required = if matches!(self.target.generation(), Generation::Gfx940 | Generation::Gfx950) { 2 } else { 1 };
         let gone = |i: usize| i != at && matched.contains(&i) && !nops.contains(&i);
+        let dest = {
+            let mut set = UnitSet::EMPTY;
+            for &u in dest {
+                set.insert(u);
+            }
+            set
+        };
         let (first, last) = (matched[0], *matched.last().unwrap());
         for w in first..(last + required + 2).min(facts.len()) {
             if gone(w) {
                 continue;
             }
-            let writes: &[Unit] = if w == at {
-                dest
+            let writes: &UnitSet = if w == at {
+                &dest
             } else if facts[w].valu {
                 &facts[w].writes
             } else {
@@ -756,7 +883,7 @@ impl Matcher<'_> {
                 }
                 let f = &facts[s];
                 let store = f.inst.encoding().is_some_and(|e| e.flags.has(flag::MAYSTORE) && e.flags.has(flag::MUBUF | flag::MTBUF | flag::FLAT | flag::MIMG));
-                if store && writes.iter().any(|u| *u >= VGPR0 && f.reads.contains(u)) {
+                if store && writes.iter().any(|u| u >= VGPR0 && f.reads.contains(u)) {
                     return true;
                 }
                 distance += nop_weight(f);
@@ -782,13 +909,13 @@ pub(crate) fn wait_states(producer: &Facts, consumer: &Facts) -> usize {
         return 0;
     }
     let Some(e) = consumer.inst.encoding() else { return 5 };
-    let reads_written = |filter: &dyn Fn(Unit) -> bool| consumer.reads.iter().any(|u| filter(*u) && producer.writes.contains(u));
+    let reads_written = |filter: &dyn Fn(Unit) -> bool| consumer.reads.iter().any(|u| filter(u) && producer.writes.contains(u));
     let mut required = 0;
     if e.flags.has(flag::DPP) {
         if reads_written(&|u| u >= VGPR0) {
             required = required.max(2);
         }
-        if producer.writes.iter().any(|u| *u == EXEC_LO || *u == EXEC_HI) {
+        if producer.writes.contains(EXEC_LO) || producer.writes.contains(EXEC_HI) {
             required = required.max(5);
         }
     }
@@ -826,15 +953,22 @@ pub fn needs_kept_distances<'a>(target: &Target, mut insts: impl Iterator<Item =
 
 /// An input of a replacement: the register units, and where the pattern reads them.
 struct Input {
-    units: Vec<Unit>,
+    units: UnitSet,
     readers: Vec<usize>,
 }
 
 #[derive(Clone, Debug, Default)]
-struct Binding {
-    vars: BTreeMap<String, Value>,
+struct Binding<'p> {
+    /// Each metavariable's value, in the order they were bound (a handful: searched in order).
+    vars: Vec<(&'p str, Value)>,
     /// Encoding of each matched instruction, last pattern instruction first.
     forms: Vec<u16>,
+}
+
+impl Binding<'_> {
+    fn get(&self, name: &str) -> Option<&Value> {
+        self.vars.iter().find(|(n, _)| *n == name).map(|(_, v)| v)
+    }
 }
 
 fn vcc(target: &Target) -> Reg {
@@ -860,5 +994,42 @@ fn show(v: Value) -> String {
         Value::InlineFloat(code) => ["0.5", "-0.5", "1.0", "-1.0", "2.0", "-2.0", "4.0", "-4.0", "0.15915494"][usize::from(code - 240).min(8)].to_owned(),
         Value::Imm(i) => i.to_string(),
         Value::None => "off".to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The bit set answers what the vectors of units it replaced answered: the same units,
+    /// membership, and overlap, for every kind of register (tuples, specials, untracked).
+    #[test]
+    fn unit_sets_hold_the_units_of_their_registers() {
+        let regs = [
+            Reg::Sgpr { index: 0, count: 1 },
+            Reg::Sgpr { index: 104, count: 2 },
+            Reg::Vgpr { index: 7, count: 4 },
+            Reg::Vgpr { index: 508, count: 4 },
+            Reg::Agpr { index: 252, count: 4 },
+            Reg::Agpr { index: 255, count: 16 },
+            Reg::Ttmp { index: 0, count: 2 },
+            Reg::Special(Special::Vcc),
+            Reg::Special(Special::ExecHi),
+            Reg::Special(Special::M0),
+        ];
+        for r in regs {
+            let set = UnitSet::of(unit_range(r));
+            assert_eq!(set.iter().collect::<Vec<_>>(), units(r), "{r:?}");
+            for u in units(r) {
+                assert!(set.contains(u), "{r:?}: {u}");
+            }
+            for other in regs {
+                let overlap = units(other).iter().any(|u| units(r).contains(u));
+                assert_eq!(set.intersects(&UnitSet::of(unit_range(other))), overlap, "{r:?} and {other:?}");
+            }
+        }
+        // AGPR a[255:270] ends past unit 896 (the liveness sets' end) and is still held whole.
+        assert!(UnitSet::of(unit_range(Reg::Agpr { index: 255, count: 16 })).contains(AGPR0 + 270));
+        assert!(!UnitSet::EMPTY.contains(SCC));
     }
 }

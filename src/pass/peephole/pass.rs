@@ -35,7 +35,8 @@ pub struct Peephole {
     /// Record each rewrite and each declined match for `--explain`.
     pub explain: bool,
     /// Skip blocks in which no rule can match ([`Matcher::may_match`]) and functions without
-    /// such a block. Off only to test that skipping changes nothing.
+    /// such a block, and instructions no pattern ends at ([`Matcher::may_anchor`]). Off only to
+    /// test that skipping changes nothing.
     prefilter: bool,
 }
 
@@ -51,6 +52,11 @@ impl Peephole {
     /// (tests/peephole_prefilter.rs compares the two).
     pub fn without_prefilter(&self) -> Peephole {
         Peephole { prefilter: false, ..*self }
+    }
+
+    fn matcher(&self, set: &'static RuleSet, target: &Target) -> Matcher<'static> {
+        let matcher = Matcher::new(set, target);
+        if self.prefilter { matcher } else { matcher.without_anchor_filter() }
     }
 
     pub fn rules(&self) -> &'static RuleSet {
@@ -69,7 +75,7 @@ impl Pass for Peephole {
 
     fn run(&self, function: &mut Function, ctx: &Ctx<'_>, stats: &mut PassStats) {
         let set = self.rules();
-        let mut matcher = Matcher::new(set, ctx.target);
+        let mut matcher = self.matcher(set, ctx.target);
         let mut per_rule = zero_counts(set);
         self.run_function(function, &mut matcher, ctx, stats, &mut per_rule);
         merge_rules(stats, &per_rule);
@@ -82,7 +88,7 @@ impl Pass for Peephole {
             return;
         }
         let set = self.rules();
-        let mut matcher = Matcher::new(set, ctx.target);
+        let mut matcher = self.matcher(set, ctx.target);
         let mut per_rule = zero_counts(set);
         for function in &mut program.functions {
             self.run_function(function, &mut matcher, ctx, stats, &mut per_rule);
@@ -457,7 +463,7 @@ impl<'a> BlockLive<'a> {
                 return Some(false);
             }
             let a = access(&node.inst, self.target);
-            if a.reads.contains(u) || f.reads.contains(&unit) {
+            if a.reads.contains(u) || f.reads.contains(unit) {
                 return Some(false);
             }
             if a.kills.contains(u) {
