@@ -175,6 +175,30 @@ fn reversing_lowers_only_the_counts_the_patch_alone_explains() {
 }
 
 #[test]
+fn wait_states_are_kept_across_block_boundaries() {
+    // A VALU write of an SGPR at the end of a block, its lane-select read by v_readlane at the
+    // start of the next: 4 wait states needed, 1 there (the branch ending the block). Once
+    // along a fall-through, once along a taken branch.
+    let patch = write_patch(
+        "waits.gpatch",
+        "target gfx900\nfunction collatz_steps\n\
+         hunk fall-through\n    = s_and_saveexec_b64 s[2:3], vcc\n    + v_readfirstlane_b32 s12, v0\n    = s_cbranch_execz 25\n    + v_readlane_b32 s13, v1, s12\n    = s_mov_b64 s[4:5], 0\n\
+         hunk branch\n    = s_mov_b64 s[4:5], 0\n    + v_readfirstlane_b32 s14, v0\n    = s_branch 12\n\
+         hunk target\n    + v_readlane_b32 s15, v1, s14\n    = v_and_b32_e32 v1, 1, v0\n",
+    );
+    let out = scratch("waits.co");
+    let (_, notes) = ok(&["patch", s(&fixture("fixtures/co/gfx900/control_flow.O2.co")), "-o", s(&out), s(&patch)]);
+    for read in ["v_readlane_b32 s13, v1, s12", "v_readlane_b32 s15, v1, s14"] {
+        assert!(notes.contains(&format!("inserted s_nop 2 before `{read}`")), "{notes}");
+    }
+    let listing = instructions(&llvm_tool("llvm-objdump-19", &["-d", s(&out)]));
+    let before = |read: &str| listing.iter().position(|l| l.starts_with(read)).map(|i| listing[i - 1].clone()).unwrap();
+    assert!(before("v_readlane_b32 s13, v1, s12").starts_with("s_nop 2"));
+    assert!(before("v_readlane_b32 s15, v1, s14").starts_with("s_nop 2"));
+    ok(&["verify", s(&out)]);
+}
+
+#[test]
 fn every_bad_patch_fails_with_its_own_error_and_writes_nothing() {
     let input = fixture("fixtures/graphics/gfx900/pixel.pal.co");
     let cases: &[(&str, &str)] = &[
