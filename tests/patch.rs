@@ -295,7 +295,32 @@ fn diff_aligns_by_control_flow_not_address() {
     let (text, _) = ok(&["diff", s(&a), s(&b)]);
     let changed: Vec<&str> = text.lines().filter(|l| (l.starts_with('+') || l.starts_with('-')) && !l.starts_with("+++") && !l.starts_with("---")).collect();
     assert_eq!(changed, ["+s_cbranch_execz 5"], "{text}");
-    // Without labels the diff cannot write that patch: it says so.
-    let o = gfxpatch(&["diff", s(&a), s(&b), "--patch", s(&scratch("branch.gpatch"))]);
-    assert!(!o.status.success() && String::from_utf8_lossy(&o.stderr).contains("by a label"));
+    // The patch names the branch's target by a label, and gives B back.
+    assert_eq!(diff_then_patch(&a, &b), 1);
+    let p = std::fs::read_to_string(scratch("branch.co.gpatch")).unwrap();
+    assert!(p.contains("\n    + s_cbranch_execz l1\n") && p.contains("\n    = l1: s_endpgm\n"), "{p}");
+}
+
+#[test]
+fn diff_writes_branches_put_in_or_changed_with_labels() {
+    // A branch changed (its condition) and one put in: each travels as a hunk with a label.
+    let a = fixture("fixtures/co/gfx900/control_flow.O2.co");
+    let changed = write_patch(
+        "branches.gpatch",
+        "target gfx900\nfunction collatz_steps\n\
+         hunk\n    = s_andn2_b64 exec, exec, s[4:5]\n    - s_cbranch_execz 10\n    + s_cbranch_vccz out\n    = v_and_b32_e32 v1, 1, v0\n\
+         \x20   = v_cmp_eq_u32_e32 vcc, 1, v1\n    = s_and_saveexec_b64 s[6:7], vcc\n    = s_xor_b64 s[6:7], exec, s[6:7]\n\
+         \x20   = v_mad_u64_u32 v[0:1], s[10:11], v0, 3, 1\n    = s_andn2_saveexec_b64 s[6:7], s[6:7]\n    = s_cbranch_execz 65516\n\
+         \x20   = v_lshrrev_b32_e32 v0, 1, v0\n    = s_branch 65514\n    = out: s_or_b64 exec, exec, s[4:5]\n\
+         hunk\n    = v_mov_b32_e32 v0, s1\n    = v_add_co_u32_e32 v2, vcc, s0, v2\n    + s_cbranch_scc1 end\n    = v_addc_co_u32_e32 v3, vcc, v0, v3, vcc\n\
+         \x20   = global_store_dword v[2:3], v1, off\n    = end: s_endpgm\n",
+    );
+    let b = scratch("branches.co");
+    let o = gfxpatch(&["patch", s(&a), "-o", s(&b), s(&changed)]);
+    // (A branch replaced goes where the old one was, not in front of the next block, which
+    // another branch goes to: before, this failed verification.)
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(diff_then_patch(&a, &b), 2);
+    let p = std::fs::read_to_string(scratch("branches.co.gpatch")).unwrap();
+    assert!(p.contains("\n    + s_cbranch_vccz l1\n") && p.contains("\n    = l1: s_or_b64 exec, exec, s[4:5]\n"), "{p}");
 }

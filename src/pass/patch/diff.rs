@@ -250,17 +250,6 @@ pub fn patch_text(a_name: &str, b_name: &str, processor: &str, a: &[FunctionText
             continue;
         }
         out += &format!("\nfunction {}\n", fa.name);
-        if let Some(j) = steps.iter().find_map(|s| match *s {
-            Step::Added(j) if fb.targets[j].is_some() => Some(j),
-            _ => None,
-        }) {
-            return Err(Unpatchable(format!(
-                "{}: {b_name} has a branch `{}` (instruction {}) that {a_name} has not there: a patch names the target of a branch it puts in by a label (docs/patches.md), which `gfxpatch diff` does not write; write that hunk by hand",
-                fa.name,
-                fb.texts[j],
-                j + 1
-            )));
-        }
         // Code put in where `b` branches to goes in front of the line below, in its block: its
         // hunk starts there, with no line above (docs/patches.md). Other code put in follows
         // the line above it.
@@ -275,7 +264,7 @@ pub fn patch_text(a_name: &str, b_name: &str, processor: &str, a: &[FunctionText
                 continue; // taken into the hunk before
             }
             number += 1;
-            let (hunk, to) = hunk_with_context(&steps, lo, hi, fa, fb, number, &into_target)?;
+            let (hunk, to) = hunk_with_context(&steps, lo, hi, done, fa, fb, number, &into_target)?;
             done = to;
             out += "hunk\n";
             for l in &hunk.lines {
@@ -284,7 +273,10 @@ pub fn patch_text(a_name: &str, b_name: &str, processor: &str, a: &[FunctionText
                     Op::Find => '-',
                     Op::Replace => '+',
                 };
-                out += &format!("    {op} {}\n", l.pattern.text);
+                match &l.label {
+                    Some(label) => out += &format!("    {op} {label}: {}\n", l.pattern.text),
+                    None => out += &format!("    {op} {}\n", l.pattern.text),
+                }
             }
         }
     }
@@ -301,10 +293,11 @@ fn literal(text: &str) -> Pattern {
 /// Below, the context may run through later changes (they join the hunk) but not into code
 /// put in at a branch target, which starts a hunk of its own. Also returns the step index
 /// where the hunk ends.
-fn hunk_with_context(steps: &[Step], lo: usize, hi: usize, fa: &FunctionText, fb: &FunctionText, number: usize, into_target: &dyn Fn(usize) -> bool) -> Result<(Hunk, usize), Unpatchable> {
+#[allow(clippy::too_many_arguments)]
+fn hunk_with_context(steps: &[Step], lo: usize, hi: usize, done: usize, fa: &FunctionText, fb: &FunctionText, number: usize, into_target: &dyn Fn(usize) -> bool) -> Result<(Hunk, usize), Unpatchable> {
     for context in 1..=12 {
         // Above: unchanged lines only (the changes before are in earlier hunks).
-        let from = if into_target(lo) { lo } else { (lo.saturating_sub(context)..lo).rev().take_while(|&k| matches!(steps[k], Step::Same(..))).last().unwrap_or(lo) };
+        let mut from = if into_target(lo) { lo } else { (lo.saturating_sub(context)..lo).rev().take_while(|&k| matches!(steps[k], Step::Same(..))).last().unwrap_or(lo) };
         let (mut to, mut same) = (hi, 0);
         while to < steps.len() && same < context {
             match steps[to] {
@@ -314,12 +307,47 @@ fn hunk_with_context(steps: &[Step], lo: usize, hi: usize, fa: &FunctionText, fb
             }
             to += 1;
         }
-        let lines: Vec<HunkLine> = steps[from..to]
-            .iter()
-            .map(|s| match *s {
-                Step::Same(i, _) => HunkLine { op: Op::Context, label: None, pattern: literal(&fa.texts[i]), line: 0 },
+        // A branch put in names its target by a label on a `=` line of its hunk: the hunk
+        // reaches to the instruction it goes to (which must be one of `a`'s, kept).
+        let mut labels: Vec<(usize, String)> = Vec::new();
+        let mut k = from;
+        while k < to {
+            if let Step::Added(j) = steps[k]
+                && let Some(t) = fb.targets[j]
+            {
+                let Some(at) = steps.iter().position(|s| matches!(*s, Step::Same(_, tj) if tj == t)) else {
+                    return Err(Unpatchable(format!("{}: the branch `{}` (instruction {} of B) goes to code B put in: a patch's branch goes to an instruction that stays", fa.name, fb.texts[j], j + 1)));
+                };
+                if at < done {
+                    return Err(Unpatchable(format!("{}: the branch `{}` (instruction {} of B) goes back over an earlier change: write that hunk by hand", fa.name, fb.texts[j], j + 1)));
+                }
+                if !labels.iter().any(|(l, _)| *l == at) {
+                    labels.push((at, format!("l{}", labels.len() + 1)));
+                }
+                if at < from {
+                    from = at;
+                    k = from;
+                    continue;
+                }
+                to = to.max(at + 1);
+            }
+            k += 1;
+        }
+        let label_of = |k: usize| labels.iter().find(|(l, _)| *l == k).map(|(_, name)| name.clone());
+        let lines: Vec<HunkLine> = (from..to)
+            .map(|k| match steps[k] {
+                Step::Same(i, _) => HunkLine { op: Op::Context, label: label_of(k), pattern: literal(&fa.texts[i]), line: 0 },
                 Step::Removed(i) => HunkLine { op: Op::Find, label: None, pattern: literal(&fa.texts[i]), line: 0 },
-                Step::Added(j) => HunkLine { op: Op::Replace, label: None, pattern: literal(&fb.texts[j]), line: 0 },
+                Step::Added(j) => {
+                    let text = match fb.targets[j] {
+                        Some(t) => {
+                            let at = steps.iter().position(|s| matches!(*s, Step::Same(_, tj) if tj == t)).expect("checked above");
+                            format!("{} {}", file::tokens(&fb.texts[j]).0, label_of(at).expect("labelled above"))
+                        }
+                        None => fb.texts[j].clone(),
+                    };
+                    HunkLine { op: Op::Replace, label: None, pattern: literal(&text), line: 0 }
+                }
             })
             .collect();
         let hunk = Hunk { number, name: None, functions: vec![fa.name.clone()], expect: 1, lines, line: 0 };

@@ -505,9 +505,12 @@ fn edit(program: &mut Program, c: &Change, listing: &Listing) -> Result<(), Patc
     let refused = |at: usize, what: &str, why: &str| PatchError::Refused(format!("{}: in {name} at {:#x} (`{}`): cannot {what}: {why}", c.label, listing.addresses[at], listing.texts[at]));
     let find = |function: &Function, at: usize| locate(function, listing, at).ok_or_else(|| refused(at, "find it", "another hunk took it out"));
     let kept = c.removed.len().min(c.added.len());
+    // The block a branch was taken out of: a branch put in with nothing else goes in its place.
+    let mut emptied = None;
     if let Some(r) = c.removed_branch {
         let at = find(function, r)?;
         function.delete_branch(at, NAME).map_err(|d| refused(r, "delete the branch", d.reason()))?;
+        emptied = Some(at.block);
     }
     // Extra removals, last first.
     for &r in c.removed[kept..].iter().rev() {
@@ -563,8 +566,11 @@ fn edit(program: &mut Program, c: &Change, listing: &Listing) -> Result<(), Patc
             let a = c.position().unwrap_or(0);
             return Err(refused(a, &format!("put `{text}` after it"), "a branch put in needs an instruction after it in the hunk's function (the fall-through)"));
         };
-        let at = find(function, b)?;
         let target = find(function, *to)?;
+        if let Some(block) = emptied.filter(|_| extra.is_empty()) {
+            return function.append_branch(block, *inst, target, NAME).map_err(|d| refused(b, &format!("put `{text}` where the branch was, before it"), d.reason()));
+        }
+        let at = find(function, b)?;
         function.insert_branch(at, *inst, target, NAME).map_err(|d| refused(b, &format!("put `{text}` before it"), d.reason()))?;
     }
     Ok(())
