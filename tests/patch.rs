@@ -239,7 +239,8 @@ fn diff_then_patch(a: &Path, b: &Path) -> usize {
     let p = scratch(&format!("{}.gpatch", b.file_name().unwrap().to_str().unwrap()));
     let (text, _) = ok(&["diff", s(a), s(b), "--patch", s(&p)]);
     assert!(text.starts_with("--- "), "{text}");
-    let out = scratch("from-diff.out");
+    // Named after B: tests run in parallel, and two calls must not write one file.
+    let out = scratch(&format!("{}.from-diff.out", b.file_name().unwrap().to_str().unwrap()));
     ok(&["patch", s(a), "-o", s(&out), s(&p)]);
     assert!(std::fs::read(&out).unwrap() == std::fs::read(b).unwrap(), "diff then patch of {} did not give {} back", a.display(), b.display());
     std::fs::read_to_string(&p).unwrap().matches("\nhunk").count()
