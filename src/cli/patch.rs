@@ -116,7 +116,7 @@ pub fn patch_input(name: &str, data: &[u8], patches: &[PatchFile], want_diff: bo
         let where_ = if input.objects.len() > 1 { format!("{name}: {}", o.describe(i)) } else { name.to_owned() };
         let (outcome, result) = patch_object(&o.bytes, &mine).with_context(|| where_.clone())?;
         let applied = result.map_err(|e| anyhow::Error::new(e).context(where_.clone()))?;
-        notes.extend(applied.notes.iter().map(|n| format!("{where_}: {n}")));
+        notes.extend(applied.notes.iter().chain(&outcome.notes).map(|n| format!("{where_}: {n}")));
         if want_diff && let Some(out) = &outcome.bytes {
             diff += &disassembly_diff(&where_, &o.bytes, &format!("{where_} (patched)"), out)?;
         }
@@ -203,6 +203,23 @@ pub fn diff_files(a: &Path, b: &Path, want_patch: bool) -> anyhow::Result<(Strin
     Ok((text, want_patch.then_some(patch_text)))
 }
 
+/// Applies the patch `diff` wrote to `a` and requires `b`'s bytes: a patch file that does not
+/// give B back is never written (a limit of the alignment or of the patch language, say, an
+/// insertion that cannot be told from one already applied, is refused, not guessed at).
+fn check_patch(a: &Path, b: &Path, patch_text: &str) -> anyhow::Result<()> {
+    let (an, bn) = (a.display().to_string(), b.display().to_string());
+    let parsed = patch::parse(&format!("the patch from {an} to {bn}"), patch_text)?;
+    let mapped = MappedFile::open(a).with_context(|| an.clone())?;
+    let patched = patch_input(&an, mapped.bytes(), &[parsed], false).with_context(|| format!("the patch written from the difference does not apply to {an}"))?;
+    let want = std::fs::read(b).with_context(|| bn.clone())?;
+    let got = patched.bytes.as_deref().unwrap_or(mapped.bytes());
+    if got != want.as_slice() {
+        let at = got.iter().zip(&want).position(|(x, y)| x != y).unwrap_or(got.len().min(want.len()));
+        bail!("the patch written from the difference turns {an} into a file that differs from {bn} at byte {at:#x} ({} and {} bytes): not written", got.len(), want.len());
+    }
+    Ok(())
+}
+
 pub fn run_diff(args: &DiffArgs) -> anyhow::Result<()> {
     let (text, patch) = diff_files(&args.a, &args.b, args.patch.is_some())?;
     if text.is_empty() {
@@ -214,6 +231,7 @@ pub fn run_diff(args: &DiffArgs) -> anyhow::Result<()> {
         bail!("{} and {} have the same code: no patch to write to {}", args.a.display(), args.b.display(), path.display());
     }
     if let (Some(path), Some(p)) = (&args.patch, patch) {
+        check_patch(&args.a, &args.b, &p)?;
         write_file_atomically_with(path, None, |f| f.write_all(p.as_bytes())).with_context(|| path.display().to_string())?;
     }
     Ok(())

@@ -182,6 +182,43 @@ impl Function {
         Ok(())
     }
 
+    /// Ends block `block`, which falls through (its last instruction does not end it), with the
+    /// branch `inst` to the instruction at `target` of another block: a conditional branch's
+    /// other way is the fall-through. This puts a branch where one was taken out
+    /// ([`Function::delete_branch`]); [`Function::insert_branch`] before the next block's
+    /// first instruction would put it in front of whatever branches there.
+    pub fn append_branch(&mut self, block: usize, inst: Inst, target: InstRef, pass: &'static str) -> Result<(), Declined> {
+        self.node(target).ok_or(Declined::NoSuchInstruction)?;
+        if self.opaque.is_some() {
+            return Err(Declined::OpaqueFunction);
+        }
+        let conditional = match classify(&inst, 0) {
+            Kind::Branch(_) => false,
+            Kind::CondBranch(_) => true,
+            _ => return Err(Declined::ControlFlow),
+        };
+        let last = *self.blocks.get(block).and_then(|b| b.nodes.last()).ok_or(Declined::NoSuchInstruction)?;
+        if last.flow.ends_block() || target.block == block || block + 1 >= self.blocks.len() {
+            return Err(Declined::ControlFlow);
+        }
+        let mut block = block;
+        let mut target_block = target.block;
+        if target.index > 0 {
+            self.split_block(target.block, target.index);
+            target_block += 1;
+            if block > target.block {
+                block += 1;
+            }
+        }
+        let edit = self.record(pass, EditKind::InsertAfter, last.origin, Some(inst));
+        let to = Target::Block(target_block);
+        let b = &mut self.blocks[block];
+        b.nodes.push(Node { inst, origin: Origin::Inserted { edit }, flow: if conditional { Flow::CondBranch(to) } else { Flow::Branch(to) } });
+        b.successors = if conditional && target_block != block + 1 { vec![target_block, block + 1] } else { vec![target_block] };
+        b.exits = false;
+        Ok(())
+    }
+
     /// Deletes the branch (`s_branch`, `s_cbranch_*` to a block of the function) ending the
     /// block of `at`: the block then falls through into the next one.
     pub fn delete_branch(&mut self, at: InstRef, pass: &'static str) -> Result<(), Declined> {

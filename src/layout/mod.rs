@@ -760,20 +760,7 @@ fn register_use(program: &Program, relaxed: &HashMap<(usize, usize), Relax>) -> 
         if !seen.iter().any(|f| changed.contains(f)) {
             continue;
         }
-        let mut used = RegisterUse { kernel: k.name.clone(), sgprs: 0, vgprs: 0, agprs: 0 };
-        for &fi in &seen {
-            for n in program.functions[fi].nodes() {
-                for u in liveness::operand_units(&n.inst, &program.target).units() {
-                    let u32_ = u as u32;
-                    match u {
-                        u if u < unit::SGPRS => used.sgprs = used.sgprs.max(u32_ + 1),
-                        u if (unit::VGPR0..unit::AGPR0).contains(&u) => used.vgprs = used.vgprs.max(u32_ - unit::VGPR0 as u32 + 1),
-                        u if (unit::AGPR0..unit::COUNT).contains(&u) => used.agprs = used.agprs.max(u32_ - unit::AGPR0 as u32 + 1),
-                        _ => {}
-                    }
-                }
-            }
-        }
+        let mut used = registers_of(program, &k.name, &seen);
         for ((g, _), r) in relaxed {
             if seen.contains(g) {
                 used.sgprs = used.sgprs.max(u32::from(r.sgpr) + 2);
@@ -782,6 +769,38 @@ fn register_use(program: &Program, relaxed: &HashMap<(usize, usize), Relax>) -> 
         out.push(used);
     }
     out
+}
+
+/// Registers each kernel's own code uses, as the program stands (no edit laid out): what
+/// [`Layout::registers`] compares with, for a rewrite that may lower counts (see
+/// `rewrite::writer::lowerings`). Kernels that call are counted without their callees.
+pub fn kernel_registers(program: &Program) -> Vec<RegisterUse> {
+    program
+        .functions
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| f.kind == FunctionKind::Kernel)
+        .map(|(ki, k)| registers_of(program, &k.name, &HashSet::from([ki])))
+        .collect()
+}
+
+/// The highest registers the functions `functions` use, under `kernel`'s name.
+fn registers_of(program: &Program, kernel: &str, functions: &HashSet<usize>) -> RegisterUse {
+    let mut used = RegisterUse { kernel: kernel.to_owned(), sgprs: 0, vgprs: 0, agprs: 0 };
+    for &fi in functions {
+        for n in program.functions[fi].nodes() {
+            for u in liveness::operand_units(&n.inst, &program.target).units() {
+                let u32_ = u as u32;
+                match u {
+                    u if u < unit::SGPRS => used.sgprs = used.sgprs.max(u32_ + 1),
+                    u if (unit::VGPR0..unit::AGPR0).contains(&u) => used.vgprs = used.vgprs.max(u32_ - unit::VGPR0 as u32 + 1),
+                    u if (unit::AGPR0..unit::COUNT).contains(&u) => used.agprs = used.agprs.max(u32_ - unit::AGPR0 as u32 + 1),
+                    _ => {}
+                }
+            }
+        }
+    }
+    used
 }
 
 #[cfg(test)]

@@ -98,6 +98,13 @@ pub trait Pass: Sync {
             self.run(f, ctx, stats);
         }
     }
+    /// Whether the pass takes back out code an earlier rewrite put in (`patch -R`). Then a
+    /// kernel's VGPR count that only the code taken out explained is lowered to what the code
+    /// left needs (`rewrite::writer::lowerings` says when); after any other pass counts are
+    /// only ever raised.
+    fn takes_code_back_out(&self) -> bool {
+        false
+    }
 }
 
 /// Every pass, in the order they are documented.

@@ -122,6 +122,9 @@ pub fn rewrite_object_with(data: &[u8], options: &Options<'_>, decoders: &mut De
         .iter()
         .filter_map(|f| f.opaque.as_ref().map(|o| format!("{}: {} at {:#x}", f.name, o.reason, o.address)))
         .collect();
+    // A pass taking code back out may lower the counts that code alone explained: what each
+    // kernel's code needed before the passes ran is what such a count must be.
+    let needed_before = options.passes.iter().any(|p| p.takes_code_back_out()).then(|| layout::kernel_registers(&program));
     // The program as the probes found it: what the static check compares the probes against.
     let mut before_probes: Option<Program> = None;
     for (i, p) in options.passes.iter().enumerate() {
@@ -151,6 +154,7 @@ pub fn rewrite_object_with(data: &[u8], options: &Options<'_>, decoders: &mut De
             return Ok(out);
         }
     };
+    let lowered = writer::lowerings(&object, &program, needed_before.as_deref(), &laid);
     let sites = instrument::sites(&program);
     if let Some(before) = &before_probes
         && !sites.is_empty()
@@ -166,11 +170,11 @@ pub fn rewrite_object_with(data: &[u8], options: &Options<'_>, decoders: &mut De
                 return Ok(out);
             }
         }
-    } else if laid.text == original && laid.map.iter().all(|&(a, b)| a == b) && laid.registers.iter().all(|r| !raises(&object, &program.target, r)) {
+    } else if laid.text == original && laid.map.iter().all(|&(a, b)| a == b) && laid.registers.iter().all(|r| !raises(&object, &program.target, r)) && lowered.is_empty() {
         // The edits cancel out (e.g. insert-nops then remove-nops): the input is the output.
         out.bytes = Some(data.to_vec());
     } else {
-        match writer::write(&object, &program, &laid, options.strip_debug_on_failure) {
+        match writer::write(&object, &program, &laid, &lowered, options.strip_debug_on_failure) {
             Ok((bytes, notes)) => {
                 out.bytes = Some(bytes);
                 out.notes = notes;
@@ -195,10 +199,10 @@ fn instrumented(object: &CodeObject<'_>, program: &Program, before: &Program, la
     instrument::check(before, program).map_err(|p| format!("instrumentation static check failed: {}", p.join("; ")))?;
     // The counters go after every segment of the written object; the text's size, and so
     // their address, does not depend on the constants aimed at them.
-    let (placeholder, _) = writer::write(object, program, laid, strip_debug)?;
+    let (placeholder, _) = writer::write(object, program, laid, &[], strip_debug)?;
     let at = crate::container::write::counters::address(&placeholder).map_err(|e| e.to_string())?;
     aim(program, laid, sites, at)?;
-    let (bytes, notes) = writer::write(object, program, laid, strip_debug)?;
+    let (bytes, notes) = writer::write(object, program, laid, &[], strip_debug)?;
     let size = instrument::counters_bytes(sites);
     let (bytes, placed) = crate::container::write::counters::add(&bytes, size, instrument::SYMBOL).map_err(|e| e.to_string())?;
     if placed != at {
@@ -373,11 +377,51 @@ mod writer {
             || r.sgpr_count.is_some_and(|n| used.sgprs > n)
     }
 
-    pub fn write(object: &CodeObject<'_>, program: &Program, laid: &Layout, strip_debug: bool) -> Result<(Vec<u8>, Vec<String>), String> {
+    /// The VGPR counts to lower after a pass took code back out (`patch -R`), the code's need
+    /// before the passes being `before`: a kernel whose code now needs fewer VGPRs than it did,
+    /// down to what it needs now, but never below the work-item ID VGPRs the hardware writes
+    /// (`enable_vgpr_workitem_id`; one VGPR where the IDs are packed). The writer lowers only
+    /// a count that is exactly what a raise to the old need leaves ([`write::VgprLowering`]).
+    /// None is lowered, failing closed, where the code does not show every register the
+    /// kernel needs: a call, a jump out or an indirect jump (a callee's registers count too),
+    /// a dynamic stack, an opaque function; nor where the counts mix two files (AGPRs used)
+    /// or the code is a graphics shader (the hardware writes input VGPRs, interpolants or
+    /// vertex indices, that the code need not read).
+    pub fn lowerings(object: &CodeObject<'_>, program: &Program, before: Option<&[layout::RegisterUse]>, laid: &Layout) -> Vec<write::VgprLowering> {
+        use crate::ir::Flow;
+        use crate::isa::processor::Generation;
+        let generation = program.target.generation();
+        let Some(before) = before else { return Vec::new() };
+        if object.is_graphics() {
+            return Vec::new();
+        }
+        let packed_ids = generation >= Generation::Gfx11 || generation.has_unified_agprs();
+        laid.registers
+            .iter()
+            .filter_map(|now| {
+                let was = before.iter().find(|b| b.kernel == now.kernel)?;
+                let k = object.kernels.iter().find(|k| k.name == now.kernel)?;
+                let f = program.functions.iter().find(|f| f.entry == k.entry_address)?;
+                let meta = object.metadata.as_ref().and_then(|m| m.kernel(&now.kernel));
+                let dynamic_stack = k.descriptor.kernel_code_properties() & (1 << 11) != 0 || meta.is_some_and(|m| m.uses_dynamic_stack == Some(true));
+                let leaves = f.nodes().any(|n| matches!(n.flow, Flow::Call(_) | Flow::Jump(_) | Flow::Indirect));
+                if dynamic_stack || leaves || f.opaque.is_some() || was.agprs > 0 || now.agprs > 0 {
+                    return None;
+                }
+                let ids = (k.descriptor.compute_pgm_rsrc2() >> 11) & 3;
+                let floor = if packed_ids { 1 } else { ids + 1 };
+                let to = now.vgprs.max(floor);
+                (to < was.vgprs).then(|| write::VgprLowering { kernel: now.kernel.clone(), from: was.vgprs, to })
+            })
+            .collect()
+    }
+
+    pub fn write(object: &CodeObject<'_>, program: &Program, laid: &Layout, lowered: &[write::VgprLowering], strip_debug: bool) -> Result<(Vec<u8>, Vec<String>), String> {
         let map = AddressMap::new(laid.map.clone()).map_err(|e| e.to_string())?;
         let edits = ObjectEdits {
             text: Some(TextPatch { bytes: laid.text.clone(), map }),
             registers: registers(object, &program.target, laid),
+            lowered: lowered.to_vec(),
             strip_debug_on_failure: strip_debug,
         };
         let written = write::write_object(object, &edits).map_err(|e| e.to_string())?;

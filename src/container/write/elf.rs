@@ -67,7 +67,7 @@ pub fn write_object(object: &CodeObject, edits: &ObjectEdits) -> Result<Written,
 
 /// [`write_object`] within the object's own layout before `.text`.
 fn write_in_layout(object: &CodeObject, edits: &ObjectEdits) -> Result<Written, WriteError> {
-    if edits.text.is_none() && edits.registers.is_empty() {
+    if edits.text.is_none() && edits.registers.is_empty() && edits.lowered.is_empty() {
         return Ok(Written { bytes: object.data.to_vec(), notes: Vec::new() });
     }
     if object.elf_type != ElfType::Shared {
@@ -107,7 +107,7 @@ fn write_in_layout(object: &CodeObject, edits: &ObjectEdits) -> Result<Written, 
     patcher.dynamic()?;
     patcher.relocations()?;
     patcher.descriptors()?;
-    registers::apply(object, &edits.registers, placement, &mut out, &mut notes)?;
+    registers::apply(object, &edits.registers, &edits.lowered, placement, &mut out, &mut notes)?;
     Ok(Written { bytes: out, notes })
 }
 

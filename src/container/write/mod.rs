@@ -139,11 +139,25 @@ pub struct KernelRegisters {
     pub sgpr_count: u32,
 }
 
+/// A kernel's VGPR count to lower: code that needed `from` VGPRs was taken back out
+/// (`patch -R`), and what is left needs `to`. The writer lowers `.vgpr_count` and the
+/// descriptor's granulated count only where they are exactly what a raise to `from` leaves
+/// (`.vgpr_count` = `from`, the descriptor's blocks those of `from`): a count found otherwise
+/// was not made by that code, and stays.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VgprLowering {
+    pub kernel: String,
+    pub from: u32,
+    pub to: u32,
+}
+
 /// Everything a rewrite changes in one code object. The default changes nothing.
 #[derive(Clone, Debug, Default)]
 pub struct ObjectEdits {
     pub text: Option<TextPatch>,
     pub registers: Vec<KernelRegisters>,
+    /// HSA kernels only; applied after `registers`.
+    pub lowered: Vec<VgprLowering>,
     /// When a DWARF construct cannot be remapped, drop the debug sections and say so in
     /// [`Written::notes`] instead of failing.
     pub strip_debug_on_failure: bool,

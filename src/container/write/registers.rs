@@ -1,5 +1,6 @@
 //! Register counts after a rewrite: the metadata note's `.vgpr_count`, `.sgpr_count` and
-//! `.agpr_count` and the descriptor's granulated counts, raised together and never lowered.
+//! `.agpr_count` and the descriptor's granulated counts, raised together
+//! (lowered only as [`VgprLowering`] says).
 //!
 //! The descriptor is derived from the metadata counts the way LLVM derives it (and the way
 //! `gfxpatch info` checks it):
@@ -13,7 +14,10 @@
 //! * `ACCUM_OFFSET` (GFX90A-class) = ceil(max(.vgpr_count - .agpr_count, 1) / 4) - 1: the first
 //!   AGPR comes after every architected VGPR.
 //!
-//! Each field is raised only: a descriptor that already allocates more keeps its value.
+//! Each field is raised only: a descriptor that already allocates more keeps its value. The
+//! one exception is [`VgprLowering`], asked for only when a rewrite took back out the code
+//! that had needed the count (`patch -R`): it lowers `.vgpr_count` and the VGPR blocks, and
+//! only where both are exactly what a raise to the count that code needed leaves.
 //!
 //! The note is re-encoded from its document. Its size changes when a count crosses a msgpack
 //! width (127 -> 128 takes a byte more). The note lies before `.text`, where nothing can move,
@@ -24,7 +28,7 @@
 use rmpv::Value;
 
 use super::elf::{read_u32, write_u32, Placement};
-use super::{KernelRegisters, WriteError};
+use super::{KernelRegisters, VgprLowering, WriteError};
 use crate::container::descriptor::vgpr_encoding_granule;
 use crate::container::elf::CodeObject;
 
@@ -37,14 +41,17 @@ const MAX_ACCUM_OFFSET: u32 = 63;
 pub(super) fn apply(
     object: &CodeObject,
     registers: &[KernelRegisters],
+    lowered: &[VgprLowering],
     placement: &[Placement],
     out: &mut [u8],
     notes: &mut Vec<String>,
 ) -> Result<(), WriteError> {
-    if registers.is_empty() {
+    if registers.is_empty() && lowered.is_empty() {
         return Ok(());
     }
     if object.is_graphics() {
+        // A shader's counts are never lowered (the rewrite asks for none: see
+        // `rewrite::writer::lowerings`).
         return apply_graphics(object, registers, placement, out, notes);
     }
     let generation = object.target.processor.generation;
@@ -89,7 +96,52 @@ pub(super) fn apply(
             out[at as usize + words.start..at as usize + words.end].copy_from_slice(&d.as_bytes()[words]);
         }
     }
+    let lowered_any = lower(object, &mut document, lowered, placement, out, notes)?;
+    if registers.is_empty() && !lowered_any {
+        return Ok(());
+    }
     write_note(object, &document, placement, out, registers)
+}
+
+/// Lowers the VGPR counts of [`VgprLowering`]s where the note and the descriptor (as `out`
+/// holds it, raised already) are exactly what a raise to `from` leaves; true if one was.
+fn lower(object: &CodeObject, document: &mut Value, lowered: &[VgprLowering], placement: &[Placement], out: &mut [u8], notes: &mut Vec<String>) -> Result<bool, WriteError> {
+    let generation = object.target.processor.generation;
+    let mut any = false;
+    for l in lowered {
+        let error = |detail: String| WriteError::Registers { kernel: l.kernel.clone(), detail };
+        if l.to >= l.from {
+            return Err(error(format!("cannot lower the VGPR count from {} to {}", l.from, l.to)));
+        }
+        let kernel = object.kernels.iter().find(|k| k.name == l.kernel).ok_or_else(|| error("no kernel descriptor of that name".into()))?;
+        let entry = kernel_entry(document, &l.kernel).ok_or_else(|| error("no metadata entry".into()))?;
+        // With AGPRs the count covers two files; the caller asks for no such lowering.
+        let agprs = entry.iter().find(|(k, _)| k.as_str() == Some(".agpr_count")).map(|(_, v)| v.as_u64());
+        if agprs.is_some_and(|n| n != Some(0)) {
+            continue;
+        }
+        let Some((_, count)) = entry.iter_mut().find(|(k, _)| k.as_str() == Some(".vgpr_count")) else { continue };
+        if count.as_u64() != Some(u64::from(l.from)) {
+            continue;
+        }
+        let section = object.section_containing(kernel.descriptor_address).expect("found by the reader");
+        // COMPUTE_PGM_RSRC3 and RSRC1, at bytes 44 and 48 of the descriptor.
+        let base = placement[section.index].offset + (kernel.descriptor_offset - section.offset);
+        let (rsrc3, rsrc1) = (read_u32(out, base + 44), read_u32(out, base + 48));
+        let granule = vgpr_encoding_granule(generation, kernel.descriptor.wave_size(generation));
+        let accum_ours = !generation.has_unified_agprs() || rsrc3 & 0x3f == blocks(l.from, 4);
+        if rsrc1 & 0x3f != blocks(l.from, granule) || !accum_ours {
+            continue;
+        }
+        *count = Value::from(l.to);
+        write_u32(out, base + 48, (rsrc1 & !0x3f) | blocks(l.to, granule));
+        if generation.has_unified_agprs() {
+            write_u32(out, base + 44, (rsrc3 & !0x3f) | blocks(l.to, 4));
+        }
+        notes.push(format!("kernel {}: .vgpr_count lowered {} -> {} (the code that needed {} was taken out)", l.kernel, l.from, l.to, l.from));
+        any = true;
+    }
+    Ok(any)
 }
 
 /// The graphics half of [`apply`]: a shader has no descriptor; its RSRC1 register is raised

@@ -24,11 +24,14 @@ pub struct FunctionText {
     pub targets: Vec<Option<usize>>,
     /// Whether the instruction ends its block (nothing put in after it would run).
     pub ends: Vec<bool>,
+    /// Whether the instruction starts a block (a branch target, or after one that ends its
+    /// block).
+    pub starts: Vec<bool>,
 }
 
 impl FunctionText {
     pub fn of(function: &Function, target: &crate::isa::Target) -> FunctionText {
-        let mut out = FunctionText { name: function.name.clone(), entry: function.entry, texts: Vec::new(), keys: Vec::new(), targets: Vec::new(), ends: Vec::new() };
+        let mut out = FunctionText { name: function.name.clone(), entry: function.entry, texts: Vec::new(), keys: Vec::new(), targets: Vec::new(), ends: Vec::new(), starts: Vec::new() };
         // The adds of PC-relative address computations: the layout re-aims their constants, so
         // they compare without them.
         let pcrel: std::collections::HashSet<u64> = function
@@ -44,7 +47,7 @@ impl FunctionText {
             Some(first)
         }).collect();
         for block in &function.blocks {
-            for node in &block.nodes {
+            for (k, node) in block.nodes.iter().enumerate() {
                 let address = node.origin.input_address().unwrap_or(block.address);
                 let text = print::print(&node.inst, target, address);
                 let (key, to) = match node.flow.branch_target() {
@@ -53,6 +56,7 @@ impl FunctionText {
                     _ => (text.clone(), None),
                 };
                 out.ends.push(node.flow.ends_block());
+                out.starts.push(k == 0);
                 out.texts.push(text);
                 out.keys.push(key);
                 out.targets.push(to);
@@ -80,8 +84,24 @@ const LCS_LIMIT: usize = 16 << 20;
 
 /// Aligns `a` with `b`: the longest common subsequence, after the common head and tail.
 pub fn align(a: &[String], b: &[String]) -> Vec<Step> {
-    let head = a.iter().zip(b).take_while(|(x, y)| x == y).count();
-    let tail = a[head..].iter().rev().zip(b[head..].iter().rev()).take_while(|(x, y)| x == y).count();
+    align_at_starts(a, b, &[], &[])
+}
+
+/// [`align`], and of the longest common subsequences the one that puts in (takes out) most
+/// instructions where a block of `b` (`a`) starts (`b_starts[j]`: instruction `j` starts a
+/// block). An instruction put in among equal ones (`s_nop 0` at the start of a block after a
+/// run of `s_nop 0`s) could be aligned anywhere in the run; it goes where it really was
+/// when that is a block start, which decides what it runs with (what branches to the block).
+pub fn align_at_starts(a: &[String], b: &[String], a_starts: &[bool], b_starts: &[bool]) -> Vec<Step> {
+    let mut head = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    // Not into a run of equal instructions: what is put in next to one may belong in it.
+    while head > 0 && (a.get(head) == Some(&a[head - 1]) || b.get(head) == Some(&b[head - 1])) {
+        head -= 1;
+    }
+    let mut tail = a[head..].iter().rev().zip(b[head..].iter().rev()).take_while(|(x, y)| x == y).count();
+    while tail > 0 && (a.len() - tail > head && a[a.len() - tail - 1] == a[a.len() - tail] || b.len() - tail > head && b[b.len() - tail - 1] == b[b.len() - tail]) {
+        tail -= 1;
+    }
     let (am, bm) = (&a[head..a.len() - tail], &b[head..b.len() - tail]);
     let mut out: Vec<Step> = (0..head).map(|i| Step::Same(i, i)).collect();
     let (n, m) = (am.len(), bm.len());
@@ -89,21 +109,32 @@ pub fn align(a: &[String], b: &[String]) -> Vec<Step> {
         out.extend((0..n).map(|i| Step::Removed(head + i)));
         out.extend((0..m).map(|j| Step::Added(head + j)));
     } else {
-        // lcs[i][j]: common length of am[i..] and bm[j..].
+        // score[i][j]: of am[i..] and bm[j..], the common length times `same` (more than all
+        // the bonuses together, so the common length comes first), plus a point for each
+        // instruction put in or taken out at a block start.
+        let bonus = |starts: &[bool], k: usize| u32::from(starts.get(k).copied().unwrap_or(false));
+        let (ra, rb) = (|i: usize| bonus(a_starts, head + i), |j: usize| bonus(b_starts, head + j));
+        let same = (n + m + 1) as u32;
         let w = m + 1;
-        let mut lcs = vec![0u32; (n + 1) * w];
+        let mut score = vec![0u32; (n + 1) * w];
+        for j in (0..m).rev() {
+            score[n * w + j] = score[n * w + j + 1] + rb(j);
+        }
         for i in (0..n).rev() {
+            score[i * w + m] = score[(i + 1) * w + m] + ra(i);
             for j in (0..m).rev() {
-                lcs[i * w + j] = if am[i] == bm[j] { lcs[(i + 1) * w + j + 1] + 1 } else { lcs[(i + 1) * w + j].max(lcs[i * w + j + 1]) };
+                let skip = (score[(i + 1) * w + j] + ra(i)).max(score[i * w + j + 1] + rb(j));
+                score[i * w + j] = if am[i] == bm[j] { skip.max(score[(i + 1) * w + j + 1] + same) } else { skip };
             }
         }
         let (mut i, mut j) = (0, 0);
         while i < n || j < m {
-            if i < n && j < m && am[i] == bm[j] {
+            let here = score[i * w + j];
+            if i < n && j < m && am[i] == bm[j] && here == score[(i + 1) * w + j + 1] + same {
                 out.push(Step::Same(head + i, head + j));
                 i += 1;
                 j += 1;
-            } else if i < n && (j == m || lcs[(i + 1) * w + j] >= lcs[i * w + j + 1]) {
+            } else if i < n && here == score[(i + 1) * w + j] + ra(i) {
                 out.push(Step::Removed(head + i));
                 i += 1;
             } else {
@@ -119,7 +150,7 @@ pub fn align(a: &[String], b: &[String]) -> Vec<Step> {
 /// Aligns two functions: [`align`] over their keys, then a branch paired with a branch whose
 /// target is not paired with its own target becomes a removal and an addition.
 pub fn align_functions(a: &FunctionText, b: &FunctionText) -> Vec<Step> {
-    let steps = align(&a.keys, &b.keys);
+    let steps = align_at_starts(&a.keys, &b.keys, &a.starts, &b.starts);
     let mut pair = vec![None; a.keys.len()];
     let mut paired_b = vec![false; b.keys.len()];
     for s in &steps {
@@ -168,7 +199,7 @@ fn runs(steps: &[Step], context: usize) -> Vec<(usize, usize)> {
 pub fn unified(a_name: &str, a: &[FunctionText], b_name: &str, b: &[FunctionText]) -> String {
     let mut out = String::new();
     for (fa, fb) in pairs(a, b) {
-        let none = FunctionText { name: String::new(), entry: 0, texts: Vec::new(), keys: Vec::new(), targets: Vec::new(), ends: Vec::new() };
+        let none = FunctionText { name: String::new(), entry: 0, texts: Vec::new(), keys: Vec::new(), targets: Vec::new(), ends: Vec::new(), starts: Vec::new() };
         let steps = align_functions(fa.unwrap_or(&none), fb.unwrap_or(&none));
         let name = fa.or(fb).map_or("", |f| f.name.as_str());
         for (lo, hi) in runs(&steps, 3) {
@@ -219,17 +250,6 @@ pub fn patch_text(a_name: &str, b_name: &str, processor: &str, a: &[FunctionText
             continue;
         }
         out += &format!("\nfunction {}\n", fa.name);
-        if let Some(j) = steps.iter().find_map(|s| match *s {
-            Step::Added(j) if fb.targets[j].is_some() => Some(j),
-            _ => None,
-        }) {
-            return Err(Unpatchable(format!(
-                "{}: {b_name} has a branch `{}` (instruction {}) that {a_name} has not there: a patch names the target of a branch it puts in by a label (docs/patches.md), which `gfxpatch diff` does not write; write that hunk by hand",
-                fa.name,
-                fb.texts[j],
-                j + 1
-            )));
-        }
         // Code put in where `b` branches to goes in front of the line below, in its block: its
         // hunk starts there, with no line above (docs/patches.md). Other code put in follows
         // the line above it.
@@ -244,7 +264,7 @@ pub fn patch_text(a_name: &str, b_name: &str, processor: &str, a: &[FunctionText
                 continue; // taken into the hunk before
             }
             number += 1;
-            let (hunk, to) = hunk_with_context(&steps, lo, hi, fa, fb, number, &into_target)?;
+            let (hunk, to) = hunk_with_context(&steps, lo, hi, done, fa, fb, number, &into_target)?;
             done = to;
             out += "hunk\n";
             for l in &hunk.lines {
@@ -253,7 +273,10 @@ pub fn patch_text(a_name: &str, b_name: &str, processor: &str, a: &[FunctionText
                     Op::Find => '-',
                     Op::Replace => '+',
                 };
-                out += &format!("    {op} {}\n", l.pattern.text);
+                match &l.label {
+                    Some(label) => out += &format!("    {op} {label}: {}\n", l.pattern.text),
+                    None => out += &format!("    {op} {}\n", l.pattern.text),
+                }
             }
         }
     }
@@ -270,10 +293,11 @@ fn literal(text: &str) -> Pattern {
 /// Below, the context may run through later changes (they join the hunk) but not into code
 /// put in at a branch target, which starts a hunk of its own. Also returns the step index
 /// where the hunk ends.
-fn hunk_with_context(steps: &[Step], lo: usize, hi: usize, fa: &FunctionText, fb: &FunctionText, number: usize, into_target: &dyn Fn(usize) -> bool) -> Result<(Hunk, usize), Unpatchable> {
+#[allow(clippy::too_many_arguments)]
+fn hunk_with_context(steps: &[Step], lo: usize, hi: usize, done: usize, fa: &FunctionText, fb: &FunctionText, number: usize, into_target: &dyn Fn(usize) -> bool) -> Result<(Hunk, usize), Unpatchable> {
     for context in 1..=12 {
         // Above: unchanged lines only (the changes before are in earlier hunks).
-        let from = if into_target(lo) { lo } else { (lo.saturating_sub(context)..lo).rev().take_while(|&k| matches!(steps[k], Step::Same(..))).last().unwrap_or(lo) };
+        let mut from = if into_target(lo) { lo } else { (lo.saturating_sub(context)..lo).rev().take_while(|&k| matches!(steps[k], Step::Same(..))).last().unwrap_or(lo) };
         let (mut to, mut same) = (hi, 0);
         while to < steps.len() && same < context {
             match steps[to] {
@@ -283,12 +307,47 @@ fn hunk_with_context(steps: &[Step], lo: usize, hi: usize, fa: &FunctionText, fb
             }
             to += 1;
         }
-        let lines: Vec<HunkLine> = steps[from..to]
-            .iter()
-            .map(|s| match *s {
-                Step::Same(i, _) => HunkLine { op: Op::Context, label: None, pattern: literal(&fa.texts[i]), line: 0 },
+        // A branch put in names its target by a label on a `=` line of its hunk: the hunk
+        // reaches to the instruction it goes to (which must be one of `a`'s, kept).
+        let mut labels: Vec<(usize, String)> = Vec::new();
+        let mut k = from;
+        while k < to {
+            if let Step::Added(j) = steps[k]
+                && let Some(t) = fb.targets[j]
+            {
+                let Some(at) = steps.iter().position(|s| matches!(*s, Step::Same(_, tj) if tj == t)) else {
+                    return Err(Unpatchable(format!("{}: the branch `{}` (instruction {} of B) goes to code B put in: a patch's branch goes to an instruction that stays", fa.name, fb.texts[j], j + 1)));
+                };
+                if at < done {
+                    return Err(Unpatchable(format!("{}: the branch `{}` (instruction {} of B) goes back over an earlier change: write that hunk by hand", fa.name, fb.texts[j], j + 1)));
+                }
+                if !labels.iter().any(|(l, _)| *l == at) {
+                    labels.push((at, format!("l{}", labels.len() + 1)));
+                }
+                if at < from {
+                    from = at;
+                    k = from;
+                    continue;
+                }
+                to = to.max(at + 1);
+            }
+            k += 1;
+        }
+        let label_of = |k: usize| labels.iter().find(|(l, _)| *l == k).map(|(_, name)| name.clone());
+        let lines: Vec<HunkLine> = (from..to)
+            .map(|k| match steps[k] {
+                Step::Same(i, _) => HunkLine { op: Op::Context, label: label_of(k), pattern: literal(&fa.texts[i]), line: 0 },
                 Step::Removed(i) => HunkLine { op: Op::Find, label: None, pattern: literal(&fa.texts[i]), line: 0 },
-                Step::Added(j) => HunkLine { op: Op::Replace, label: None, pattern: literal(&fb.texts[j]), line: 0 },
+                Step::Added(j) => {
+                    let text = match fb.targets[j] {
+                        Some(t) => {
+                            let at = steps.iter().position(|s| matches!(*s, Step::Same(_, tj) if tj == t)).expect("checked above");
+                            format!("{} {}", file::tokens(&fb.texts[j]).0, label_of(at).expect("labelled above"))
+                        }
+                        None => fb.texts[j].clone(),
+                    };
+                    HunkLine { op: Op::Replace, label: None, pattern: literal(&text), line: 0 }
+                }
             })
             .collect();
         let hunk = Hunk { number, name: None, functions: vec![fa.name.clone()], expect: 1, lines, line: 0 };

@@ -48,6 +48,9 @@ pub struct PatchFile {
     pub file: String,
     pub targets: Vec<GenSpec>,
     pub hunks: Vec<Hunk>,
+    /// Taken back out (`patch -R`): its hunks are the written ones reversed, and the VGPR
+    /// counts only what it takes out needed may be lowered (docs/patches.md).
+    pub reversed: bool,
 }
 
 /// What a hunk line does.
@@ -144,7 +147,7 @@ impl PatchFile {
 
     /// The patch the other way round (every hunk reversed): it takes this one back out.
     pub fn reversed(&self) -> PatchFile {
-        PatchFile { hunks: self.hunks.iter().map(Hunk::reversed).collect(), ..self.clone() }
+        PatchFile { hunks: self.hunks.iter().map(Hunk::reversed).collect(), reversed: !self.reversed, ..self.clone() }
     }
 }
 
@@ -266,7 +269,7 @@ fn pattern(text: &str, line: u32, file: &str) -> Result<Pattern, SyntaxError> {
 /// Parses a patch file; `file` names it in errors.
 pub fn parse(file: &str, source: &str) -> Result<PatchFile, SyntaxError> {
     let err = |line: u32, message: String| SyntaxError { file: file.to_owned(), line, message };
-    let mut out = PatchFile { file: file.to_owned(), targets: Vec::new(), hunks: Vec::new() };
+    let mut out = PatchFile { file: file.to_owned(), targets: Vec::new(), hunks: Vec::new(), reversed: false };
     let mut functions: Vec<String> = vec!["*".to_owned()];
     for (n, raw) in source.lines().enumerate() {
         let line = (n + 1) as u32;

@@ -10,7 +10,9 @@
 //!
 //! Wait states: on the GFX9 family (GFX9, GFX90A, GFX940, GFX950) the pairs of instructions
 //! LLVM's hazard recognizer separates by wait states (the peephole's model,
-//! `peephole::matcher::wait_states`) are checked in every block a patch changed; where an edit
+//! `peephole::matcher::wait_states`) are checked in every function a patch changed, along
+//! every path into each instruction: back through its block and on into the blocks that fall
+//! through or branch to it (loops included), as far as the longest wait. Where an edit
 //! brought a pair closer than allowed, an `s_nop` is inserted before the consumer and the
 //! report says so. On GFX90A/940/950 functions with MFMA or DOT instructions (whose wait states
 //! are not modelled) only same-length hunks are applied; others are refused.
@@ -95,6 +97,10 @@ impl Pass for ApplyPatches<'_> {
 
     fn run(&self, _function: &mut Function, _ctx: &Ctx<'_>, _stats: &mut PassStats) {
         unreachable!("patches apply to a whole program (run_program)")
+    }
+
+    fn takes_code_back_out(&self) -> bool {
+        self.patches.iter().any(|p| p.reversed)
     }
 
     fn run_program(&self, program: &mut Program, ctx: &Ctx<'_>, stats: &mut PassStats) {
@@ -245,10 +251,14 @@ fn names(program: &Program, functions: &[usize]) -> String {
     s
 }
 
-/// What one hunk does once matched: found as often as expected, already applied, or an error.
+/// What one hunk does once matched: found as often as expected, already applied, or either
+/// (what it finds and what it puts in both match, consistently: code put in among equal
+/// instructions, `s_nop 0` into a run of them; or an instruction replaced by a longer
+/// sequence that starts with it). The patch as a whole decides an `Either` (see [`apply`]).
 enum HunkState {
     Apply(Vec<Site>),
     AlreadyApplied,
+    Either(Vec<Site>),
 }
 
 fn examine(patch: &PatchFile, hunk: &Hunk, program: &Program, listings: &[Listing]) -> Result<HunkState, PatchError> {
@@ -269,7 +279,7 @@ fn examine(patch: &PatchFile, hunk: &Hunk, program: &Program, listings: &[Listin
         let (span, back_span) = (hunk.matched().count(), reversed.matched().count());
         let inside = |s: &Site| back.iter().any(|b| b.function == s.function && b.start <= s.start && s.start + span <= b.start + back_span);
         if back.len() == hunk.expect && sites.iter().all(inside) {
-            return Ok(HunkState::AlreadyApplied);
+            return Ok(if sites.len() == hunk.expect { HunkState::Either(sites) } else { HunkState::AlreadyApplied });
         }
     }
     if sites.len() == hunk.expect {
@@ -358,8 +368,11 @@ pub fn apply(program: &mut Program, patches: &[PatchFile], ctx: &Ctx<'_>) -> Res
         for hunk in &patch.hunks {
             states.push(examine(patch, hunk, program, &listings)?);
         }
+        // A hunk that may be either applied or not goes with the others: applied when none
+        // is sure to be missing, to be applied when one is (and none is sure to be in place).
         let already = states.iter().filter(|s| matches!(s, HunkState::AlreadyApplied)).count();
-        if already == states.len() {
+        let missing = states.iter().filter(|s| matches!(s, HunkState::Apply(_))).count();
+        if missing == 0 {
             applied.already += 1;
             applied.notes.push(format!("{}: already applied (every hunk's replacement is in place); left as it is", patch.file));
             continue;
@@ -369,7 +382,7 @@ pub fn apply(program: &mut Program, patches: &[PatchFile], ctx: &Ctx<'_>) -> Res
             return Err(PatchError::Refused(format!("{}: partly applied already ({} in place, the others not): refusing to apply it again", patch.file, which.join(", "))));
         }
         for (hunk, state) in patch.hunks.iter().zip(states) {
-            let HunkState::Apply(sites) = state else { unreachable!() };
+            let (HunkState::Apply(sites) | HunkState::Either(sites)) = state else { unreachable!() };
             for site in sites {
                 let f = &program.functions[site.function];
                 let at = listings[site.function].addresses[site.start];
@@ -492,9 +505,12 @@ fn edit(program: &mut Program, c: &Change, listing: &Listing) -> Result<(), Patc
     let refused = |at: usize, what: &str, why: &str| PatchError::Refused(format!("{}: in {name} at {:#x} (`{}`): cannot {what}: {why}", c.label, listing.addresses[at], listing.texts[at]));
     let find = |function: &Function, at: usize| locate(function, listing, at).ok_or_else(|| refused(at, "find it", "another hunk took it out"));
     let kept = c.removed.len().min(c.added.len());
+    // The block a branch was taken out of: a branch put in with nothing else goes in its place.
+    let mut emptied = None;
     if let Some(r) = c.removed_branch {
         let at = find(function, r)?;
         function.delete_branch(at, NAME).map_err(|d| refused(r, "delete the branch", d.reason()))?;
+        emptied = Some(at.block);
     }
     // Extra removals, last first.
     for &r in c.removed[kept..].iter().rev() {
@@ -550,16 +566,20 @@ fn edit(program: &mut Program, c: &Change, listing: &Listing) -> Result<(), Patc
             let a = c.position().unwrap_or(0);
             return Err(refused(a, &format!("put `{text}` after it"), "a branch put in needs an instruction after it in the hunk's function (the fall-through)"));
         };
-        let at = find(function, b)?;
         let target = find(function, *to)?;
+        if let Some(block) = emptied.filter(|_| extra.is_empty()) {
+            return function.append_branch(block, *inst, target, NAME).map_err(|d| refused(b, &format!("put `{text}` where the branch was, before it"), d.reason()));
+        }
+        let at = find(function, b)?;
         function.insert_branch(at, *inst, target, NAME).map_err(|d| refused(b, &format!("put `{text}` before it"), d.reason()))?;
     }
     Ok(())
 }
 
 /// Inserts the `s_nop`s the GFX9 family's wait states need where the patch brought a VALU
-/// write and its consumer closer than allowed, within each block of a function it edited (see
-/// the module doc).
+/// write and its consumer closer than allowed, in every function it edited: looking back from
+/// each instruction along every path into it, through its block and on into the blocks that
+/// fall through or branch to it, as far as the longest wait (see the module doc).
 fn keep_wait_states(function: &mut Function, target: &crate::isa::Target, ctx: &Ctx<'_>, notes: &mut Vec<String>) -> Result<(), PatchError> {
     if !matches!(target.generation(), Generation::Gfx9 | Generation::Gfx90a | Generation::Gfx940 | Generation::Gfx950) {
         return Ok(());
@@ -572,22 +592,19 @@ fn keep_wait_states(function: &mut Function, target: &crate::isa::Target, ctx: &
             target.processor.name
         )));
     }
+    // Predecessors do not change as s_nops go in (an insertion adds no block).
+    let mut predecessors = vec![Vec::new(); function.blocks.len()];
+    for (b, block) in function.blocks.iter().enumerate() {
+        for &s in &block.successors {
+            predecessors[s].push(b);
+        }
+    }
     // Every block: a branch put in splits blocks, and the runs the input had stand out anyway
-    // (`as_in_input`).
+    // (`follows_as_in_input`).
     for block in 0..function.blocks.len() {
         let mut index = 0;
         while index < function.blocks[block].nodes.len() {
-            let facts: Vec<Facts> = function.blocks[block].nodes[index.saturating_sub(6)..=index].iter().map(|n| Facts::of(&n.inst, target)).collect();
-            let c = facts.len() - 1;
-            let first = index - c;
-            let mut missing = 0;
-            for p in 0..c {
-                let required = wait_states(&facts[p], &facts[c]);
-                let distance: usize = (p + 1..c).map(|j| nop_weight(&facts[j])).sum();
-                if required > distance && !as_in_input(&function.blocks[block].nodes[first + p..=index]) {
-                    missing = missing.max(required - distance);
-                }
-            }
+            let missing = shortfall(function, &predecessors, target, block, index);
             if missing > 0 {
                 let nop = ctx.builder.borrow_mut().build(Opcode::S_NOP, &[(OperandName::simm16, Value::Imm(missing as i64 - 1))]);
                 let Some(nop) = nop else { return Err(PatchError::Refused(format!("{}: s_nop does not encode", function.name))) };
@@ -603,13 +620,68 @@ fn keep_wait_states(function: &mut Function, target: &crate::isa::Target, ctx: &
     Ok(())
 }
 
-/// Whether a run of instructions stands as it was read: every one from the input unchanged, and
-/// none taken out between them (their bytes follow each other as they did). A wait-state
-/// shortfall in such a run was in the input; the patch did not make it.
-fn as_in_input(run: &[crate::ir::Node]) -> bool {
-    run.iter().all(|n| matches!(n.origin, Origin::Input(_)))
-        && run.windows(2).all(|w| match (w[0].origin, w[1].origin) {
-            (Origin::Input(a), Origin::Input(b)) => a + w[0].inst.len() as u64 == b,
-            _ => false,
-        })
+/// The most wait states any producer on a path into the instruction at `block`, `index` lacks,
+/// counting only pairs the patch brought closer (the run between them is not as in the input).
+/// The walk goes back through the block and into its predecessors until the distance covers the
+/// longest wait (5); a loop is walked round as long as that.
+fn shortfall(function: &Function, predecessors: &[Vec<usize>], target: &crate::isa::Target, block: usize, index: usize) -> usize {
+    const LONGEST_WAIT: usize = 5;
+    let consumer_node = function.blocks[block].nodes[index];
+    let consumer = Facts::of(&consumer_node.inst, target);
+    let intact = matches!(consumer_node.origin, Origin::Input(_));
+    let mut missing = 0;
+    // (block, nodes before `end` still to look at, distance so far, run unchanged so far, the
+    // instruction after the next one looked at).
+    let mut stack = vec![(block, index, 0usize, intact, Some(consumer_node))];
+    let mut seen = std::collections::HashSet::new();
+    while let Some((b, end, mut distance, mut intact, mut after)) = stack.pop() {
+        if !seen.insert((b, end, distance, intact)) {
+            continue;
+        }
+        let nodes = &function.blocks[b].nodes;
+        let mut k = end;
+        while k > 0 && distance < LONGEST_WAIT {
+            k -= 1;
+            let node = nodes[k];
+            // `after` is None for a block's last instruction reached from its successor: the
+            // edge was judged when the walk took it.
+            intact = intact && after.is_none_or(|next| follows_as_in_input(node, next));
+            let facts = Facts::of(&node.inst, target);
+            let required = wait_states(&facts, &consumer);
+            if required > distance && !intact {
+                missing = missing.max(required - distance);
+            }
+            distance += nop_weight(&facts);
+            after = Some(node);
+        }
+        if k == 0 && distance < LONGEST_WAIT {
+            // The first instruction of `b` (the consumer itself when it starts its block).
+            let first = after.expect("a block with instructions, or the consumer");
+            for &p in &predecessors[b] {
+                let from = &function.blocks[p];
+                let Some(&last) = from.nodes.last() else { continue };
+                // An edge the input had: a fall-through, or its branch unchanged.
+                let edge_intact = intact && (follows_as_in_input(last, first) || branches_to(&last, b, first, function));
+                stack.push((p, from.nodes.len(), distance, edge_intact, None));
+            }
+        }
+    }
+    missing
+}
+
+/// Whether `next` followed `node` in the input as it does now: both read from the input
+/// unchanged, one right after the other (nothing taken out between).
+fn follows_as_in_input(node: crate::ir::Node, next: crate::ir::Node) -> bool {
+    match (node.origin, next.origin) {
+        (Origin::Input(a), Origin::Input(b)) => a + node.inst.len() as u64 == b,
+        _ => false,
+    }
+}
+
+/// Whether `branch`, read from the input unchanged, goes to block `to` whose first
+/// instruction, `first`, is the one it went to in the input.
+fn branches_to(branch: &crate::ir::Node, to: usize, first: crate::ir::Node, function: &Function) -> bool {
+    matches!(branch.origin, Origin::Input(_))
+        && branch.flow.branch_target() == Some(crate::ir::BranchTarget::Block(to))
+        && first.origin == Origin::Input(function.blocks[to].address)
 }
