@@ -262,8 +262,10 @@ fn run_group(kernel: &str, waves: &mut [Wave], code: &mut Code, memory: &mut Mem
                 }
                 let exec_before = wave.exec();
                 let mut ctx = Context { memory, lds, private_size, counts, first_address: None };
-                exec::step(wave, code, &mut ctx).map_err(|f| stop(kernel, code, memory, pc, f))?;
-                if options.record_memory && let Some(address) = ctx.first_address {
+                let stepped = exec::step(wave, code, &mut ctx);
+                let first_address = ctx.first_address;
+                stepped.map_err(|f| stop(kernel, code, memory, pc, f))?;
+                if options.record_memory && let Some(address) = first_address {
                     accesses.push(MemoryAccess { at: pc - map::IMAGE_BASE, address, exec: exec_before });
                 }
                 executed[w] += 1;

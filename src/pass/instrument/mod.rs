@@ -551,7 +551,7 @@ impl Counters {
 /// `COUNTERS_PER_PROBE * k ..`, every trace probe aims at the ring ([`Counters`]).
 pub fn sites(program: &Program) -> Vec<Site> {
     let target = &program.target;
-    let mut out = Vec::new();
+    let mut out: Vec<Site> = Vec::new();
     let mut ordinal = 0usize;
     for (fi, f) in program.functions.iter().enumerate() {
         for (bi, block) in f.blocks.iter().enumerate() {

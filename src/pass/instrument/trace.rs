@@ -50,7 +50,7 @@
 //! store data, read by a VMEM instruction as the traced instruction itself reads them, so no
 //! VALU-read hazard of the producer (CDNA's MFMA and transcendental results) can arise that
 //! the original code did not already satisfy for its own VMEM read. The instruction's
-//! immediate offset is not added on the device: [`TraceInstruction`] carries it, and
+//! immediate offset is not added on the device: [`super::map::TraceInstruction`] carries it, and
 //! [`Record::address`] adds it.
 
 use serde::{Deserialize, Serialize};
