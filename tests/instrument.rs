@@ -25,7 +25,11 @@ fn instrument(data: &[u8]) -> Outcome {
 
 /// `blocks`: `count-blocks` (spanning-tree chords) or `count-every-block`, then `count-kernel`.
 fn instrument_with(data: &[u8], blocks: &str) -> Outcome {
-    let passes = vec![pass::find(blocks).unwrap(), pass::find("count-kernel").unwrap()];
+    instrument_passes(data, &[blocks, "count-kernel"])
+}
+
+fn instrument_passes(data: &[u8], names: &[&str]) -> Outcome {
+    let passes = names.iter().map(|n| pass::find(n).unwrap()).collect();
     rewrite_object(data, &Options { passes, print_after: None, strip_debug_on_failure: false }).expect("instrumenting fails closed, never errs")
 }
 
@@ -42,12 +46,13 @@ const DECLINED_ON: &[(&str, &str)] = &[
 fn every_fixture_is_instrumented_verified_and_clean() {
     let files = common::code_object_fixtures();
     let dir = tempfile::tempdir().unwrap();
+    let traced = std::sync::atomic::AtomicUsize::new(0);
     let results: Vec<(String, Result<usize, String>)> = files
         .par_iter()
         .map(|path| {
             let name = path.strip_prefix(common::repo().join("fixtures/co")).unwrap().display().to_string();
             let data = std::fs::read(path).unwrap();
-            let out = instrument(&data);
+            let out = instrument_passes(&data, &["count-blocks", "count-kernel", "trace-memory"]);
             let declined: u64 = out.stats.iter().flat_map(|s| s.declined.values()).sum();
             let check = || -> Result<usize, String> {
                 if let Some(r) = &out.refused {
@@ -82,6 +87,7 @@ fn every_fixture_is_instrumented_verified_and_clean() {
                 if map.probes.is_empty() || map.address % 0x1000 != 0 {
                     return Err("empty map or unaligned counters".into());
                 }
+                traced.fetch_add(map.trace.as_ref().map_or(0, |t| t.instructions.len()), std::sync::atomic::Ordering::Relaxed);
                 Ok(map.probes.len())
             };
             let result = check();
@@ -95,6 +101,8 @@ fn every_fixture_is_instrumented_verified_and_clean() {
         let probes: usize = results.iter().filter(|(n, _)| n.starts_with(&format!("{target}/"))).filter_map(|(_, r)| r.as_ref().ok()).sum();
         assert!(probes > 100, "{target}: only {probes} probes placed");
     }
+    let traced = traced.into_inner();
+    assert!(traced > 1000, "trace-memory probed only {traced} instructions over every fixture");
 }
 
 /// A deterministic byte stream (xorshift), for the kernels' inputs.
@@ -110,6 +118,25 @@ fn random(len: usize, seed: u64) -> Vec<u8> {
         .collect()
 }
 
+/// The `emu_int` kernels the emulator tests run: (kernel, grid, block, buffers (random?,
+/// bytes), a by-value argument).
+type Spec = (&'static str, u32, u32, &'static [(bool, usize)], Option<u32>);
+const CASES: &[Spec] = &[
+    ("int_mix", 200, 64, &[(false, 800), (true, 800), (true, 800)], Some(200)),
+    ("int_branchy", 256, 64, &[(false, 1024), (true, 1024)], None),
+    ("lds_reverse", 256, 64, &[(false, 1024), (true, 1024)], None),
+    ("atomic_hist", 256, 64, &[(false, 64), (true, 1024)], None),
+    ("call_helper", 128, 64, &[(false, 512), (true, 512)], None),
+];
+
+fn case_args(&(_, grid, block, buffers, value): &Spec) -> (Vec<Arg>, Dispatch) {
+    let mut args: Vec<Arg> = buffers.iter().enumerate().map(|(i, &(rnd, n))| Arg::Buffer(if rnd { random(n, i as u64 + 7) } else { vec![0; n] })).collect();
+    if let Some(v) = value {
+        args.push(Arg::Value(v.to_le_bytes().to_vec()));
+    }
+    (args, Dispatch { grid: [grid, 1, 1], block: [block, 1, 1] })
+}
+
 /// Runs each case of `emu_int` on gfx1100 and gfx90a (O2, O0) original and instrumented: the
 /// buffers are the same; every probe's counters equal the emulator's own count at the probed
 /// instruction; and the counts `counters` solves for every block from the spanning-tree probes
@@ -118,15 +145,6 @@ fn random(len: usize, seed: u64) -> Vec<u8> {
 /// (the table in docs/instrumentation.md: `cargo test --test instrument emulated -- --nocapture`).
 #[test]
 fn emulated_counters_equal_the_emulators_own_counts() {
-    // (kernel, grid, block, args): buffers Zeros(n) / Random(n), values as bytes.
-    type Spec = (&'static str, u32, u32, &'static [(bool, usize)], Option<u32>);
-    const CASES: &[Spec] = &[
-        ("int_mix", 200, 64, &[(false, 800), (true, 800), (true, 800)], Some(200)),
-        ("int_branchy", 256, 64, &[(false, 1024), (true, 1024)], None),
-        ("lds_reverse", 256, 64, &[(false, 1024), (true, 1024)], None),
-        ("atomic_hist", 256, 64, &[(false, 64), (true, 1024)], None),
-        ("call_helper", 128, 64, &[(false, 512), (true, 512)], None),
-    ];
     let mut runs = 0;
     let mut table = String::from("| target | kernel | executed | every block | spanning tree | probes (every / tree) |\n|---|---|---|---|---|---|\n");
     let (mut every_total, mut tree_total) = (0u64, 0u64);
@@ -143,12 +161,9 @@ fn emulated_counters_equal_the_emulators_own_counts() {
                 }
                 panic!("{target} {opt}: not instrumented: {:?}", tree.stats);
             };
-            for &(kernel, grid, block, buffers, value) in CASES {
-                let mut args: Vec<Arg> = buffers.iter().enumerate().map(|(i, &(rnd, n))| Arg::Buffer(if rnd { random(n, i as u64 + 7) } else { vec![0; n] })).collect();
-                if let Some(v) = value {
-                    args.push(Arg::Value(v.to_le_bytes().to_vec()));
-                }
-                let dispatch = Dispatch { grid: [grid, 1, 1], block: [block, 1, 1] };
+            for case in CASES {
+                let kernel = case.0;
+                let (args, dispatch) = case_args(case);
                 let options = emu::Options { count_addresses: true, ..emu::Options::default() };
                 let before = emu::run(&original, kernel, &dispatch, &args, &options).unwrap_or_else(|e| panic!("{target} {opt} original: {e}"));
                 let own = |at: u64| before.by_address.get(&at).copied().unwrap_or_default();
@@ -175,6 +190,7 @@ fn emulated_counters_equal_the_emulators_own_counts() {
                                 let at = p.block + p.block_bytes - 4;
                                 (at, (own(at).waves, own(at).lanes))
                             }
+                            ProbeKind::TraceMemory => unreachable!("count-blocks and count-kernel only"),
                         };
                         let got = (counter(p.first_counter), counter(p.first_counter + 1));
                         assert_eq!(got, expected, "{target} {opt} {kernel} {how}: {:?} probe of {} in block {:#x} at {at:#x}", p.kind, p.function, p.block);
@@ -215,6 +231,49 @@ fn emulated_counters_equal_the_emulators_own_counts() {
     assert!(runs >= 3 * CASES.len(), "only {runs} instrumented runs");
 }
 
+/// `trace-memory` in the emulator, on gfx1100 and gfx90a (O2, O0): the instrumented kernels
+/// leave every buffer as the originals do, and the ring holds, in order, one record per global
+/// or flat memory instruction the original executed with EXEC != 0 (the emulator's own record:
+/// instruction, first active lane's address, EXEC), none lost, none extra.
+#[test]
+fn emulated_trace_equals_the_emulators_own_accesses() {
+    let mut compared = 0usize;
+    for target in ["gfx1100", "gfx90a"] {
+        for opt in ["O2", "O0"] {
+            let path = common::repo().join(format!("fixtures/co/{target}/emu_int.{opt}.co"));
+            let original = std::fs::read(&path).unwrap();
+            let out = instrument_passes(&original, &["trace-memory"]);
+            assert!(out.refused.is_none(), "{target} {opt}: {:?}", out.refused);
+            let Some(map) = out.counters.as_ref() else {
+                // gfx90a O0: no free aligned VGPR pair (DECLINED_ON).
+                assert_eq!((target, opt), ("gfx90a", "O0"), "not instrumented: {:?}", out.stats);
+                continue;
+            };
+            let ring = map.trace.as_ref().expect("a trace ring in the map");
+            for case in CASES {
+                let kernel = case.0;
+                let (args, dispatch) = case_args(case);
+                let options = emu::Options { record_memory: true, ..emu::Options::default() };
+                let before = emu::run(&original, kernel, &dispatch, &args, &options).unwrap_or_else(|e| panic!("{target} {opt} original: {e}"));
+                let options = emu::Options { read_symbols: vec!["__gfxpatch_counters".into()], ..emu::Options::default() };
+                let after = emu::run(out.bytes.as_ref().unwrap(), kernel, &dispatch, &args, &options).unwrap_or_else(|e| panic!("{target} {opt} trace-memory: {e}"));
+                assert_eq!(before.buffers, after.buffers, "{target} {opt} {kernel}: the instrumented kernel computes something else");
+                let read = gfxpatch::pass::instrument::trace::read_ring(&after.symbols[0], ring.header, ring.records).unwrap();
+                assert!(read.appended < ring.records && read.lost.is_empty(), "{target} {opt} {kernel}: {} appended, lost {:?}", read.appended, read.lost);
+                let offset = |id: u32| ring.instructions.iter().find(|i| i.id == id).unwrap_or_else(|| panic!("{target} {opt} {kernel}: record of {id:#x}, not in the map")).offset;
+                let ours: Vec<(u64, u64, u64)> = read.records.iter().map(|r| (u64::from(r.id), r.address(offset(r.id)), r.exec)).collect();
+                let theirs: Vec<(u64, u64, u64)> = before.memory.iter().map(|m| (m.at, m.address, m.exec)).collect();
+                assert!(!theirs.is_empty(), "{target} {opt} {kernel}: no memory access to compare");
+                if let Some(i) = (0..ours.len().max(theirs.len())).find(|&i| ours.get(i) != theirs.get(i)) {
+                    panic!("{target} {opt} {kernel}: record {i} of {} (emulator {}): ours {:x?}, the emulator's {:x?}", ours.len(), theirs.len(), ours.get(i), theirs.get(i));
+                }
+                compared += ours.len();
+            }
+        }
+    }
+    assert!(compared > 1000, "only {compared} records compared");
+}
+
 /// `gfxpatch instrument` writes the object and its map; `gfxpatch counters` reads a dump of
 /// the counters after an (emulated) run: the waves started equal the waves the grid has, every
 /// wave ended, and `--dot` draws the kernel's blocks.
@@ -251,6 +310,29 @@ fn instrument_and_counters_commands() {
     let r = common::gfxpatch(&["counters", map_path.to_str().unwrap(), dump.to_str().unwrap(), "--dot", "int_branchy"]);
     let dot = String::from_utf8_lossy(&r.stdout);
     assert!(r.status.success() && dot.starts_with("digraph \"int_branchy\"") && dot.contains(" -> "), "{dot}");
+
+    // trace-memory, with --jobs and --report as `rewrite` takes them: the records print in
+    // order, each naming its kernel, instruction, address and EXEC.
+    let traced = dir.path().join("t.co");
+    let report = dir.path().join("report.json");
+    let r = common::gfxpatch(&["instrument", input.to_str().unwrap(), "-o", traced.to_str().unwrap(), "--probe", "trace-memory,count-kernel", "--jobs", "1", "--report", report.to_str().unwrap()]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    assert!(report["passes"].as_array().unwrap().iter().any(|p| p["name"] == "trace-memory" && p["applied"].as_u64().unwrap() > 0), "{report}");
+    let run = emu::run(&std::fs::read(&traced).unwrap(), "int_branchy", &Dispatch { grid: [256, 1, 1], block: [64, 1, 1] }, &args, &options).unwrap();
+    std::fs::write(&dump, &run.symbols[0]).unwrap();
+    let map_path = dir.path().join("t.co.map.json");
+    let r = common::gfxpatch(&["counters", map_path.to_str().unwrap(), dump.to_str().unwrap(), "--trace", "--json"]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let t: serde_json::Value = serde_json::from_slice(&r.stdout).unwrap();
+    let records = t["records"].as_array().unwrap();
+    assert!(!records.is_empty() && t["wraps"] == 0 && t["appended"].as_u64() == Some(records.len() as u64), "{t}");
+    let indexes: Vec<u64> = records.iter().map(|r| r["index"].as_u64().unwrap()).collect();
+    assert!(indexes.windows(2).all(|w| w[1] == w[0] + 1) && indexes[0] == 0);
+    assert!(records.iter().all(|r| r["function"] == "int_branchy" && r["text"].as_str().unwrap().starts_with("global_") && r["exec"].as_u64().unwrap() != 0));
+    let r = common::gfxpatch(&["counters", map_path.to_str().unwrap(), dump.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&r.stdout);
+    assert!(r.status.success() && text.contains("waves started 8, ended 8") && text.contains(&format!("trace: {} records appended", records.len())), "{text}");
 }
 
 /// Regression: the summary printed "SGPRs None -> None" for GFX10+ kernels (whose waves get

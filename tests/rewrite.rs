@@ -241,7 +241,7 @@ fn print_after_shows_the_inserted_instructions() {
     assert_eq!(text.matches("+ s_nop 0").count(), 6, "{text}");
     let o = gfxpatch(&["rewrite", fixture("handwritten.asm.co").to_str().unwrap(), "-o", out.to_str().unwrap(), "--passes", "no-such-pass"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("unknown pass \"no-such-pass\" (known: insert-nops, remove-nops, peephole, count-blocks, count-every-block, count-kernel)"));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("unknown pass \"no-such-pass\" (known: insert-nops, remove-nops, peephole, count-blocks, count-every-block, count-kernel, trace-memory)"));
 }
 
 /// A copy of a DWARF fixture whose first FDE starts two bytes into a function: an address no

@@ -37,6 +37,71 @@ pub struct CountersArgs {
     /// Write this function's CFG with block heat as Graphviz (to stdout) instead of the summary.
     #[arg(long)]
     dot: Option<String>,
+    /// Print only the trace-memory records (with --json: as JSON).
+    #[arg(long)]
+    trace: bool,
+}
+
+/// The trace ring of a dump, decoded with the map: every record still held, oldest first.
+#[derive(Debug, Serialize)]
+pub struct Trace {
+    /// Records ever appended; the ring holds the last `capacity` of them.
+    pub appended: u64,
+    pub capacity: u64,
+    /// Times the ring wrapped (`appended / capacity`): the oldest `appended - capacity` records
+    /// were overwritten.
+    pub wraps: u64,
+    /// Indexes whose slot a record of an earlier lap overwrote late (a slow wave): lost.
+    pub lost: Vec<u64>,
+    pub records: Vec<TraceRecord>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct TraceRecord {
+    /// Position among every record appended.
+    pub index: u64,
+    pub function: String,
+    /// The instruction's address in the input code object, and its text.
+    pub instruction: u64,
+    pub text: String,
+    /// The first active lane's address.
+    pub address: u64,
+    pub exec: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+}
+
+/// Decodes the trace ring of `dump` with `map`; `None` if the object traced nothing. A record
+/// naming an instruction the map does not list is an error (a dump of another object).
+pub fn trace(map: &ObjectMap, dump: &[u8]) -> anyhow::Result<Option<Trace>> {
+    let Some(t) = &map.trace else { return Ok(None) };
+    let ring = crate::pass::instrument::trace::read_ring(dump, t.header, t.records).map_err(anyhow::Error::msg)?;
+    let mut records = Vec::with_capacity(ring.records.len());
+    for r in &ring.records {
+        let Ok(i) = t.instructions.binary_search_by_key(&r.id, |i| i.id) else {
+            bail!("trace record {} names instruction {:#x}, which the map does not list: is the dump of this map's object?", r.index, r.id);
+        };
+        let ins = &t.instructions[i];
+        records.push(TraceRecord { index: r.index, function: ins.function.clone(), instruction: u64::from(r.id), text: ins.text.clone(), address: r.address(ins.offset), exec: r.exec, source: ins.source.clone() });
+    }
+    Ok(Some(Trace { appended: ring.appended, capacity: t.records, wraps: ring.wraps, lost: ring.lost, records }))
+}
+
+/// The trace as text: a line per record, oldest first, after what wrapped or was lost.
+pub fn trace_text(t: &Trace) -> String {
+    let mut out = format!("trace: {} records appended to a ring of {}", t.appended, t.capacity);
+    if t.wraps > 0 {
+        let _ = write!(out, "; it wrapped {} times: the oldest {} records were overwritten", t.wraps, t.appended - t.capacity);
+    }
+    out.push('\n');
+    if !t.lost.is_empty() {
+        let _ = writeln!(out, "  {} records lost (their slot holds a record of an earlier lap, written late): indexes {:?}", t.lost.len(), t.lost);
+    }
+    for r in &t.records {
+        let at = r.source.as_deref().map(|s| format!("  ({s})")).unwrap_or_default();
+        let _ = writeln!(out, "  #{:<8} {} {:#x}: {}  address {:#x}  exec {:#x}{at}", r.index, r.function, r.instruction, r.text, r.address, r.exec);
+    }
+    out
 }
 
 /// What the counters say about one function.
@@ -94,7 +159,7 @@ pub fn summarise(map: &ObjectMap, dump: &[u8], top: usize) -> anyhow::Result<Vec
                 *f.lanes_started.get_or_insert(0) += lanes;
             }
             ProbeKind::KernelEnd => *f.waves_ended.get_or_insert(0) += waves,
-            ProbeKind::Block | ProbeKind::BlockEnd | ProbeKind::BlockCriticalEdge => {}
+            ProbeKind::Block | ProbeKind::BlockEnd | ProbeKind::BlockCriticalEdge | ProbeKind::TraceMemory => {}
         }
     }
     for (name, blocks) in block_counts(map, dump)? {
@@ -155,6 +220,16 @@ pub fn run(args: &CountersArgs) -> anyhow::Result<()> {
         print!("{}", dot(object, &dump, f)?);
         return Ok(());
     }
+    let traced = trace(object, &dump)?;
+    if args.trace {
+        let Some(t) = &traced else { bail!("the map's object has no trace-memory probes") };
+        if args.json {
+            println!("{}", serde_json::to_string_pretty(t)?);
+        } else {
+            print!("{}", trace_text(t));
+        }
+        return Ok(());
+    }
     let counts = summarise(object, &dump, args.top)?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&counts)?);
@@ -180,6 +255,9 @@ pub fn run(args: &CountersArgs) -> anyhow::Result<()> {
                 let _ = writeln!(out, "    {:#x}{at}: {} instructions, waves {}, lanes {}", b.block, b.instructions, b.waves, b.lanes);
             }
         }
+    }
+    if let Some(t) = &traced {
+        out += &trace_text(t);
     }
     print!("{out}");
     Ok(())

@@ -8,9 +8,9 @@ use std::path::PathBuf;
 use anyhow::{bail, Context as _};
 use serde::Serialize;
 
-use super::rewrite::{rewrite_file, Progress};
+use super::rewrite::{rewrite_file, write_report, Progress};
 use crate::pass::instrument::map::ObjectMap;
-use crate::pass::instrument::{self, CountBlocks, CountKernel, Filter};
+use crate::pass::instrument::{self, CountBlocks, CountKernel, Filter, TraceMemory};
 use crate::pass::Pass;
 use crate::rewrite::Options;
 
@@ -21,8 +21,8 @@ pub struct InstrumentArgs {
     /// Where to write the instrumented file.
     #[arg(short, long)]
     output: PathBuf,
-    /// Probes, in order (comma-separated): count-blocks, count-kernel; count-every-block
-    /// counts what count-blocks does, with a probe in every block.
+    /// Probes, in order (comma-separated): count-blocks, count-kernel, trace-memory;
+    /// count-every-block counts what count-blocks does, with a probe in every block.
     #[arg(long, value_delimiter = ',', required = true)]
     probe: Vec<String>,
     /// Only functions whose (mangled) name this regular expression matches anywhere, as `grep`
@@ -36,6 +36,12 @@ pub struct InstrumentArgs {
     /// Drop DWARF the writer cannot update instead of refusing.
     #[arg(long)]
     strip_debug_on_failure: bool,
+    /// Write the JSON report `rewrite --report` writes (per pass applied/declined, per object).
+    #[arg(long)]
+    report: Option<PathBuf>,
+    /// Instrument this many code objects at once (default: one per CPU).
+    #[arg(short, long)]
+    jobs: Option<usize>,
     /// No summary on stderr.
     #[arg(short, long)]
     quiet: bool,
@@ -74,13 +80,17 @@ pub fn run(args: &InstrumentArgs) -> anyhow::Result<()> {
             instrument::COUNT_BLOCKS => passes.push(Box::leak(Box::new(CountBlocks { filter: filter.clone(), every_block: false }))),
             instrument::COUNT_EVERY_BLOCK => passes.push(Box::leak(Box::new(CountBlocks { filter: filter.clone(), every_block: true }))),
             instrument::COUNT_KERNEL => passes.push(Box::leak(Box::new(CountKernel { filter: filter.clone() }))),
-            "trace-memory" => bail!("--probe trace-memory: not implemented yet (docs/instrumentation.md)"),
-            other => bail!("unknown probe {other:?} (known: count-blocks, count-every-block, count-kernel)"),
+            instrument::TRACE_MEMORY => passes.push(Box::leak(Box::new(TraceMemory { filter: filter.clone() }))),
+            other => bail!("unknown probe {other:?} (known: count-blocks, count-every-block, count-kernel, trace-memory)"),
         }
     }
-    let options = Options { passes, print_after: None, strip_debug_on_failure: args.strip_debug_on_failure };
+    let options = Options { passes: passes.clone(), print_after: None, strip_debug_on_failure: args.strip_debug_on_failure };
     let progress = Progress::new(true);
-    let done = rewrite_file(&args.input, &args.output, &options, false, &progress)?;
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(args.jobs.unwrap_or(0)).build()?;
+    let done = pool.install(|| rewrite_file(&args.input, &args.output, &options, false, &progress))?;
+    if let Some(report) = &args.report {
+        write_report(report, std::slice::from_ref(&done), &passes)?;
+    }
     let objects: Vec<MapObject> = done
         .objects
         .into_iter()

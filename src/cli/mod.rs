@@ -56,7 +56,7 @@ enum Command {
     Emulate(emulate::EmulateArgs),
     /// Run a kernel from two code objects on the same inputs; exit 0 same, 1 different, 2 could not run.
     Check(check::CheckArgs),
-    /// Add probes (count-blocks, count-kernel) and the counters they add to (docs/instrumentation.md).
+    /// Add probes (count-blocks, count-every-block, count-kernel, trace-memory) and the counters they write (docs/instrumentation.md).
     Instrument(instrument::InstrumentArgs),
     /// Read the counters an instrumented run dumped, with the map `instrument` wrote.
     Counters(counters::CountersArgs),

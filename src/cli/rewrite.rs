@@ -88,49 +88,13 @@ pub fn run(args: &RewriteArgs) -> anyhow::Result<()> {
     let options = Options { passes: passes.clone(), print_after: args.print_after.as_deref(), strip_debug_on_failure: args.strip_debug_on_failure };
     let pool = rayon::ThreadPoolBuilder::new().num_threads(args.jobs.unwrap_or(0)).build()?;
     let progress = Progress::new(args.quiet);
-    let several = args.inputs.len() > 1;
     let done: Vec<Done> = pool.install(|| {
         args.inputs.par_iter().zip(&outputs).map(|(input, output)| rewrite_file(input, output, &options, args.explain, &progress)).collect::<anyhow::Result<_>>()
     })?;
     progress.finish();
 
     if let Some(report_path) = &args.report {
-        let outcomes: Vec<&Outcome> = done.iter().flat_map(|d| d.objects.iter().map(|o| &o.outcome)).collect();
-        let totals = rewrite::total_stats(outcomes.iter().copied(), &passes);
-        let report = Report {
-            passes: totals.into_iter().map(|s| PassReport { name: s.name, applied: s.applied, declined: s.declined, rules: s.rules }).collect(),
-            instructions_before: outcomes.iter().map(|o| o.instructions_before).sum(),
-            instructions_after: outcomes.iter().map(|o| o.instructions_written()).sum(),
-            functions_opaque: outcomes.iter().flat_map(|o| o.opaque.iter().cloned()).collect(),
-            refused: done
-                .iter()
-                .flat_map(|d| {
-                    d.objects.iter().enumerate().filter_map(move |(i, o)| {
-                        let file = if several { format!("{}: ", d.path.display()) } else { String::new() };
-                        o.outcome.refused.as_ref().map(|r| format!("{file}code object {i}: {r}"))
-                    })
-                })
-                .collect(),
-            notes: outcomes.iter().flat_map(|o| o.notes.iter().cloned()).collect(),
-            objects: done
-                .iter()
-                .flat_map(|d| {
-                    d.objects.iter().enumerate().map(move |(i, o)| ObjectReport {
-                        input: several.then(|| d.path.display().to_string()),
-                        index: i,
-                        bundle_id: o.bundle_id.clone(),
-                        target: o.outcome.target.clone(),
-                        instructions_before: o.outcome.instructions_before,
-                        instructions_after: o.outcome.instructions_written(),
-                        applied: o.outcome.applied(),
-                        declined: o.outcome.declined(),
-                        refused: o.outcome.refused.clone(),
-                    })
-                })
-                .collect(),
-        };
-        let json = serde_json::to_string_pretty(&report)?;
-        std::fs::write(report_path, json + "\n").with_context(|| report_path.display().to_string())?;
+        write_report(report_path, &done, &passes)?;
     }
     for d in &done {
         for (i, o) in d.objects.iter().enumerate() {
@@ -143,6 +107,49 @@ pub fn run(args: &RewriteArgs) -> anyhow::Result<()> {
     if !args.quiet && objects > 1 {
         eprint!("{}", summary(&done));
     }
+    Ok(())
+}
+
+/// Writes the JSON report of `--report`: per pass applied/declined counts, instruction counts,
+/// opaque functions, refusals, and one entry per code object (`instrument --report` too).
+pub(super) fn write_report(report_path: &Path, done: &[Done], passes: &[&'static dyn Pass]) -> anyhow::Result<()> {
+    let several = done.len() > 1;
+    let outcomes: Vec<&Outcome> = done.iter().flat_map(|d| d.objects.iter().map(|o| &o.outcome)).collect();
+    let totals = rewrite::total_stats(outcomes.iter().copied(), passes);
+    let report = Report {
+        passes: totals.into_iter().map(|s| PassReport { name: s.name, applied: s.applied, declined: s.declined, rules: s.rules }).collect(),
+        instructions_before: outcomes.iter().map(|o| o.instructions_before).sum(),
+        instructions_after: outcomes.iter().map(|o| o.instructions_written()).sum(),
+        functions_opaque: outcomes.iter().flat_map(|o| o.opaque.iter().cloned()).collect(),
+        refused: done
+            .iter()
+            .flat_map(|d| {
+                d.objects.iter().enumerate().filter_map(move |(i, o)| {
+                    let file = if several { format!("{}: ", d.path.display()) } else { String::new() };
+                    o.outcome.refused.as_ref().map(|r| format!("{file}code object {i}: {r}"))
+                })
+            })
+            .collect(),
+        notes: outcomes.iter().flat_map(|o| o.notes.iter().cloned()).collect(),
+        objects: done
+            .iter()
+            .flat_map(|d| {
+                d.objects.iter().enumerate().map(move |(i, o)| ObjectReport {
+                    input: several.then(|| d.path.display().to_string()),
+                    index: i,
+                    bundle_id: o.bundle_id.clone(),
+                    target: o.outcome.target.clone(),
+                    instructions_before: o.outcome.instructions_before,
+                    instructions_after: o.outcome.instructions_written(),
+                    applied: o.outcome.applied(),
+                    declined: o.outcome.declined(),
+                    refused: o.outcome.refused.clone(),
+                })
+            })
+            .collect(),
+    };
+    let json = serde_json::to_string_pretty(&report)?;
+    std::fs::write(report_path, json + "\n").with_context(|| report_path.display().to_string())?;
     Ok(())
 }
 

@@ -130,6 +130,9 @@ pub struct Context<'a> {
     /// Bytes of private memory each work-item has.
     pub private_size: u64,
     pub counts: &'a mut Counts,
+    /// Set by a global or flat memory instruction: its first active lane's address (what
+    /// `Options::record_memory` records).
+    pub first_address: Option<u64>,
 }
 
 fn op<'a>(ops: &'a [Op], name: OperandName) -> Option<&'a Op> {
@@ -580,6 +583,9 @@ fn vector_memory(wave: &mut Wave, ops: &[Op], ctx: &mut Context, space: Space, a
             (_, None, None) => return Err(Fault::new(StopKind::Unimplemented, "a vector memory instruction without an address")),
         };
         let addr = base.wrapping_add(offset as u64);
+        if space != Space::Scratch && ctx.first_address.is_none() {
+            ctx.first_address = Some(addr);
+        }
         let len = u64::from(size) * u64::from(dwords);
         let t = resolve(wave, space, lane, addr, len, ctx).map_err(|mut f| {
             f.lane = Some(lane);

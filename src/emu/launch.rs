@@ -64,11 +64,13 @@ pub struct Options {
     /// Symbols whose bytes to return after the run ([`Outcome::symbols`]), e.g. the counters
     /// of an instrumented object.
     pub read_symbols: Vec<String>,
+    /// Record each global and flat memory access ([`Outcome::memory`]).
+    pub record_memory: bool,
 }
 
 impl Default for Options {
     fn default() -> Options {
-        Options { trace: false, max_instructions: 50_000_000, count_addresses: false, read_symbols: Vec::new() }
+        Options { trace: false, max_instructions: 50_000_000, count_addresses: false, read_symbols: Vec::new(), record_memory: false }
     }
 }
 
@@ -85,6 +87,19 @@ pub struct Outcome {
     pub by_address: std::collections::BTreeMap<u64, AddressCount>,
     /// The bytes of each of `Options::read_symbols` after the run.
     pub symbols: Vec<Vec<u8>>,
+    /// With `Options::record_memory`: each global or flat memory instruction executed with
+    /// EXEC != 0, in the order the waves ran them.
+    pub memory: Vec<MemoryAccess>,
+}
+
+/// One global or flat memory instruction, executed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MemoryAccess {
+    /// The instruction's address in the code object.
+    pub at: u64,
+    /// The first active lane's address.
+    pub address: u64,
+    pub exec: u64,
 }
 
 /// Executions of one instruction address.
@@ -152,6 +167,7 @@ pub fn run(elf: &[u8], kernel: &str, dispatch: &Dispatch, args: &[Arg], options:
     let mut counts = Counts::default();
     let mut trace = Vec::new();
     let mut by_address = std::collections::BTreeMap::new();
+    let mut accesses = Vec::new();
     let fields: std::collections::HashMap<&str, u64> = k.descriptor.fields(generation).into_iter().collect();
     let field = |name: &str| fields.get(name).copied().unwrap_or(0);
     if field("kernarg_preload_spec_length") != 0 {
@@ -209,7 +225,7 @@ pub fn run(elf: &[u8], kernel: &str, dispatch: &Dispatch, args: &[Arg], options:
                 }
                 let mut lds = vec![0u8; lds_size];
                 let traced = options.trace && group_index == 0;
-                run_group(kernel, &mut waves, &mut code, &mut memory, &mut lds, private_size, &mut counts, options, traced.then_some(&mut trace), &mut by_address)?;
+                run_group(kernel, &mut waves, &mut code, &mut memory, &mut lds, private_size, &mut counts, options, traced.then_some(&mut trace), &mut by_address, &mut accesses)?;
                 group_index += 1;
             }
         }
@@ -220,11 +236,11 @@ pub fn run(elf: &[u8], kernel: &str, dispatch: &Dispatch, args: &[Arg], options:
         let s = co.symbols.iter().find(|s| s.name == name.as_str()).ok_or_else(|| setup(kernel, format!("no symbol {name}")))?;
         symbols.push(memory.bytes(map::IMAGE_BASE + s.value, s.size as usize).map_err(|a| setup(kernel, format!("symbol {name}: {a:#x} is not mapped")))?);
     }
-    Ok(Outcome { buffers, counts, trace, by_address, symbols })
+    Ok(Outcome { buffers, counts, trace, by_address, symbols, memory: accesses })
 }
 
 #[allow(clippy::too_many_arguments)]
-fn run_group(kernel: &str, waves: &mut [Wave], code: &mut Code, memory: &mut Memory, lds: &mut [u8], private_size: u64, counts: &mut Counts, options: &Options, mut trace: Option<&mut Vec<String>>, by_address: &mut std::collections::BTreeMap<u64, AddressCount>) -> Result<(), Stop> {
+fn run_group(kernel: &str, waves: &mut [Wave], code: &mut Code, memory: &mut Memory, lds: &mut [u8], private_size: u64, counts: &mut Counts, options: &Options, mut trace: Option<&mut Vec<String>>, by_address: &mut std::collections::BTreeMap<u64, AddressCount>, accesses: &mut Vec<MemoryAccess>) -> Result<(), Stop> {
     let mut executed = vec![0u64; waves.len()];
     loop {
         let mut progressed = false;
@@ -244,8 +260,14 @@ fn run_group(kernel: &str, waves: &mut [Wave], code: &mut Code, memory: &mut Mem
                     c.waves_with_lanes += u64::from(exec != 0);
                     c.lanes += u64::from(exec.count_ones());
                 }
-                let mut ctx = Context { memory, lds, private_size, counts };
-                exec::step(wave, code, &mut ctx).map_err(|f| stop(kernel, code, memory, pc, f))?;
+                let exec_before = wave.exec();
+                let mut ctx = Context { memory, lds, private_size, counts, first_address: None };
+                let stepped = exec::step(wave, code, &mut ctx);
+                let first_address = ctx.first_address;
+                stepped.map_err(|f| stop(kernel, code, memory, pc, f))?;
+                if options.record_memory && let Some(address) = first_address {
+                    accesses.push(MemoryAccess { at: pc - map::IMAGE_BASE, address, exec: exec_before });
+                }
                 executed[w] += 1;
                 if executed[w] > options.max_instructions {
                     return Err(Stop { kernel: kernel.to_owned(), at: None, lane: None, address: None, kind: StopKind::Limit, message: format!("a wave executed more than {} instructions", options.max_instructions) });

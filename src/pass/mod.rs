@@ -109,13 +109,14 @@ pub trait Pass: Sync {
 
 /// Every pass, in the order they are documented.
 pub fn registry() -> &'static [&'static dyn Pass] {
-    static REGISTRY: [&dyn Pass; 6] = [
+    static REGISTRY: [&dyn Pass; 7] = [
         &InsertNops,
         &RemoveNops,
         &peephole::pass::BUILTIN,
         &instrument::COUNT_BLOCKS_ALL,
         &instrument::COUNT_EVERY_BLOCK_ALL,
         &instrument::COUNT_KERNEL_ALL,
+        &instrument::TRACE_MEMORY_ALL,
     ];
     &REGISTRY
 }

@@ -221,9 +221,9 @@ fn aim(program: &Program, laid: &mut Layout, sites: &[instrument::Site], counter
     use crate::isa::table::OperandName;
     let b = crate::isa::encode::Builder::new(program.target);
     let base = program.text.address;
-    for (i, s) in sites.iter().enumerate() {
+    for s in sites {
         let (getpc_at, _) = laid.inserted[s.getpc];
-        let (lo, hi) = instrument::aim_constants(i, getpc_at, counters);
+        let (lo, hi) = instrument::aim_constants(s, getpc_at, counters);
         for (ordinal, half) in [(s.add_lo, lo), (s.add_hi, hi)] {
             let (at, inst) = laid.inserted[ordinal];
             let aimed = b

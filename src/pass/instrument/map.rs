@@ -29,6 +29,35 @@ pub struct ObjectMap {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub functions: Vec<FunctionBlocks>,
     pub kernels: Vec<KernelRegisters>,
+    /// The trace ring, when `trace-memory` probed any instruction.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<TraceMap>,
+}
+
+/// Where the trace ring is in the counters, and what each record's instruction id names.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct TraceMap {
+    /// Byte offset of its header (the write index, `u64`) into the counters; the records
+    /// follow the header's `header_bytes`.
+    pub header: u64,
+    pub header_bytes: u64,
+    pub records: u64,
+    pub record_bytes: u64,
+    /// Every traced instruction, by address (its id in the records).
+    pub instructions: Vec<TraceInstruction>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct TraceInstruction {
+    /// The instruction's address in the input code object: the records' instruction id.
+    pub id: u32,
+    pub function: String,
+    pub text: String,
+    /// Its immediate offset, which the reader adds to the record's base.
+    pub offset: i64,
+    /// `file:line` from `.debug_line`, where present.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub source: Option<String>,
 }
 
 /// The blocks of one instrumented function, in address order.
@@ -139,12 +168,12 @@ pub fn object_map(object: &CodeObject<'_>, program: &Program, before: &Program, 
     let original_bytes = |block: &crate::ir::Block| -> u64 { block.nodes.iter().filter(|n| !matches!(n.origin, Origin::Inserted { .. })).map(|n| n.inst.len() as u64).sum() };
     let probes = sites
         .iter()
-        .enumerate()
-        .map(|(i, s)| {
+        .filter(|s| s.kind != ProbeKind::TraceMemory)
+        .map(|s| {
             let f = &before.functions[s.function];
             let block = &f.blocks[s.block];
             ProbeEntry {
-                first_counter: i as u64 * COUNTERS_PER_PROBE,
+                first_counter: s.offset / 8,
                 kind: s.kind,
                 function: f.name.clone(),
                 function_kind: match f.kind {
@@ -225,7 +254,28 @@ pub fn object_map(object: &CodeObject<'_>, program: &Program, before: &Program, 
             })
         })
         .collect();
-    ObjectMap { target: object.target.to_string(), symbol: SYMBOL.into(), address, bytes, counters_per_probe: COUNTERS_PER_PROBE, probes, functions, kernels }
+    let trace = trace_map(sites, before, &lines);
+    ObjectMap { target: object.target.to_string(), symbol: SYMBOL.into(), address, bytes, counters_per_probe: COUNTERS_PER_PROBE, probes, functions, kernels, trace }
+}
+
+/// The ring and its instructions, if any site traces.
+fn trace_map(sites: &[Site], before: &Program, lines: &super::lines::LineTable) -> Option<TraceMap> {
+    let header = sites.iter().find(|s| s.kind == ProbeKind::TraceMemory)?.offset;
+    let target = &before.target;
+    let mut instructions: Vec<TraceInstruction> = sites
+        .iter()
+        .filter(|s| s.kind == ProbeKind::TraceMemory)
+        .filter_map(|s| {
+            let at = s.traced?;
+            let f = &before.functions[s.function];
+            let node = f.blocks[s.block].nodes.iter().find(|n| n.origin.input_address() == Some(at))?;
+            let traced = super::trace::traced(&node.inst, target, at as u32)?;
+            Some(TraceInstruction { id: at as u32, function: f.name.clone(), text: crate::isa::print::print(&node.inst, target, at), offset: traced.offset, source: lines.block(at, node.inst.len() as u64) })
+        })
+        .collect();
+    instructions.sort_by_key(|i| i.id);
+    instructions.dedup_by_key(|i| i.id);
+    Some(TraceMap { header, header_bytes: super::trace::HEADER_BYTES, records: super::trace::RECORDS, record_bytes: super::trace::RECORD_BYTES, instructions })
 }
 
 /// One block's counts, measured or solved.

@@ -16,6 +16,7 @@ pub mod flow;
 pub mod lines;
 pub mod map;
 pub mod probe;
+pub mod trace;
 
 use crate::ir::liveness::{self, access, unit, Liveness, RegSet};
 use crate::ir::{Flow, Function, FunctionKind, InstRef, Origin, Program};
@@ -30,6 +31,7 @@ use probe::{Lanes, PLACEHOLDER};
 pub const COUNT_BLOCKS: &str = "count-blocks";
 pub const COUNT_EVERY_BLOCK: &str = "count-every-block";
 pub const COUNT_KERNEL: &str = "count-kernel";
+pub const TRACE_MEMORY: &str = "trace-memory";
 /// The symbol of the counters, as `hipModuleGetGlobal` looks it up.
 pub const SYMBOL: &str = "__gfxpatch_counters";
 /// Counters per probe (two `u64`: waves and lanes).
@@ -37,7 +39,7 @@ pub const COUNTERS_PER_PROBE: u64 = 2;
 
 /// True for the passes whose probes [`aim_constants`] and [`check`] handle.
 pub fn is_probe_pass(name: &str) -> bool {
-    name == COUNT_BLOCKS || name == COUNT_EVERY_BLOCK || name == COUNT_KERNEL
+    name == COUNT_BLOCKS || name == COUNT_EVERY_BLOCK || name == COUNT_KERNEL || name == TRACE_MEMORY
 }
 
 /// What a probe counts; the tag travels in the high add's placeholder until [`aim_constants`].
@@ -56,6 +58,8 @@ pub enum ProbeKind {
     KernelStart,
     /// Before an `s_endpgm`: [waves ended here, lanes active at the end].
     KernelEnd,
+    /// Before a global or flat memory instruction: a record in the trace ring ([`trace`]).
+    TraceMemory,
 }
 
 impl ProbeKind {
@@ -66,11 +70,12 @@ impl ProbeKind {
             ProbeKind::KernelEnd => 2,
             ProbeKind::BlockEnd => 3,
             ProbeKind::BlockCriticalEdge => 4,
+            ProbeKind::TraceMemory => 5,
         }
     }
 
     fn from_tag(t: u32) -> Option<ProbeKind> {
-        [ProbeKind::Block, ProbeKind::KernelStart, ProbeKind::KernelEnd, ProbeKind::BlockEnd, ProbeKind::BlockCriticalEdge].into_iter().find(|k| k.tag() == t)
+        [ProbeKind::Block, ProbeKind::KernelStart, ProbeKind::KernelEnd, ProbeKind::BlockEnd, ProbeKind::BlockCriticalEdge, ProbeKind::TraceMemory].into_iter().find(|k| k.tag() == t)
     }
 
     /// A `count-blocks` / `count-every-block` probe (the flow solver's measurements).
@@ -114,9 +119,25 @@ pub struct CountKernel {
     pub filter: Filter,
 }
 
+/// `trace-memory`: a probe before each global and flat memory instruction that appends a
+/// record to the trace ring ([`trace`]).
+pub struct TraceMemory {
+    pub filter: Filter,
+}
+
+/// What a probe does at its point.
+#[derive(Clone, Copy, Debug)]
+enum Probe {
+    /// Adds to its two counters, in the lowest active lane or in lane 0 ([`probe::sequence`]).
+    Count(Lanes),
+    /// Appends a record of the instruction it stands before ([`trace::sequence`]).
+    Trace(trace::Traced),
+}
+
 pub static COUNT_BLOCKS_ALL: CountBlocks = CountBlocks { filter: Filter { regex: None }, every_block: false };
 pub static COUNT_EVERY_BLOCK_ALL: CountBlocks = CountBlocks { filter: Filter { regex: None }, every_block: true };
 pub static COUNT_KERNEL_ALL: CountKernel = CountKernel { filter: Filter { regex: None } };
+pub static TRACE_MEMORY_ALL: TraceMemory = TraceMemory { filter: Filter { regex: None } };
 
 impl Pass for CountBlocks {
     fn name(&self) -> &'static str {
@@ -139,16 +160,16 @@ impl Pass for CountBlocks {
         // An empty block (none come from the decoder) has no start to probe: every block.
         let every = self.every_block || function.blocks.iter().any(|b| b.nodes.is_empty());
         let placement = if every { flow::every_block(&blocks) } else { flow::place(&blocks, &end_ok(function, ctx.target)) };
-        let places: Vec<(InstRef, ProbeKind, Lanes)> = placement
+        let places: Vec<(InstRef, ProbeKind, Probe)> = placement
             .points
             .iter()
             .filter(|&&(p, _)| !matches!(p, flow::Point::Start(b) if function.blocks[b].nodes.is_empty()))
             .map(|&(p, why)| match p {
                 flow::Point::Start(b) => {
                     let kind = if why == flow::Reason::CriticalEdge { ProbeKind::BlockCriticalEdge } else { ProbeKind::Block };
-                    (InstRef { block: b, index: 0 }, kind, Lanes::LowestActive)
+                    (InstRef { block: b, index: 0 }, kind, Probe::Count(Lanes::LowestActive))
                 }
-                flow::Point::End(b) => (InstRef { block: b, index: function.blocks[b].nodes.len() - 1 }, ProbeKind::BlockEnd, Lanes::LowestActive),
+                flow::Point::End(b) => (InstRef { block: b, index: function.blocks[b].nodes.len() - 1 }, ProbeKind::BlockEnd, Probe::Count(Lanes::LowestActive)),
             })
             .collect();
         instrument(function, ctx, stats, self.name(), &places);
@@ -229,16 +250,73 @@ impl Pass for CountKernel {
             stats.decline("kernel entry is no block start");
             return;
         };
-        let mut places = vec![(InstRef { block: entry, index: 0 }, ProbeKind::KernelStart, Lanes::LowestActive)];
+        let mut places = vec![(InstRef { block: entry, index: 0 }, ProbeKind::KernelStart, Probe::Count(Lanes::LowestActive))];
         for (b, block) in function.blocks.iter().enumerate() {
             if let Some(last) = block.nodes.last()
                 && last.flow == Flow::End
             {
-                places.push((InstRef { block: b, index: block.nodes.len() - 1 }, ProbeKind::KernelEnd, Lanes::LaneZero));
+                places.push((InstRef { block: b, index: block.nodes.len() - 1 }, ProbeKind::KernelEnd, Probe::Count(Lanes::LaneZero)));
             }
         }
         instrument(function, ctx, stats, COUNT_KERNEL, &places);
     }
+}
+
+impl Pass for TraceMemory {
+    fn name(&self) -> &'static str {
+        TRACE_MEMORY
+    }
+
+    fn description(&self) -> &'static str {
+        "append a record (instruction, first active lane's address, EXEC) per global/flat memory instruction to a ring in __gfxpatch_counters"
+    }
+
+    fn run(&self, function: &mut Function, ctx: &Ctx<'_>, stats: &mut PassStats) {
+        if !self.filter.matches(&function.name) {
+            return;
+        }
+        match trace_points(function, ctx.target) {
+            Ok(places) if places.is_empty() => {}
+            Ok(places) => instrument(function, ctx, stats, TRACE_MEMORY, &places),
+            Err(why) => stats.decline(why),
+        }
+    }
+}
+
+/// Where `trace-memory` probes `function`: before each global or flat memory instruction (not
+/// an inserted one). On GFX11+ the probe goes before the `s_delay_alu`s right before the
+/// instruction, so that each still describes the instruction it was written for; a delay whose
+/// second wait hangs on an instruction after the probe point (`instskip`) would then name a
+/// probe instruction instead: `Err`, the function is left alone.
+fn trace_points(function: &Function, target: &Target) -> Result<Vec<(InstRef, ProbeKind, Probe)>, &'static str> {
+    let delays = target.generation() >= crate::isa::processor::Generation::Gfx11;
+    let mut places = Vec::new();
+    for (b, block) in function.blocks.iter().enumerate() {
+        for (i, node) in block.nodes.iter().enumerate() {
+            if is_probe_node(function, node) {
+                continue;
+            }
+            let Some(address) = node.origin.input_address() else { continue };
+            let Ok(id) = u32::try_from(address) else { return Err("a memory instruction's address does not fit the record's 32-bit id") };
+            let Some(traced) = trace::traced(&node.inst, target, id) else { continue };
+            let mut at = i;
+            if delays {
+                while at > 0 && crate::ir::delay::delay_of(&block.nodes[at - 1].inst).is_some() {
+                    at -= 1;
+                }
+                for (j, d) in block.nodes[..at].iter().enumerate() {
+                    let Some(delay) = crate::ir::delay::delay_of(&d.inst) else { continue };
+                    let (skip, second) = (usize::from((delay >> 4) & 7), (delay >> 7) & 15);
+                    let first_target = j + 1;
+                    if second != 0 && first_target < at && at <= first_target + skip {
+                        return Err("an s_delay_alu's second wait spans a memory instruction (the probe would take it)");
+                    }
+                }
+            }
+            places.push((InstRef { block: b, index: at }, ProbeKind::TraceMemory, Probe::Trace(traced)));
+        }
+    }
+    Ok(places)
 }
 
 /// The registers from which on no function of the program names any: nothing can read them
@@ -356,7 +434,7 @@ fn limits(function: &Function, target: &Target) -> probe::Limits {
 
 /// Plans every probe of `function` first and inserts them only if all can be placed: a function
 /// is instrumented whole or not at all (a partial block count would mislead).
-fn instrument(function: &mut Function, ctx: &Ctx<'_>, stats: &mut PassStats, pass: &'static str, places: &[(InstRef, ProbeKind, Lanes)]) {
+fn instrument(function: &mut Function, ctx: &Ctx<'_>, stats: &mut PassStats, pass: &'static str, places: &[(InstRef, ProbeKind, Probe)]) {
     if let Err(why) = probe::supported(ctx.target) {
         stats.decline(why);
         return;
@@ -368,7 +446,7 @@ fn instrument(function: &mut Function, ctx: &Ctx<'_>, stats: &mut PassStats, pas
     let live = Liveness::compute(function, ctx.target);
     let limits = limits(function, ctx.target);
     let mut planned = Vec::with_capacity(places.len());
-    for &(at, kind, lanes) in places {
+    for &(at, kind, probe) in places {
         let l = ctx.unnamed.prune(&live.live_before(function, ctx.target, at.block, at.index));
         let regs = match probe::scavenge(&l, ctx.target.wave64, l.contains(unit::SCC), limits) {
             Ok(r) => r,
@@ -377,12 +455,15 @@ fn instrument(function: &mut Function, ctx: &Ctx<'_>, stats: &mut PassStats, pas
                 return;
             }
         };
-        let built = probe::sequence(&mut ctx.builder.borrow_mut(), regs, lanes);
-        match built {
-            Ok(mut seq) => {
+        let built = match probe {
+            Probe::Count(lanes) => probe::sequence(&mut ctx.builder.borrow_mut(), regs, lanes).map(|mut seq| {
                 tag_probe(&ctx.builder.borrow(), &mut seq, kind);
-                planned.push((at, seq));
-            }
+                seq
+            }),
+            Probe::Trace(traced) => trace::sequence(&mut ctx.builder.borrow_mut(), regs, traced, kind.tag()),
+        };
+        match built {
+            Ok(seq) => planned.push((at, seq)),
             Err(why) => {
                 stats.decline(&why);
                 return;
@@ -436,18 +517,54 @@ pub struct Site {
     /// Positions of its two adds (same numbering).
     pub add_lo: usize,
     pub add_hi: usize,
+    /// Byte offset into `__gfxpatch_counters` of what it adds to: its two counters, or (a
+    /// trace probe) the ring's header ([`Counters`]).
+    pub offset: u64,
+    /// A trace probe: the input address of the instruction it records.
+    pub traced: Option<u64>,
 }
 
-/// Every probe, in program order; its counters are `COUNTERS_PER_PROBE * i ..` for the i-th.
+/// How `__gfxpatch_counters` is laid out: two `u64` per counting probe, in [`sites`] order,
+/// then, if any trace probe exists, the trace ring (64-byte aligned: its header, the write
+/// index, then [`trace::RECORDS`] records of [`trace::RECORD_BYTES`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Counters {
+    pub counting_probes: u64,
+    pub trace_header: Option<u64>,
+    pub bytes: u64,
+}
+
+impl Counters {
+    pub fn of(sites: &[Site]) -> Counters {
+        let counting_probes = sites.iter().filter(|s| s.kind != ProbeKind::TraceMemory).count() as u64;
+        let counts = counting_probes * COUNTERS_PER_PROBE * 8;
+        if sites.iter().any(|s| s.kind == ProbeKind::TraceMemory) {
+            let header = counts.next_multiple_of(trace::HEADER_BYTES);
+            Counters { counting_probes, trace_header: Some(header), bytes: header + trace::HEADER_BYTES + trace::RECORDS * trace::RECORD_BYTES }
+        } else {
+            Counters { counting_probes, trace_header: None, bytes: counts.max(8) }
+        }
+    }
+}
+
+/// Every probe, in program order; the k-th counting probe's counters are
+/// `COUNTERS_PER_PROBE * k ..`, every trace probe aims at the ring ([`Counters`]).
 pub fn sites(program: &Program) -> Vec<Site> {
     let target = &program.target;
-    let mut out = Vec::new();
+    let mut out: Vec<Site> = Vec::new();
     let mut ordinal = 0usize;
     for (fi, f) in program.functions.iter().enumerate() {
         for (bi, block) in f.blocks.iter().enumerate() {
             let mut open: Option<(usize, Option<usize>)> = None;
+            // A trace probe waits for the next original instruction: the one it records.
+            let mut tracing: Option<usize> = None;
             for node in &block.nodes {
-                let Origin::Inserted { edit } = node.origin else { continue };
+                let Origin::Inserted { edit } = node.origin else {
+                    if let Some(i) = tracing.take_if(|_| node.inst.encoding().is_some_and(|e| crate::isa::info::classify(e).is_some_and(|(f, _)| matches!(f, crate::isa::info::Family::Global | crate::isa::info::Family::Flat)))) {
+                        out[i].traced = node.origin.input_address();
+                    }
+                    continue;
+                };
                 let ours = is_probe_pass(f.edits[edit as usize].pass);
                 let opcode = node.inst.encoding().map(|e| e.opcode);
                 if ours {
@@ -460,7 +577,10 @@ pub fn sites(program: &Program) -> Vec<Site> {
                         }
                         Some(Opcode::S_ADDC_U32) => {
                             if let (Some((getpc, Some(lo))), Some(kind)) = (open, src1_literal(&node.inst, target).and_then(|v| v.checked_sub(PLACEHOLDER)).and_then(ProbeKind::from_tag)) {
-                                out.push(Site { function: fi, block: bi, kind, getpc, add_lo: lo, add_hi: ordinal });
+                                if kind == ProbeKind::TraceMemory {
+                                    tracing = Some(out.len());
+                                }
+                                out.push(Site { function: fi, block: bi, kind, getpc, add_lo: lo, add_hi: ordinal, offset: 0, traced: None });
                                 open = None;
                             }
                         }
@@ -471,18 +591,29 @@ pub fn sites(program: &Program) -> Vec<Site> {
             }
         }
     }
+    let layout = Counters::of(&out);
+    let mut k = 0;
+    for s in &mut out {
+        s.offset = match (s.kind, layout.trace_header) {
+            (ProbeKind::TraceMemory, Some(header)) => header,
+            _ => {
+                k += 1;
+                (k - 1) * COUNTERS_PER_PROBE * 8
+            }
+        };
+    }
     out
 }
 
 /// Bytes of counters `sites` need.
 pub fn counters_bytes(sites: &[Site]) -> u64 {
-    (sites.len() as u64 * COUNTERS_PER_PROBE * 8).max(8)
+    Counters::of(sites).bytes
 }
 
-/// The add constants that aim the probe `i`-th in [`sites`] order, whose `s_getpc_b64` is at
-/// `getpc` in the output, at its counters when `__gfxpatch_counters` is at `counters`.
-pub fn aim_constants(i: usize, getpc: u64, counters: u64) -> (u32, u32) {
-    let target = counters + i as u64 * COUNTERS_PER_PROBE * 8;
+/// The add constants that aim `site`, whose `s_getpc_b64` is at `getpc` in the output, at what
+/// it adds to when `__gfxpatch_counters` is at `counters`.
+pub fn aim_constants(site: &Site, getpc: u64, counters: u64) -> (u32, u32) {
+    let target = counters + site.offset;
     let offset = target.wrapping_sub(getpc + 4);
     (offset as u32, (offset >> 32) as u32)
 }
