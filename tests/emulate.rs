@@ -533,7 +533,7 @@ fn run_one(mcpu: &str, mattr: &str, text: &str, setup: impl FnOnce(&mut emu::wav
     let mut code_cache = Code::new(target);
     let mut counts = Counts::default();
     let mut lds = [0u8; 0];
-    let mut ctx = Context { memory: &mut memory, lds: &mut lds, private_size: 0, counts: &mut counts };
+    let mut ctx = Context { memory: &mut memory, lds: &mut lds, private_size: 0, counts: &mut counts, first_address: None };
     while wave.pc < base + code.len() as u64 {
         step(&mut wave, &mut code_cache, &mut ctx).map_err(|f| f.message)?;
     }
