@@ -456,10 +456,15 @@ fn instrument(function: &mut Function, ctx: &Ctx<'_>, stats: &mut PassStats, pas
             }
         };
         let built = match probe {
-            Probe::Count(lanes) => probe::sequence(&mut ctx.builder.borrow_mut(), regs, lanes).map(|mut seq| {
-                tag_probe(&ctx.builder.borrow(), &mut seq, kind);
-                seq
-            }),
+            Probe::Count(lanes) => {
+                // Two statements: the builder's mutable borrow must end before `tag_probe`
+                // borrows it again (as one expression the temporary lived on and panicked).
+                let sequence = probe::sequence(&mut ctx.builder.borrow_mut(), regs, lanes);
+                sequence.map(|mut seq| {
+                    tag_probe(&ctx.builder.borrow(), &mut seq, kind);
+                    seq
+                })
+            }
             Probe::Trace(traced) => trace::sequence(&mut ctx.builder.borrow_mut(), regs, traced, kind.tag()),
         };
         match built {
