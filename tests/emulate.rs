@@ -330,20 +330,7 @@ fn patch_entry(elf: &[u8], kernel: &str, bytes: &[u8]) -> Vec<u8> {
 
 /// The encoding of one instruction, from llvm-mc-19.
 fn encode(mcpu: &str, text: &str) -> Vec<u8> {
-    let out = Command::new("llvm-mc-19")
-        .args(["-triple=amdgcn-amd-amdhsa", &format!("-mcpu={mcpu}"), "-show-encoding"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .and_then(|mut c| {
-            use std::io::Write as _;
-            c.stdin.take().unwrap().write_all(text.as_bytes())?;
-            c.wait_with_output()
-        })
-        .expect("llvm-mc-19 is required (scripts/setup.sh installs it)");
-    let s = String::from_utf8(out.stdout).unwrap();
-    let enc = s.split("encoding: [").nth(1).unwrap_or_else(|| panic!("no encoding for {text}: {s}"));
-    enc.split(']').next().unwrap().split(',').map(|b| u8::from_str_radix(b.trim().trim_start_matches("0x"), 16).unwrap()).collect()
+    encode_with(mcpu, "", text)
 }
 
 #[test]
@@ -540,13 +527,14 @@ fn run_one(mcpu: &str, mattr: &str, text: &str, setup: impl FnOnce(&mut emu::wav
     Ok(wave)
 }
 
-/// `encode` with `-mattr`.
+/// The encoding of one instruction, from llvm-mc-19, with `-mattr` unless `mattr` is empty.
 fn encode_with(mcpu: &str, mattr: &str, text: &str) -> Vec<u8> {
-    if mattr.is_empty() {
-        return encode(mcpu, text);
+    let mut args = vec!["-triple=amdgcn-amd-amdhsa".to_owned(), format!("-mcpu={mcpu}"), "-show-encoding".to_owned()];
+    if !mattr.is_empty() {
+        args.push(format!("-mattr={mattr}"));
     }
     let out = Command::new("llvm-mc-19")
-        .args(["-triple=amdgcn-amd-amdhsa", &format!("-mcpu={mcpu}"), &format!("-mattr={mattr}"), "-show-encoding"])
+        .args(&args)
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .spawn()
