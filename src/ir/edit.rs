@@ -152,11 +152,7 @@ impl Function {
         if self.opaque.is_some() {
             return Err(Declined::OpaqueFunction);
         }
-        let conditional = match classify(&inst, 0) {
-            Kind::Branch(_) => false,
-            Kind::CondBranch(_) => true,
-            _ => return Err(Declined::ControlFlow),
-        };
+        let conditional = is_conditional_branch(&inst)?;
         let mut at = at;
         let mut target_block = target.block;
         if target.index > 0 {
@@ -192,11 +188,7 @@ impl Function {
         if self.opaque.is_some() {
             return Err(Declined::OpaqueFunction);
         }
-        let conditional = match classify(&inst, 0) {
-            Kind::Branch(_) => false,
-            Kind::CondBranch(_) => true,
-            _ => return Err(Declined::ControlFlow),
-        };
+        let conditional = is_conditional_branch(&inst)?;
         let last = *self.blocks.get(block).and_then(|b| b.nodes.last()).ok_or(Declined::NoSuchInstruction)?;
         if last.flow.ends_block() || target.block == block || block + 1 >= self.blocks.len() {
             return Err(Declined::ControlFlow);
@@ -273,5 +265,15 @@ impl Function {
         self.record(pass, EditKind::Delete, old.origin, None);
         self.blocks[at.block].nodes.remove(at.index);
         Ok(())
+    }
+}
+
+/// Whether the branch `inst` is conditional; anything that is not `s_branch` or
+/// `s_cbranch_*` is declined.
+fn is_conditional_branch(inst: &Inst) -> Result<bool, Declined> {
+    match classify(inst, 0) {
+        Kind::Branch(_) => Ok(false),
+        Kind::CondBranch(_) => Ok(true),
+        _ => Err(Declined::ControlFlow),
     }
 }

@@ -207,6 +207,23 @@ pub fn sequence(b: &mut Builder, regs: ProbeRegs, lanes: Lanes) -> Result<Vec<In
     Ok(out)
 }
 
+/// The processors (and wave-size attributes) the probe sequences are built for in the unit
+/// tests of this module and of `trace`: every generation with global atomics, wave32 and
+/// wave64 where it has both.
+#[cfg(test)]
+pub(crate) const PROBE_TEST_TARGETS: &[(&str, &[&str])] = &[
+    ("gfx900", &[""]),
+    ("gfx906", &[""]),
+    ("gfx908", &[""]),
+    ("gfx90a", &[""]),
+    ("gfx942", &[""]),
+    ("gfx1010", &["", "+wavefrontsize64"]),
+    ("gfx1030", &["", "+wavefrontsize64"]),
+    ("gfx1100", &["", "+wavefrontsize64"]),
+    ("gfx1151", &[""]),
+    ("gfx1200", &["", "+wavefrontsize64"]),
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -217,18 +234,7 @@ mod tests {
     #[test]
     fn probe_sequences_build_on_every_supported_generation() {
         let regs = ProbeRegs { exec_save: 4, lanes: 6, address: 8, scc_save: Some(7), voffset: 2, vdata: 0 };
-        for (name, mattrs) in [
-            ("gfx900", &[""][..]),
-            ("gfx906", &[""]),
-            ("gfx908", &[""]),
-            ("gfx90a", &[""]),
-            ("gfx942", &[""]),
-            ("gfx1010", &["", "+wavefrontsize64"]),
-            ("gfx1030", &["", "+wavefrontsize64"]),
-            ("gfx1100", &["", "+wavefrontsize64"]),
-            ("gfx1151", &[""]),
-            ("gfx1200", &["", "+wavefrontsize64"]),
-        ] {
+        for &(name, mattrs) in PROBE_TEST_TARGETS {
             for mattr in mattrs {
                 let t = Target::from_name(name, mattr).unwrap();
                 assert!(supported(&t).is_ok());

@@ -312,24 +312,14 @@ pub fn read_ring(dump: &[u8], header: u64, records: u64) -> Result<Ring, String>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::pass::instrument::probe::PROBE_TEST_TARGETS;
 
     /// The trace probe builds on every generation the count probe does, in both address
     /// forms, wave32 and wave64, with one returning atomic and the stores of one record.
     #[test]
     fn trace_sequences_build_on_every_supported_generation() {
         let regs = ProbeRegs { exec_save: 4, lanes: 6, address: 8, scc_save: Some(7), voffset: 2, vdata: 0 };
-        for (name, mattrs) in [
-            ("gfx900", &[""][..]),
-            ("gfx906", &[""]),
-            ("gfx908", &[""]),
-            ("gfx90a", &[""]),
-            ("gfx942", &[""]),
-            ("gfx1010", &["", "+wavefrontsize64"]),
-            ("gfx1030", &["", "+wavefrontsize64"]),
-            ("gfx1100", &["", "+wavefrontsize64"]),
-            ("gfx1151", &[""]),
-            ("gfx1200", &["", "+wavefrontsize64"]),
-        ] {
+        for &(name, mattrs) in PROBE_TEST_TARGETS {
             for mattr in mattrs {
                 let t = Target::from_name(name, mattr).unwrap();
                 let mut b = Builder::new(t);
