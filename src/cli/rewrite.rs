@@ -185,12 +185,15 @@ pub(super) fn rewrite_file(input_path: &Path, out_path: &Path, options: &Options
     let data = mapped.bytes();
     let input = Input::parse(data, &DecompressLimits::default()).with_context(|| path.clone())?;
     progress.add_objects(input.objects.len());
-    let mut outcomes: Vec<Outcome> = input
-        .objects
+    // Largest objects first: a library's objects range from kilobytes to megabytes, and one
+    // large object started last would leave the other workers idle while it finishes.
+    let mut order: Vec<usize> = (0..input.objects.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(input.objects[i].bytes.len()));
+    let done: Vec<(usize, Outcome)> = order
         .par_iter()
-        .enumerate()
         // Each worker decodes its objects with decoders kept from one object to the next.
-        .map_init(Decoders::default, |decoders, (i, o)| {
+        .map_init(Decoders::default, |decoders, &i| {
+            let o = &input.objects[i];
             let outcome = rewrite::rewrite_object_with(&o.bytes, options, decoders).with_context(|| format!("{path}: {}", o.describe(i)));
             // Done reading it: its pages of the input leave our memory (the writer reads the
             // few it needs again, from the page cache).
@@ -198,9 +201,13 @@ pub(super) fn rewrite_file(input_path: &Path, out_path: &Path, options: &Options
             if let Ok(out) = &outcome {
                 progress.object_done(out);
             }
-            outcome
+            outcome.map(|out| (i, out))
         })
         .collect::<anyhow::Result<_>>()?;
+    let mut outcomes: Vec<Outcome> = std::iter::repeat_with(Outcome::default).take(done.len()).collect();
+    for (i, out) in done {
+        outcomes[i] = out;
+    }
     let replaced = replacements(&input, &mut outcomes);
     let image = output_image(data, &input, &replaced, &mut outcomes).with_context(|| path.clone())?;
     {

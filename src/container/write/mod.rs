@@ -57,6 +57,32 @@ pub use elf::{address_shift, write_object};
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AddressMap {
     pairs: Vec<(u64, u64)>,
+    /// Per [`BUCKET`] bytes of old addresses from the first: the index of the first pair at or
+    /// past the bucket's start (one more entry for the end). A lookup bisects one bucket's few
+    /// pairs instead of the whole map: the DWARF of a large object asks once per line row and
+    /// list entry, and bisecting half a million pairs each time was a tenth of a peephole
+    /// rewrite of librocsparse. Empty where the map is too sparse for buckets to pay.
+    buckets: Vec<u32>,
+}
+
+/// Bytes of old addresses per [`AddressMap`] bucket (instructions are 4 to 16 bytes long).
+const BUCKET: u64 = 64;
+
+/// [`AddressMap::buckets`] of `pairs` (sorted, non-empty).
+fn buckets(pairs: &[(u64, u64)]) -> Vec<u32> {
+    let first = pairs[0].0;
+    let count = ((pairs[pairs.len() - 1].0 - first) / BUCKET) as usize + 2;
+    if count > 4 * pairs.len() + 1024 || u32::try_from(pairs.len()).is_err() {
+        return Vec::new();
+    }
+    let mut next = 0;
+    (0..count as u64)
+        .map(|k| {
+            let start = first + k * BUCKET;
+            next += pairs[next..].partition_point(|&(o, _)| o < start);
+            next as u32
+        })
+        .collect()
 }
 
 impl AddressMap {
@@ -80,7 +106,8 @@ impl AddressMap {
                 )));
             }
         }
-        Ok(AddressMap { pairs })
+        let buckets = buckets(&pairs);
+        Ok(AddressMap { pairs, buckets })
     }
 
     /// The identity over the given boundaries (every instruction start and the end).
@@ -91,7 +118,15 @@ impl AddressMap {
     /// The new address of the instruction that started at `old`, or of the end if `old` is the
     /// old end; `None` for any address that is not a boundary the map lists.
     pub fn map(&self, old: u64) -> Option<u64> {
-        self.pairs.binary_search_by_key(&old, |&(o, _)| o).ok().map(|i| self.pairs[i].1)
+        let pairs = match self.buckets.is_empty() {
+            true => &self.pairs[..],
+            false => {
+                let k = (old.checked_sub(self.pairs[0].0)? / BUCKET) as usize;
+                let (&start, &end) = (self.buckets.get(k)?, self.buckets.get(k + 1)?);
+                &self.pairs[start as usize..end as usize]
+            }
+        };
+        pairs.binary_search_by_key(&old, |&(o, _)| o).ok().map(|i| pairs[i].1)
     }
 
     /// First old address to the old end (the last pair's old address).
@@ -281,6 +316,32 @@ mod tests {
         assert_eq!((m.old_range(), m.new_range()), (0x100..0x108, 0x100..0x104));
         assert!(!m.is_identity());
         assert!(AddressMap::identity([0, 4, 8]).unwrap().is_identity());
+    }
+
+    #[test]
+    fn address_map_buckets_find_what_bisecting_the_whole_map_finds() {
+        // Instruction lengths 4, 8, 12 and 16 in a fixed pseudo-random order, some deleted
+        // (sharing the next new address), some with code inserted before them; and a sparse
+        // map, which keeps no buckets.
+        let mut pairs = Vec::new();
+        let (mut old, mut new, mut seed) = (0x1000u64, 0x1000u64, 7u64);
+        for _ in 0..5000 {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let len = 4 * (1 + (seed >> 60) % 4);
+            pairs.push((old, new));
+            old += len;
+            new += match (seed >> 56) % 8 { 0 => 0, 1 => len + 8, _ => len };
+        }
+        pairs.push((old, new));
+        let sparse = vec![(0x100, 0x100), (0x1_0000_0000, 0x1_0000_0000), (0x2_0000_0000, 0x2_0000_0004)];
+        for pairs in [pairs, sparse] {
+            let m = AddressMap::new(pairs.clone()).unwrap();
+            let whole = |a: u64| pairs.binary_search_by_key(&a, |&(o, _)| o).ok().map(|i| pairs[i].1);
+            let probes = pairs.iter().flat_map(|&(o, _)| [o.wrapping_sub(4), o.wrapping_sub(1), o, o + 1, o + 2, o + 4]).chain([0, u64::MAX]);
+            for a in probes {
+                assert_eq!(m.map(a), whole(a), "old address {a:#x}");
+            }
+        }
     }
 
     #[test]
