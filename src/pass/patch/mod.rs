@@ -19,8 +19,9 @@
 
 pub mod diff;
 pub mod file;
+mod hazards;
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 use std::sync::Mutex;
 
 use crate::ir::{Function, InstRef, Origin, Program};
@@ -404,13 +405,15 @@ pub fn apply(program: &mut Program, patches: &[PatchFile], ctx: &Ctx<'_>) -> Res
     // From the end of each function to its start, so that what one change puts in does not
     // come between another's anchor and its place.
     changes.sort_by_key(|c| std::cmp::Reverse((c.function, c.position())));
-    let mut edited: BTreeSet<usize> = BTreeSet::new();
+    // Each function as read, for the hazards: only the pairs the patch brings about are fixed.
+    let mut edited: std::collections::BTreeMap<usize, Function> = std::collections::BTreeMap::new();
     for c in &changes {
+        edited.entry(c.function).or_insert_with(|| program.functions[c.function].clone());
         edit(program, c, &listings[c.function])?;
-        edited.insert(c.function);
     }
-    for f in edited {
+    for (f, before) in edited {
         keep_wait_states(&mut program.functions[f], &target, ctx, &mut applied.notes)?;
+        hazards::keep(&mut program.functions[f], &before, &target, &mut applied.notes)?;
     }
     Ok(applied)
 }
@@ -581,7 +584,7 @@ fn edit(program: &mut Program, c: &Change, listing: &Listing) -> Result<(), Patc
 /// each instruction along every path into it, through its block and on into the blocks that
 /// fall through or branch to it, as far as the longest wait (see the module doc).
 fn keep_wait_states(function: &mut Function, target: &crate::isa::Target, ctx: &Ctx<'_>, notes: &mut Vec<String>) -> Result<(), PatchError> {
-    if !matches!(target.generation(), Generation::Gfx9 | Generation::Gfx90a | Generation::Gfx940 | Generation::Gfx950) {
+    if !matches!(target.generation(), Generation::Gfx8 | Generation::Gfx9 | Generation::Gfx90a | Generation::Gfx940 | Generation::Gfx950) {
         return Ok(());
     }
     let grew = function.edits.iter().any(|e| e.kind != crate::ir::EditKind::Replace);
