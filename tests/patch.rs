@@ -325,3 +325,149 @@ fn diff_writes_branches_put_in_or_changed_with_labels() {
     let p = std::fs::read_to_string(scratch("branches.co.gpatch")).unwrap();
     assert!(p.contains("\n    + s_cbranch_vccz l1\n") && p.contains("\n    = l1: s_or_b64 exec, exec, s[4:5]\n"), "{p}");
 }
+
+/// A code object for `mcpu` assembled here (llvm-mc-19, ld.lld-19) with two kernels: `plain`,
+/// whose body is `plain`, and `opaque`, whose body `opaque` ends in an indirect jump nothing
+/// proves (so nothing in it may move, and a fix needing room there is refused).
+fn hand_object(mcpu: &str, plain: &[&str], opaque: &[&str]) -> PathBuf {
+    let wave = if mcpu.starts_with("gfx8") { 64 } else { 32 };
+    let kernel = |name: &str, body: &[&str]| {
+        let mut k = format!("\t.protected {name}\n\t.globl {name}\n\t.p2align 8\n\t.type {name},@function\n{name}:\n");
+        for line in body {
+            k += &format!("\t{line}\n");
+        }
+        k + &format!(".L{name}_end:\n\t.size {name}, .L{name}_end-{name}\n")
+    };
+    let descriptor = |name: &str| format!("\t.amdhsa_kernel {name}\n\t\t.amdhsa_next_free_vgpr 32\n\t\t.amdhsa_next_free_sgpr 16\n\t.end_amdhsa_kernel\n");
+    let mut text = format!("\t.amdgcn_target \"amdgcn-amd-amdhsa--{mcpu}\"\n\t.amdhsa_code_object_version 5\n\t.text\n");
+    text += &kernel("plain", &[plain, &["s_endpgm"]].concat());
+    // GFX11 renamed the scalar loads.
+    let load = if mcpu.starts_with("gfx8") || mcpu.starts_with("gfx10") { "s_load_dwordx2" } else { "s_load_b64" };
+    let tail = [&*format!("{load} s[4:5], s[0:1], 0x0"), "s_waitcnt lgkmcnt(0)", "s_setpc_b64 s[4:5]", "s_endpgm"];
+    text += &kernel("opaque", &[opaque, &tail[..]].concat());
+    text += "\t.rodata\n";
+    text += &descriptor("plain");
+    text += &descriptor("opaque");
+    text += "\t.amdgpu_metadata\n---\namdhsa.kernels:\n";
+    for n in ["plain", "opaque"] {
+        text += &format!(
+            "  - .args: []\n    .group_segment_fixed_size: 0\n    .kernarg_segment_align: 8\n    .kernarg_segment_size: 0\n    .max_flat_workgroup_size: 256\n    .name: {n}\n    .private_segment_fixed_size: 0\n    .sgpr_count: 16\n    .sgpr_spill_count: 0\n    .symbol: {n}.kd\n    .vgpr_count: 32\n    .vgpr_spill_count: 0\n    .wavefront_size: {wave}\n"
+        );
+    }
+    text += &format!("amdhsa.target: amdgcn-amd-amdhsa--{mcpu}\namdhsa.version:\n  - 1\n  - 2\n...\n\t.end_amdgpu_metadata\n");
+    let (src, obj, co) = (scratch(&format!("hazards-{mcpu}.s")), scratch(&format!("hazards-{mcpu}.o")), scratch(&format!("hazards-{mcpu}.co")));
+    std::fs::write(&src, text).unwrap();
+    llvm_tool("llvm-mc-19", &["-triple=amdgcn-amd-amdhsa", &format!("-mcpu={mcpu}"), "-filetype=obj", s(&src), "-o", s(&obj)]);
+    llvm_tool("ld.lld-19", &["-shared", s(&obj), "-o", s(&co)]);
+    co
+}
+
+/// One hazard case: a patch applied to a hand-written object, and what must come of it.
+struct HazardCase {
+    mcpu: &'static str,
+    plain: &'static [&'static str],
+    opaque: &'static [&'static str],
+    /// Hunks for kernel `plain`: the hazard is mitigated by what `inserted` names, right before
+    /// (or, for a fix LLVM puts after the writer, right after) the line `at`.
+    mitigated: &'static str,
+    inserted: &'static str,
+    at: &'static str,
+    after: bool,
+    /// The rule named in the note.
+    rule: &'static str,
+    /// A patch the hazards refuse, and what the error must say.
+    refused: &'static str,
+    refusal: &'static str,
+}
+
+const HAZARD_CASES: &[HazardCase] = &[
+    HazardCase {
+        mcpu: "gfx803",
+        plain: &["s_setreg_b32 hwreg(HW_REG_MODE), s6", "s_mov_b32 s8, 0", "v_mov_b32_e32 v1, 0"],
+        opaque: &["s_setreg_b32 hwreg(HW_REG_MODE), s6", "s_nop 1", "s_getreg_b32 s7, hwreg(HW_REG_MODE)"],
+        // s_setreg then s_getreg of MODE: 2 wait states (checkGetRegHazards).
+        mitigated: "function plain\nhunk\n    = s_setreg_b32 hwreg(HW_REG_MODE), s6\n    + s_getreg_b32 s7, hwreg(HW_REG_MODE)\n",
+        inserted: "s_nop 1",
+        at: "s_getreg_b32 s7, hwreg(HW_REG_MODE)",
+        after: false,
+        rule: "checkGetRegHazards",
+        // The s_nop that kept them apart replaced: the wait states cannot go back in, the
+        // function keeps its size.
+        refused: "function opaque\nhunk\n    - s_nop 1\n    + s_mov_b32 s8, 0\n",
+        refusal: "opaque: at 0x",
+    },
+    HazardCase {
+        mcpu: "gfx1030",
+        plain: &["global_atomic_fmin v0, v1, s[0:1]", "s_mov_b32 s8, 0"],
+        opaque: &["global_atomic_fmin v0, v1, s[0:1]", "s_nop 2", "s_denorm_mode 0"],
+        // An FP atomic then s_denorm_mode: 3 wait states (checkFPAtomicToDenormModeHazard).
+        mitigated: "function plain\nhunk\n    = global_atomic_fmin v0, v1, s[0:1]\n    + s_denorm_mode 0\n",
+        inserted: "s_nop 2",
+        at: "s_denorm_mode 0",
+        after: false,
+        rule: "checkFPAtomicToDenormModeHazard",
+        refused: "function opaque\nhunk\n    - s_nop 2\n    + s_mov_b32 s8, 0\n",
+        refusal: "opaque: at 0x",
+    },
+    HazardCase {
+        mcpu: "gfx1100",
+        plain: &["v_exp_f32_e32 v3, v4", "s_mov_b32 s8, 0"],
+        opaque: &["v_mov_b32_e32 v2, 0", "lds_param_load v1, attr0.x wait_vdst:15"],
+        // A VALU reads a transcendental's result right away (fixVALUTransUseHazard, the
+        // retarget's search).
+        mitigated: "function plain\nhunk\n    = v_exp_f32_e32 v3, v4\n    + v_add_f32_e32 v5, v3, v3\n",
+        inserted: "s_waitcnt_depctr 0xfff",
+        at: "v_add_f32_e32 v5, v3, v3",
+        after: false,
+        rule: "fixVALUTransUseHazard",
+        // A VALU write of what lds_param_load writes, right before it: LLVM lowers the
+        // instruction's wait_vdst, which gfxpatch does not.
+        refused: "function opaque\nhunk\n    - v_mov_b32_e32 v2, 0\n    + v_mov_b32_e32 v1, 0\n",
+        refusal: "fixLdsDirectVALUHazard: LLVM lowers its wait_vdst to 0 (it is 15)",
+    },
+    HazardCase {
+        mcpu: "gfx1201",
+        plain: &["v_wmma_f32_16x16x16_f16 v[0:7], v[8:11], v[12:15], v[0:7]", "s_mov_b32 s8, 0", "ds_param_load v30, attr0.x wait_va_vdst:15 wait_vm_vsrc:1"],
+        opaque: &[],
+        // A WMMA reading the previous one's result as matrix A (fixWMMAHazards).
+        mitigated: "function plain\nhunk\n    = v_wmma_f32_16x16x16_f16 v[0:7], v[8:11], v[12:15], v[0:7]\n    + v_wmma_f32_16x16x16_f16 v[16:23], v[0:3], v[12:15], v[16:23]\n",
+        inserted: "v_nop",
+        at: "v_wmma_f32_16x16x16_f16 v[16:23], v[0:3], v[12:15], v[16:23]",
+        after: false,
+        rule: "fixWMMAHazards",
+        // A load writing what ds_param_load writes: LLVM sets its wait_vm_vsrc to 0.
+        refused: "function plain\nhunk\n    = s_mov_b32 s8, 0\n    + global_load_b32 v30, v0, s[0:1]\n    = ds_param_load v30, attr0.x wait_va_vdst:15 wait_vm_vsrc:1\n",
+        refusal: "fixLdsDirectVMEMHazard: LLVM sets its wait_vsrc to 0",
+    },
+];
+
+#[test]
+fn hazards_a_patch_creates_are_mitigated_or_refused() {
+    for case in HAZARD_CASES {
+        let input = hand_object(case.mcpu, case.plain, case.opaque);
+        let what = case.mcpu;
+        // Mitigated: the fix in place (as llvm-objdump-19 reads the output), said so, verified.
+        let patch = write_patch(&format!("hazard-{what}.gpatch"), &format!("target {}\n{}", case.mcpu, case.mitigated));
+        let out = scratch(&format!("hazard-{what}.co"));
+        let (_, notes) = ok(&["patch", s(&input), "-o", s(&out), s(&patch)]);
+        assert!(notes.contains(&format!("inserted {} {} `{}`", case.inserted, if case.after { "after" } else { "before" }, case.at)) && notes.contains(case.rule), "{what}: {notes}");
+        let listing = instructions(&llvm_tool("llvm-objdump-19", &["-d", s(&out)]));
+        let at = listing.iter().position(|l| l.starts_with(case.at)).unwrap_or_else(|| panic!("{what}: no `{}` in {listing:#?}", case.at));
+        let next = if case.after { &listing[at + 1] } else { &listing[at - 1] };
+        assert!(next.starts_with(case.inserted), "{what}: `{next}` next to `{}`", case.at);
+        let (verified, _) = ok(&["verify", s(&out)]);
+        assert!(verified.contains(": ok:"), "{what}: {verified}");
+        assert_eq!(instructions(&ok(&["disasm", s(&out)]).0), listing, "{what}: our disassembly is not llvm-objdump-19's");
+        // Reversed: the fix goes with it only if it matches; the code before the patch is not
+        // asserted here (the fix is not in the patch).
+
+        // Refused: a clear error naming the rule, nothing written.
+        let patch = write_patch(&format!("hazard-refused-{what}.gpatch"), &format!("target {}\n{}", case.mcpu, case.refused));
+        let out = scratch(&format!("hazard-refused-{what}.co"));
+        let o = gfxpatch(&["patch", s(&input), "-o", s(&out), s(&patch)]);
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        assert_eq!(o.status.code(), Some(2), "{what}: {err}");
+        assert!(err.contains(case.refusal), "{what}: expected `{}` in:\n{err}", case.refusal);
+        assert!(!out.exists(), "{what}: an output was written");
+    }
+}

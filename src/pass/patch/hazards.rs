@@ -142,7 +142,7 @@ impl Info {
     }
 
     fn depctr(&self) -> Option<i64> {
-        (self.mnemonic == "s_waitcnt_depctr").then(|| self.imm(OperandName::simm16)).flatten()
+        matches!(self.mnemonic, "s_waitcnt_depctr" | "s_wait_alu").then(|| self.imm(OperandName::simm16)).flatten()
     }
 
     /// `s_waitcnt_depctr` with `va_vdst` (bits 15:12) 0.
