@@ -213,6 +213,9 @@ struct Cx<'f> {
     infos: Vec<Vec<Info>>,
     predecessors: Vec<Vec<usize>>,
     target: &'f Target,
+    /// For `fixLdsBranchVmemWARHazard`, by the kind that follows: the branches with an LDS (1)
+    /// or VMEM (2) access before them and no wait between (found once per function).
+    lds_vmem_branches: [std::cell::OnceCell<HashSet<(usize, usize)>>; 2],
 }
 
 impl<'f> Cx<'f> {
@@ -226,7 +229,7 @@ impl<'f> Cx<'f> {
                 }
             }
         }
-        Cx { function, infos, predecessors, target }
+        Cx { function, infos, predecessors, target, lds_vmem_branches: Default::default() }
     }
 
     fn info(&self, at: InstRef) -> &Info {
@@ -472,20 +475,22 @@ fn lds_branch_vmem_war(cx: &Cx<'_>, at: InstRef) -> Option<Found> {
     if kind == 0 {
         return None;
     }
-    // The branch of a path with the other kind before it (and no wait between).
-    let branches: Vec<InstRef> = cx.function.blocks.iter().enumerate().flat_map(|(b, block)| (0..block.nodes.len()).map(move |i| InstRef { block: b, index: i })).filter(|&r| cx.info(r).branch()).collect();
-    let hazardous: HashSet<(usize, usize)> = branches
-        .into_iter()
-        .filter(|&r| {
-            let expired = |p: &Info, _| lds_or_vmem(p) == kind || store_count_wait_zero(p);
-            cx.since(r, &mut |p, _| {
-                let k = lds_or_vmem(p);
-                k != 0 && k != kind
-            }, &expired, &|_| 1)
-            .is_some()
-        })
-        .map(|r| (r.block, r.index))
-        .collect();
+    // The branches with the other kind before them on some path (and no wait between).
+    let hazardous = cx.lds_vmem_branches[usize::from(kind - 1)].get_or_init(|| {
+        let branches = cx.function.blocks.iter().enumerate().flat_map(|(b, block)| (0..block.nodes.len()).map(move |i| InstRef { block: b, index: i }));
+        branches
+            .filter(|&r| cx.info(r).branch())
+            .filter(|&r| {
+                let expired = |p: &Info, _| lds_or_vmem(p) == kind || store_count_wait_zero(p);
+                cx.since(r, &mut |p, _| {
+                    let k = lds_or_vmem(p);
+                    k != 0 && k != kind
+                }, &expired, &|_| 1)
+                .is_some()
+            })
+            .map(|r| (r.block, r.index))
+            .collect()
+    });
     if hazardous.is_empty() {
         return None;
     }
@@ -769,6 +774,13 @@ pub(super) fn keep(function: &mut Function, before: &Function, target: &Target, 
     for _round in 0..4 {
         let mut new: Vec<Found> = Vec::new();
         for mut f in plan(function, target) {
+            // A fix put after the instruction (LLVM makes it once, as it passes): in place.
+            if let Fix::After(t) = &f.fix {
+                let next = InstRef { block: f.at.block, index: f.at.index + 1 };
+                if function.node(next).is_some() && text_at(function, target, next) == *t {
+                    continue;
+                }
+            }
             let key = unchanged(function, f.at).zip(unchanged(function, f.producer)).map(|(a, p)| (f.rule, a, p));
             match (key.and_then(|k| had.get(&k)), &mut f.fix) {
                 (Some(&usize::MAX), _) => continue,
