@@ -512,3 +512,50 @@ fn hazards_a_patch_creates_are_mitigated_or_refused() {
         assert!(!out.exists(), "{what}: an output was written");
     }
 }
+
+/// Each example patch applied, then the output run against the input by the emulator
+/// (`gfxpatch check`, docs/emulator.md): the patches that keep what the kernel computes give
+/// every buffer back bit for bit on three seeds; `constant` changes a constant on purpose and
+/// the difference is the one it means. (`pal_clamp` patches a pixel shader, which the emulator
+/// does not run; `hip_lerp`'s bundle and host library hold the code object checked here.)
+#[test]
+fn every_example_computes_what_the_emulator_expects() {
+    let f32_convert = ["--kernel", "f32_convert", "--grid", "256", "--block", "64", "i32[512]=0", "f32[1536]=0", "u32[256]"];
+    // collatz_steps with n = 256 of 320 work-items: the last wave has no lane on, and takes the
+    // branch `branch.gpatch` puts in.
+    let collatz = ["--kernel", "collatz_steps", "--grid", "320", "--block", "64", "u32[320]=0", "u32[320]", "u32=256"];
+    // t = 0.25: the fused and the unfused lerp round alike.
+    let lerp = ["--kernel", "_Z9tile_lerpPfPKff", "--grid", "1024", "--block", "256", "f32[1024]=0", "f32[64]", "f32=0.25"];
+    let same: &[(&str, &str, &[&str])] = &[
+        ("longer", "fixtures/co/gfx900/emu_float.O2.co", &f32_convert),
+        ("branch", "fixtures/co/gfx900/control_flow.O2.co", &collatz),
+        ("register_hungry", "fixtures/co/gfx900/emu_float.O2.co", &f32_convert),
+        ("register_hungry", "fixtures/co/gfx1030/emu_float.O2.co", &f32_convert),
+        ("register_hungry", "fixtures/co/gfx90a/emu_float.O2.co", &f32_convert),
+        ("register_hungry", "fixtures/co/gfx942/emu_float.O2.co", &f32_convert),
+        ("hip_lerp", "fixtures/co/gfx1030/hip_kernels.O2.co", &lerp),
+    ];
+    let patched = |patch: &str, input: &Path| {
+        let out = scratch(&format!("emu.{patch}.{}", input.to_str().unwrap().replace('/', "_")));
+        ok(&["patch", s(input), "-o", s(&out), s(&fixture(&format!("fixtures/patches/{patch}.gpatch")))]);
+        out
+    };
+    for (patch, input, args) in same {
+        let input = fixture(input);
+        let out = patched(patch, &input);
+        let o = gfxpatch(&[&["check", s(&input), s(&out)], *args].concat());
+        let text = String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(0), "{patch} on {}: {text}", input.display());
+        assert_eq!(text.matches(": same (").count(), 3, "{patch}: {text}");
+    }
+    // x * 64 becomes x * 128: the first output, (int)x, doubles (truncated: 2t or 2t + 1).
+    let input = fixture("fixtures/co/gfx900/emu_float.O2.co");
+    let out = patched("constant", &input);
+    let o = gfxpatch(&[&["check", s(&input), s(&out)], &f32_convert[..]].concat());
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert_eq!(o.status.code(), Some(1), "{text}");
+    let values = text.split("arg0 (i32) index 0: ").nth(1).unwrap_or_else(|| panic!("{text}"));
+    let (a, b) = values.trim().split_once(" vs ").unwrap();
+    let (a, b): (i64, i64) = (a.parse().unwrap(), b.trim().parse().unwrap());
+    assert!(a != 0 && (b == 2 * a || b == 2 * a + a.signum()), "{text}");
+}
