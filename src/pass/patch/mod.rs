@@ -375,7 +375,27 @@ pub fn apply(program: &mut Program, patches: &[PatchFile], ctx: &Ctx<'_>) -> Res
         let missing = states.iter().filter(|s| matches!(s, HunkState::Apply(_))).count();
         if missing == 0 {
             applied.already += 1;
-            applied.notes.push(format!("{}: already applied (every hunk's replacement is in place); left as it is", patch.file));
+            if already == 0 {
+                // Every hunk matches both ways: what it finds and what it puts in are both there,
+                // at the same places. Applied or not cannot be told from the code; it is taken
+                // as applied (applying it again would double it if it was) and said so.
+                let both: Vec<String> = patch
+                    .hunks
+                    .iter()
+                    .zip(&states)
+                    .filter_map(|(h, s)| match s {
+                        HunkState::Either(sites) => sites.first().map(|site| format!("{} at {:#x}", h.label(), listings[site.function].addresses[site.start])),
+                        _ => None,
+                    })
+                    .collect();
+                applied.notes.push(format!(
+                    "{}: cannot tell whether it is applied: every hunk matches both as it finds and as it replaces ({}), so the code reads the same either way; taken as already applied and left as it is (context lines that tell the two apart would decide it)",
+                    patch.file,
+                    both.join(", ")
+                ));
+            } else {
+                applied.notes.push(format!("{}: already applied (every hunk's replacement is in place); left as it is", patch.file));
+            }
             continue;
         }
         if already > 0 {
