@@ -14,6 +14,7 @@
 //! | --- | --- | --- |
 //! | GFX8, GFX9 | `checkGetRegHazards`, `checkSetRegHazards`: `s_setreg` then `s_getreg`/`s_setreg` of the same register (2) | `s_nop` |
 //! | GFX8, GFX9 | `checkReadM0Hazards`: SALU write of M0 then `s_sendmsg`, `s_ttracedata`, GDS (1); on GFX9 also `v_interp`, `s_movrel`, `ds_*_addtid`, LDS DMA | `s_nop` |
+//! | GFX8, GFX9, GFX10.1 | `checkSoftClauseHazards` (XNACK on or any): an SMEM (before GFX10 also VMEM) clause writing what it reads | `s_nop 0` |
 //! | GFX8, GFX9 | `checkVALUHazardsHelper`: a VMEM/FLAT store, then a VALU write of its data (1, 2 on GFX940/950) | `s_nop` |
 //! | GFX940, GFX950 | `checkVALUHazards`: VDecCoExec (VALU SGPR/VCC write then VALU read, 2; EXEC then `v_readlane`, 4; VGPR then `v_readlane` src0, 1) and DstSelForwarding (1) | `s_nop` |
 //! | GFX10 | `checkFPAtomicToDenormModeHazard`: FP atomic then `s_denorm_mode` (3) | `s_nop` |
@@ -381,6 +382,47 @@ fn dst_sel_forwarding(cx: &Cx<'_>, at: InstRef) -> Option<Found> {
     found(at, p, "checkVALUHazards (DstSelForwarding)", Fix::Nops(n))
 }
 
+/// `checkSoftClauseHazards` (XNACK on or any): a run of SMEM (or, before GFX10, VMEM/FLAT)
+/// instructions may be replayed as a clause, so none of them may write what one of them reads,
+/// and a store does not join a clause that writes anything. LLVM breaks the run with a wait
+/// state.
+fn soft_clause(cx: &Cx<'_>, at: InstRef) -> Option<Found> {
+    use crate::isa::target_id::FeatureSetting;
+    if !matches!(cx.target.xnack, FeatureSetting::On | FeatureSetting::Any) {
+        return None;
+    }
+    let i = cx.info(at);
+    let smem = i.smem();
+    let vmem = (i.vmem() || i.flat()) && cx.target.generation() < Generation::Gfx10_1;
+    if !smem && !vmem {
+        return None;
+    }
+    let joins = |p: &Info| if smem { p.smem() } else { p.vmem() || p.flat() };
+    let (mut defs, mut uses) = (UnitSet::EMPTY, UnitSet::EMPTY);
+    let mut first = None;
+    for k in (0..at.index).rev() {
+        let p = &cx.infos[at.block][k];
+        if !joins(p) {
+            break;
+        }
+        defs.union(&p.facts.writes);
+        uses.union(&p.facts.reads);
+        first = Some(InstRef { block: at.block, index: k });
+    }
+    let producer = first?;
+    if defs == UnitSet::EMPTY {
+        return None;
+    }
+    if !i.has(flag::MAYSTORE) {
+        defs.union(&i.facts.writes);
+        uses.union(&i.facts.reads);
+        if !defs.intersects(&uses) {
+            return None;
+        }
+    }
+    found(at, producer, "checkSoftClauseHazards", Fix::Nops(1))
+}
+
 fn fp_atomic_to_denorm_mode(cx: &Cx<'_>, at: InstRef) -> Option<Found> {
     if cx.info(at).mnemonic != "s_denorm_mode" {
         return None;
@@ -706,9 +748,9 @@ fn has_trans_use_hazard(target: &Target) -> bool {
 /// The rules for `target`.
 fn rules(target: &Target) -> Vec<Rule> {
     match target.generation() {
-        Generation::Gfx8 | Generation::Gfx9 | Generation::Gfx90a => vec![setreg_hazards, read_m0_hazards, store_data_hazards],
-        Generation::Gfx940 | Generation::Gfx950 => vec![setreg_hazards, read_m0_hazards, store_data_hazards, vdec_co_exec, dst_sel_forwarding],
-        Generation::Gfx10_1 => vec![fp_atomic_to_denorm_mode, vmem_to_scalar_write, smem_to_vector_write, vcmpx_exec_war, vcmpx_permlane, lds_branch_vmem_war, nsa_to_vmem],
+        Generation::Gfx8 | Generation::Gfx9 | Generation::Gfx90a => vec![setreg_hazards, read_m0_hazards, store_data_hazards, soft_clause],
+        Generation::Gfx940 | Generation::Gfx950 => vec![setreg_hazards, read_m0_hazards, store_data_hazards, vdec_co_exec, dst_sel_forwarding, soft_clause],
+        Generation::Gfx10_1 => vec![soft_clause, fp_atomic_to_denorm_mode, vmem_to_scalar_write, smem_to_vector_write, vcmpx_exec_war, vcmpx_permlane, lds_branch_vmem_war, nsa_to_vmem],
         Generation::Gfx10_3 => vec![fp_atomic_to_denorm_mode],
         Generation::Gfx11 | Generation::Gfx11_5 => vec![valu_partial_forwarding, valu_mask_write, lds_direct_vmem, lds_direct_valu, wmma_hazards],
         _ => vec![lds_direct_vmem, lds_direct_valu, wmma_hazards],
