@@ -598,7 +598,7 @@ fn valu_partial_forwarding(cx: &Cx<'_>, at: InstRef) -> Option<Found> {
         return None;
     }
     // Each VGPR source register, as its first unit (LLVM: distinct source registers).
-    let sources: Vec<UnitSet> = [OperandName::src0, OperandName::src1, OperandName::src2]
+    let sources: Vec<UnitSet> = [OperandName::src0, OperandName::src1, OperandName::src2, OperandName::src0X, OperandName::vsrc1X, OperandName::vsrc2X, OperandName::src0Y, OperandName::vsrc1Y, OperandName::vsrc2Y]
         .into_iter()
         .map(|n| only(&i.reg_units(n), |u| u >= VGPR0))
         .filter(|s| *s != UnitSet::EMPTY)
