@@ -243,9 +243,9 @@ fn find(hunk: &Hunk, program: &Program, listings: &[Listing]) -> (Vec<Site>, Opt
 
 /// Names of functions for a message: up to four, then how many more.
 fn names(program: &Program, functions: &[usize]) -> String {
-    let mut out: Vec<&str> = functions.iter().take(4).map(|&f| program.functions[f].name.as_str()).collect();
+    let out: Vec<&str> = functions.iter().take(4).map(|&f| program.functions[f].name.as_str()).collect();
     let more = functions.len().saturating_sub(4);
-    let mut s = out.drain(..).collect::<Vec<_>>().join(", ");
+    let mut s = out.join(", ");
     if more > 0 {
         s += &format!(" and {more} more");
     }
