@@ -337,7 +337,9 @@ fn diff_writes_branches_put_in_or_changed_with_labels() {
 /// whose body is `plain`, and `opaque`, whose body `opaque` ends in an indirect jump nothing
 /// proves (so nothing in it may move, and a fix needing room there is refused).
 fn hand_object(mcpu: &str, wave64: bool, plain: &[&str], opaque: &[&str]) -> PathBuf {
-    let wave = if wave64 || mcpu.starts_with("gfx8") { 64 } else { 32 };
+    // GFX8 and GFX9 are wave64 only, and have no wave-size field in the descriptor.
+    let pre_gfx10 = mcpu.starts_with("gfx8") || mcpu.starts_with("gfx9");
+    let wave = if wave64 || pre_gfx10 { 64 } else { 32 };
     let kernel = |name: &str, body: &[&str]| {
         let mut k = format!("\t.protected {name}\n\t.globl {name}\n\t.p2align 8\n\t.type {name},@function\n{name}:\n");
         for line in body {
@@ -345,12 +347,12 @@ fn hand_object(mcpu: &str, wave64: bool, plain: &[&str], opaque: &[&str]) -> Pat
         }
         k + &format!(".L{name}_end:\n\t.size {name}, .L{name}_end-{name}\n")
     };
-    let wave_field = if mcpu.starts_with("gfx8") { String::new() } else { format!("\t\t.amdhsa_wavefront_size32 {}\n", u8::from(wave == 32)) };
+    let wave_field = if pre_gfx10 { String::new() } else { format!("\t\t.amdhsa_wavefront_size32 {}\n", u8::from(wave == 32)) };
     let descriptor = |name: &str| format!("\t.amdhsa_kernel {name}\n\t\t.amdhsa_next_free_vgpr 32\n\t\t.amdhsa_next_free_sgpr 16\n{wave_field}\t.end_amdhsa_kernel\n");
     let mut text = format!("\t.amdgcn_target \"amdgcn-amd-amdhsa--{mcpu}\"\n\t.amdhsa_code_object_version 5\n\t.text\n");
     text += &kernel("plain", &[plain, &["s_endpgm"]].concat());
     // GFX11 renamed the scalar loads.
-    let load = if mcpu.starts_with("gfx8") || mcpu.starts_with("gfx10") { "s_load_dwordx2" } else { "s_load_b64" };
+    let load = if pre_gfx10 || mcpu.starts_with("gfx10") { "s_load_dwordx2" } else { "s_load_b64" };
     let tail = [&*format!("{load} s[4:5], s[0:1], 0x0"), "s_waitcnt lgkmcnt(0)", "s_setpc_b64 s[4:5]", "s_endpgm"];
     text += &kernel("opaque", &[opaque, &tail[..]].concat());
     text += "\t.rodata\n";
@@ -366,8 +368,13 @@ fn hand_object(mcpu: &str, wave64: bool, plain: &[&str], opaque: &[&str]) -> Pat
     let stem = format!("hazards-{mcpu}-w{wave}");
     let (src, obj, co) = (scratch(&format!("{stem}.s")), scratch(&format!("{stem}.o")), scratch(&format!("{stem}.co")));
     std::fs::write(&src, text).unwrap();
-    let mattr = format!("-mattr=+wavefrontsize{wave}");
-    llvm_tool("llvm-mc-19", &["-triple=amdgcn-amd-amdhsa", &format!("-mcpu={mcpu}"), &mattr, "-filetype=obj", s(&src), "-o", s(&obj)]);
+    let mattr = if pre_gfx10 { String::new() } else { format!("-mattr=+wavefrontsize{wave}") };
+    let mcpu_flag = format!("-mcpu={mcpu}");
+    let mut args = vec!["-triple=amdgcn-amd-amdhsa", &*mcpu_flag, "-filetype=obj", s(&src), "-o", s(&obj)];
+    if !mattr.is_empty() {
+        args.push(&mattr);
+    }
+    llvm_tool("llvm-mc-19", &args);
     llvm_tool("ld.lld-19", &["-shared", s(&obj), "-o", s(&co)]);
     co
 }
@@ -480,6 +487,21 @@ const HAZARD_CASES: &[HazardCase] = &[
         at: "s_mov_b64 s[4:5], 0",
         after: true,
         rule: "fixVALUMaskWriteHazard",
+        refused: "",
+        refusal: "",
+    },
+    HazardCase {
+        mcpu: "gfx900",
+        wave64: false,
+        plain: &["s_load_dword s2, s[0:1], 0x0", "s_mov_b32 s8, 0", "s_waitcnt lgkmcnt(0)"],
+        opaque: &[],
+        // XNACK any (code object v5's default): two loads in a soft clause, the second writing
+        // what the first reads (checkSoftClauseHazards).
+        mitigated: "function plain\nhunk\n    = s_load_dword s2, s[0:1], 0x0\n    + s_load_dword s0, s[4:5], 0x0\n",
+        inserted: "s_nop 0",
+        at: "s_load_dword s0, s[4:5], 0x0",
+        after: false,
+        rule: "checkSoftClauseHazards",
         refused: "",
         refusal: "",
     },
