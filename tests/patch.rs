@@ -79,6 +79,10 @@ fn every_example_applies_verifies_matches_llvm_and_reverses() {
 
             let (_, notes) = ok(&["patch", s(&input), "-o", s(&out), s(&patch)]);
             assert!(notes.contains("applied in"), "{what}: {notes}");
+            // No example brings a hazard about: each applies as it did before hazards were
+            // checked beyond GFX9 (and reverses to the input's bytes below, which a fix put in
+            // would break).
+            assert!(!notes.contains("inserted"), "{what}: {notes}");
             let (verified, _) = ok(&["verify", s(&out)]);
             assert!(verified.contains(": ok:"), "{what}: {verified}");
             let (before, after) = (std::fs::read(&input).unwrap(), std::fs::read(&out).unwrap());
@@ -96,6 +100,9 @@ fn every_example_applies_verifies_matches_llvm_and_reverses() {
             let again = scratch("again.out");
             let (_, notes) = ok(&["patch", s(&out), "-o", s(&again), s(&patch)]);
             assert!(notes.contains("already applied"), "{what}: {notes}");
+            // `longer` puts in a sequence that starts with what it finds: applied or not reads
+            // the same, and the note says so rather than claiming it was applied.
+            assert_eq!(notes.contains("cannot tell whether it is applied"), ex.patch == "longer", "{what}: {notes}");
             assert_eq!(std::fs::read(&again).unwrap(), after, "{what}: applying twice changed the output");
 
             // Reversed: the input's bytes again, register counts the patch raised included
@@ -324,4 +331,256 @@ fn diff_writes_branches_put_in_or_changed_with_labels() {
     assert_eq!(diff_then_patch(&a, &b), 2);
     let p = std::fs::read_to_string(scratch("branches.co.gpatch")).unwrap();
     assert!(p.contains("\n    + s_cbranch_vccz l1\n") && p.contains("\n    = l1: s_or_b64 exec, exec, s[4:5]\n"), "{p}");
+}
+
+/// A code object for `mcpu` assembled here (llvm-mc-19, ld.lld-19) with two kernels: `plain`,
+/// whose body is `plain`, and `opaque`, whose body `opaque` ends in an indirect jump nothing
+/// proves (so nothing in it may move, and a fix needing room there is refused).
+fn hand_object(mcpu: &str, wave64: bool, plain: &[&str], opaque: &[&str]) -> PathBuf {
+    // GFX8 and GFX9 are wave64 only, and have no wave-size field in the descriptor.
+    let pre_gfx10 = mcpu.starts_with("gfx8") || mcpu.starts_with("gfx9");
+    let wave = if wave64 || pre_gfx10 { 64 } else { 32 };
+    let kernel = |name: &str, body: &[&str]| {
+        let mut k = format!("\t.protected {name}\n\t.globl {name}\n\t.p2align 8\n\t.type {name},@function\n{name}:\n");
+        for line in body {
+            k += &format!("\t{line}\n");
+        }
+        k + &format!(".L{name}_end:\n\t.size {name}, .L{name}_end-{name}\n")
+    };
+    let wave_field = if pre_gfx10 { String::new() } else { format!("\t\t.amdhsa_wavefront_size32 {}\n", u8::from(wave == 32)) };
+    let descriptor = |name: &str| format!("\t.amdhsa_kernel {name}\n\t\t.amdhsa_next_free_vgpr 32\n\t\t.amdhsa_next_free_sgpr 16\n{wave_field}\t.end_amdhsa_kernel\n");
+    let mut text = format!("\t.amdgcn_target \"amdgcn-amd-amdhsa--{mcpu}\"\n\t.amdhsa_code_object_version 5\n\t.text\n");
+    text += &kernel("plain", &[plain, &["s_endpgm"]].concat());
+    // GFX11 renamed the scalar loads.
+    let load = if pre_gfx10 || mcpu.starts_with("gfx10") { "s_load_dwordx2" } else { "s_load_b64" };
+    let tail = [&*format!("{load} s[4:5], s[0:1], 0x0"), "s_waitcnt lgkmcnt(0)", "s_setpc_b64 s[4:5]", "s_endpgm"];
+    text += &kernel("opaque", &[opaque, &tail[..]].concat());
+    text += "\t.rodata\n";
+    text += &descriptor("plain");
+    text += &descriptor("opaque");
+    text += "\t.amdgpu_metadata\n---\namdhsa.kernels:\n";
+    for n in ["plain", "opaque"] {
+        text += &format!(
+            "  - .args: []\n    .group_segment_fixed_size: 0\n    .kernarg_segment_align: 8\n    .kernarg_segment_size: 0\n    .max_flat_workgroup_size: 256\n    .name: {n}\n    .private_segment_fixed_size: 0\n    .sgpr_count: 16\n    .sgpr_spill_count: 0\n    .symbol: {n}.kd\n    .vgpr_count: 32\n    .vgpr_spill_count: 0\n    .wavefront_size: {wave}\n"
+        );
+    }
+    text += &format!("amdhsa.target: amdgcn-amd-amdhsa--{mcpu}\namdhsa.version:\n  - 1\n  - 2\n...\n\t.end_amdgpu_metadata\n");
+    let stem = format!("hazards-{mcpu}-w{wave}");
+    let (src, obj, co) = (scratch(&format!("{stem}.s")), scratch(&format!("{stem}.o")), scratch(&format!("{stem}.co")));
+    std::fs::write(&src, text).unwrap();
+    let mattr = if pre_gfx10 { String::new() } else { format!("-mattr=+wavefrontsize{wave}") };
+    let mcpu_flag = format!("-mcpu={mcpu}");
+    let mut args = vec!["-triple=amdgcn-amd-amdhsa", &*mcpu_flag, "-filetype=obj", s(&src), "-o", s(&obj)];
+    if !mattr.is_empty() {
+        args.push(&mattr);
+    }
+    llvm_tool("llvm-mc-19", &args);
+    llvm_tool("ld.lld-19", &["-shared", s(&obj), "-o", s(&co)]);
+    co
+}
+
+/// One hazard case: a patch applied to a hand-written object, and what must come of it.
+struct HazardCase {
+    mcpu: &'static str,
+    wave64: bool,
+    plain: &'static [&'static str],
+    opaque: &'static [&'static str],
+    /// Hunks for kernel `plain`: the hazard is mitigated by what `inserted` names, right before
+    /// (or, for a fix LLVM puts after the writer, right after) the line `at`.
+    mitigated: &'static str,
+    inserted: &'static str,
+    at: &'static str,
+    after: bool,
+    /// The rule named in the note.
+    rule: &'static str,
+    /// A patch the hazards refuse, and what the error must say (none: "").
+    refused: &'static str,
+    refusal: &'static str,
+}
+
+const HAZARD_CASES: &[HazardCase] = &[
+    HazardCase {
+        mcpu: "gfx803",
+        wave64: false,
+        plain: &["s_setreg_b32 hwreg(HW_REG_MODE), s6", "s_mov_b32 s8, 0", "v_mov_b32_e32 v1, 0"],
+        opaque: &["s_setreg_b32 hwreg(HW_REG_MODE), s6", "s_nop 1", "s_getreg_b32 s7, hwreg(HW_REG_MODE)"],
+        // s_setreg then s_getreg of MODE: 2 wait states (checkGetRegHazards).
+        mitigated: "function plain\nhunk\n    = s_setreg_b32 hwreg(HW_REG_MODE), s6\n    + s_getreg_b32 s7, hwreg(HW_REG_MODE)\n",
+        inserted: "s_nop 1",
+        at: "s_getreg_b32 s7, hwreg(HW_REG_MODE)",
+        after: false,
+        rule: "checkGetRegHazards",
+        // The s_nop that kept them apart replaced: the wait states cannot go back in, the
+        // function keeps its size.
+        refused: "function opaque\nhunk\n    - s_nop 1\n    + s_mov_b32 s8, 0\n",
+        refusal: "opaque: at 0x",
+    },
+    HazardCase {
+        mcpu: "gfx1030",
+        wave64: false,
+        plain: &["global_atomic_fmin v0, v1, s[0:1]", "s_mov_b32 s8, 0"],
+        opaque: &["global_atomic_fmin v0, v1, s[0:1]", "s_nop 2", "s_denorm_mode 0"],
+        // An FP atomic then s_denorm_mode: 3 wait states (checkFPAtomicToDenormModeHazard).
+        mitigated: "function plain\nhunk\n    = global_atomic_fmin v0, v1, s[0:1]\n    + s_denorm_mode 0\n",
+        inserted: "s_nop 2",
+        at: "s_denorm_mode 0",
+        after: false,
+        rule: "checkFPAtomicToDenormModeHazard",
+        refused: "function opaque\nhunk\n    - s_nop 2\n    + s_mov_b32 s8, 0\n",
+        refusal: "opaque: at 0x",
+    },
+    HazardCase {
+        mcpu: "gfx1100",
+        wave64: false,
+        plain: &["v_exp_f32_e32 v3, v4", "s_mov_b32 s8, 0"],
+        opaque: &["v_mov_b32_e32 v2, 0", "lds_param_load v1, attr0.x wait_vdst:15"],
+        // A VALU reads a transcendental's result right away (fixVALUTransUseHazard, the
+        // retarget's search).
+        mitigated: "function plain\nhunk\n    = v_exp_f32_e32 v3, v4\n    + v_add_f32_e32 v5, v3, v3\n",
+        inserted: "s_waitcnt_depctr 0xfff",
+        at: "v_add_f32_e32 v5, v3, v3",
+        after: false,
+        rule: "fixVALUTransUseHazard",
+        // A VALU write of what lds_param_load writes, right before it: LLVM lowers the
+        // instruction's wait_vdst, which gfxpatch does not.
+        refused: "function opaque\nhunk\n    - v_mov_b32_e32 v2, 0\n    + v_mov_b32_e32 v1, 0\n",
+        refusal: "fixLdsDirectVALUHazard: LLVM lowers its wait_vdst to 0 (it is 15)",
+    },
+    HazardCase {
+        mcpu: "gfx1201",
+        wave64: false,
+        plain: &["v_wmma_f32_16x16x16_f16 v[0:7], v[8:11], v[12:15], v[0:7]", "s_mov_b32 s8, 0", "ds_param_load v30, attr0.x wait_va_vdst:15 wait_vm_vsrc:1"],
+        opaque: &[],
+        // A WMMA reading the previous one's result as matrix A (fixWMMAHazards).
+        mitigated: "function plain\nhunk\n    = v_wmma_f32_16x16x16_f16 v[0:7], v[8:11], v[12:15], v[0:7]\n    + v_wmma_f32_16x16x16_f16 v[16:23], v[0:3], v[12:15], v[16:23]\n",
+        inserted: "v_nop",
+        at: "v_wmma_f32_16x16x16_f16 v[16:23], v[0:3], v[12:15], v[16:23]",
+        after: false,
+        rule: "fixWMMAHazards",
+        // A load writing what ds_param_load writes: LLVM sets its wait_vm_vsrc to 0.
+        refused: "function plain\nhunk\n    = s_mov_b32 s8, 0\n    + global_load_b32 v30, v0, s[0:1]\n    = ds_param_load v30, attr0.x wait_va_vdst:15 wait_vm_vsrc:1\n",
+        refusal: "fixLdsDirectVMEMHazard: LLVM sets its wait_vsrc to 0",
+    },
+    HazardCase {
+        mcpu: "gfx1010",
+        wave64: false,
+        plain: &["global_load_dword v1, v0, s[0:1]", "v_mov_b32_e32 v2, 0"],
+        opaque: &[],
+        // A load reads s[0:1], then an SALU writes s0 (fixVMEMtoScalarWriteHazards).
+        mitigated: "function plain\nhunk\n    = global_load_dword v1, v0, s[0:1]\n    + s_mov_b32 s0, 0\n",
+        inserted: "s_waitcnt_depctr 0xffe3",
+        at: "s_mov_b32 s0, 0",
+        after: false,
+        rule: "fixVMEMtoScalarWriteHazards",
+        refused: "",
+        refusal: "",
+    },
+    HazardCase {
+        mcpu: "gfx1100",
+        wave64: true,
+        plain: &["v_cndmask_b32_e64 v0, v1, v2, s[4:5]", "v_mov_b32_e32 v3, 0"],
+        opaque: &[],
+        // A VALU reads s[4:5] as a mask, then an SALU writes it (fixVALUMaskWriteHazard): the
+        // wait goes after the write.
+        mitigated: "function plain\nhunk\n    = v_cndmask_b32_e64 v0, v1, v2, s[4:5]\n    + s_mov_b64 s[4:5], 0\n",
+        inserted: "s_waitcnt_depctr 0xfffe",
+        at: "s_mov_b64 s[4:5], 0",
+        after: true,
+        rule: "fixVALUMaskWriteHazard",
+        refused: "",
+        refusal: "",
+    },
+    HazardCase {
+        mcpu: "gfx900",
+        wave64: false,
+        plain: &["s_load_dword s2, s[0:1], 0x0", "s_mov_b32 s8, 0", "s_waitcnt lgkmcnt(0)"],
+        opaque: &[],
+        // XNACK any (code object v5's default): two loads in a soft clause, the second writing
+        // what the first reads (checkSoftClauseHazards).
+        mitigated: "function plain\nhunk\n    = s_load_dword s2, s[0:1], 0x0\n    + s_load_dword s0, s[4:5], 0x0\n",
+        inserted: "s_nop 0",
+        at: "s_load_dword s0, s[4:5], 0x0",
+        after: false,
+        rule: "checkSoftClauseHazards",
+        refused: "",
+        refusal: "",
+    },
+];
+
+#[test]
+fn hazards_a_patch_creates_are_mitigated_or_refused() {
+    for case in HAZARD_CASES {
+        let input = hand_object(case.mcpu, case.wave64, case.plain, case.opaque);
+        let what = format!("{}{}", case.mcpu, if case.wave64 { " wave64" } else { "" });
+        // Mitigated: the fix in place (as llvm-objdump-19 reads the output), said so, verified.
+        let patch = write_patch(&format!("hazard-{}.gpatch", what.replace(' ', "-")), &format!("target {}\n{}", case.mcpu, case.mitigated));
+        let out = scratch(&format!("hazard-{}.co", what.replace(' ', "-")));
+        let (_, notes) = ok(&["patch", s(&input), "-o", s(&out), s(&patch)]);
+        assert!(notes.contains(&format!("inserted {} {} `{}`", case.inserted, if case.after { "after" } else { "before" }, case.at)) && notes.contains(case.rule), "{what}: {notes}");
+        let listing = instructions(&llvm_tool("llvm-objdump-19", &["-d", s(&out)]));
+        let at = listing.iter().position(|l| l.starts_with(case.at)).unwrap_or_else(|| panic!("{what}: no `{}` in {listing:#?}", case.at));
+        let next = if case.after { &listing[at + 1] } else { &listing[at - 1] };
+        assert!(next.starts_with(case.inserted), "{what}: `{next}` next to `{}`", case.at);
+        let (verified, _) = ok(&["verify", s(&out)]);
+        assert!(verified.contains(": ok:"), "{what}: {verified}");
+        assert_eq!(instructions(&ok(&["disasm", s(&out)]).0), listing, "{what}: our disassembly is not llvm-objdump-19's");
+        if case.refused.is_empty() {
+            continue;
+        }
+        // Refused: a clear error naming the rule, nothing written.
+        let patch = write_patch(&format!("hazard-refused-{}.gpatch", what.replace(' ', "-")), &format!("target {}\n{}", case.mcpu, case.refused));
+        let out = scratch(&format!("hazard-refused-{}.co", what.replace(' ', "-")));
+        let o = gfxpatch(&["patch", s(&input), "-o", s(&out), s(&patch)]);
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        assert_eq!(o.status.code(), Some(2), "{what}: {err}");
+        assert!(err.contains(case.refusal), "{what}: expected `{}` in:\n{err}", case.refusal);
+        assert!(!out.exists(), "{what}: an output was written");
+    }
+}
+
+/// Each example patch applied, then the output run against the input by the emulator
+/// (`gfxpatch check`, docs/emulator.md): the patches that keep what the kernel computes give
+/// every buffer back bit for bit on three seeds; `constant` changes a constant on purpose and
+/// the difference is the one it means. (`pal_clamp` patches a pixel shader, which the emulator
+/// does not run; `hip_lerp`'s bundle and host library hold the code object checked here.)
+#[test]
+fn every_example_computes_what_the_emulator_expects() {
+    let f32_convert = ["--kernel", "f32_convert", "--grid", "256", "--block", "64", "i32[512]=0", "f32[1536]=0", "u32[256]"];
+    // collatz_steps with n = 256 of 320 work-items: the last wave has no lane on, and takes the
+    // branch `branch.gpatch` puts in.
+    let collatz = ["--kernel", "collatz_steps", "--grid", "320", "--block", "64", "u32[320]=0", "u32[320]", "u32=256"];
+    // t = 0.25: the fused and the unfused lerp round alike.
+    let lerp = ["--kernel", "_Z9tile_lerpPfPKff", "--grid", "1024", "--block", "256", "f32[1024]=0", "f32[64]", "f32=0.25"];
+    let same: &[(&str, &str, &[&str])] = &[
+        ("longer", "fixtures/co/gfx900/emu_float.O2.co", &f32_convert),
+        ("branch", "fixtures/co/gfx900/control_flow.O2.co", &collatz),
+        ("register_hungry", "fixtures/co/gfx900/emu_float.O2.co", &f32_convert),
+        ("register_hungry", "fixtures/co/gfx1030/emu_float.O2.co", &f32_convert),
+        ("register_hungry", "fixtures/co/gfx90a/emu_float.O2.co", &f32_convert),
+        ("register_hungry", "fixtures/co/gfx942/emu_float.O2.co", &f32_convert),
+        ("hip_lerp", "fixtures/co/gfx1030/hip_kernels.O2.co", &lerp),
+    ];
+    let patched = |patch: &str, input: &Path| {
+        let out = scratch(&format!("emu.{patch}.{}", input.to_str().unwrap().replace('/', "_")));
+        ok(&["patch", s(input), "-o", s(&out), s(&fixture(&format!("fixtures/patches/{patch}.gpatch")))]);
+        out
+    };
+    for (patch, input, args) in same {
+        let input = fixture(input);
+        let out = patched(patch, &input);
+        let o = gfxpatch(&[&["check", s(&input), s(&out)], *args].concat());
+        let text = String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(0), "{patch} on {}: {text}", input.display());
+        assert_eq!(text.matches(": same (").count(), 3, "{patch}: {text}");
+    }
+    // x * 64 becomes x * 128: the first output, (int)x, doubles (truncated: 2t or 2t + 1).
+    let input = fixture("fixtures/co/gfx900/emu_float.O2.co");
+    let out = patched("constant", &input);
+    let o = gfxpatch(&[&["check", s(&input), s(&out)], &f32_convert[..]].concat());
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert_eq!(o.status.code(), Some(1), "{text}");
+    let values = text.split("arg0 (i32) index 0: ").nth(1).unwrap_or_else(|| panic!("{text}"));
+    let (a, b) = values.trim().split_once(" vs ").unwrap();
+    let (a, b): (i64, i64) = (a.parse().unwrap(), b.trim().parse().unwrap());
+    assert!(a != 0 && (b == 2 * a || b == 2 * a + a.signum()), "{text}");
 }

@@ -19,8 +19,9 @@
 
 pub mod diff;
 pub mod file;
+mod hazards;
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 use std::sync::Mutex;
 
 use crate::ir::{Function, InstRef, Origin, Program};
@@ -242,9 +243,9 @@ fn find(hunk: &Hunk, program: &Program, listings: &[Listing]) -> (Vec<Site>, Opt
 
 /// Names of functions for a message: up to four, then how many more.
 fn names(program: &Program, functions: &[usize]) -> String {
-    let mut out: Vec<&str> = functions.iter().take(4).map(|&f| program.functions[f].name.as_str()).collect();
+    let out: Vec<&str> = functions.iter().take(4).map(|&f| program.functions[f].name.as_str()).collect();
     let more = functions.len().saturating_sub(4);
-    let mut s = out.drain(..).collect::<Vec<_>>().join(", ");
+    let mut s = out.join(", ");
     if more > 0 {
         s += &format!(" and {more} more");
     }
@@ -374,7 +375,27 @@ pub fn apply(program: &mut Program, patches: &[PatchFile], ctx: &Ctx<'_>) -> Res
         let missing = states.iter().filter(|s| matches!(s, HunkState::Apply(_))).count();
         if missing == 0 {
             applied.already += 1;
-            applied.notes.push(format!("{}: already applied (every hunk's replacement is in place); left as it is", patch.file));
+            if already == 0 {
+                // Every hunk matches both ways: what it finds and what it puts in are both there,
+                // at the same places. Applied or not cannot be told from the code; it is taken
+                // as applied (applying it again would double it if it was) and said so.
+                let both: Vec<String> = patch
+                    .hunks
+                    .iter()
+                    .zip(&states)
+                    .filter_map(|(h, s)| match s {
+                        HunkState::Either(sites) => sites.first().map(|site| format!("{} at {:#x}", h.label(), listings[site.function].addresses[site.start])),
+                        _ => None,
+                    })
+                    .collect();
+                applied.notes.push(format!(
+                    "{}: cannot tell whether it is applied: every hunk matches both as it finds and as it replaces ({}), so the code reads the same either way; taken as already applied and left as it is (context lines that tell the two apart would decide it)",
+                    patch.file,
+                    both.join(", ")
+                ));
+            } else {
+                applied.notes.push(format!("{}: already applied (every hunk's replacement is in place); left as it is", patch.file));
+            }
             continue;
         }
         if already > 0 {
@@ -404,13 +425,15 @@ pub fn apply(program: &mut Program, patches: &[PatchFile], ctx: &Ctx<'_>) -> Res
     // From the end of each function to its start, so that what one change puts in does not
     // come between another's anchor and its place.
     changes.sort_by_key(|c| std::cmp::Reverse((c.function, c.position())));
-    let mut edited: BTreeSet<usize> = BTreeSet::new();
+    // Each function as read, for the hazards: only the pairs the patch brings about are fixed.
+    let mut edited: std::collections::BTreeMap<usize, Function> = std::collections::BTreeMap::new();
     for c in &changes {
+        edited.entry(c.function).or_insert_with(|| program.functions[c.function].clone());
         edit(program, c, &listings[c.function])?;
-        edited.insert(c.function);
     }
-    for f in edited {
+    for (f, before) in edited {
         keep_wait_states(&mut program.functions[f], &target, ctx, &mut applied.notes)?;
+        hazards::keep(&mut program.functions[f], &before, &target, &mut applied.notes)?;
     }
     Ok(applied)
 }
@@ -581,7 +604,7 @@ fn edit(program: &mut Program, c: &Change, listing: &Listing) -> Result<(), Patc
 /// each instruction along every path into it, through its block and on into the blocks that
 /// fall through or branch to it, as far as the longest wait (see the module doc).
 fn keep_wait_states(function: &mut Function, target: &crate::isa::Target, ctx: &Ctx<'_>, notes: &mut Vec<String>) -> Result<(), PatchError> {
-    if !matches!(target.generation(), Generation::Gfx9 | Generation::Gfx90a | Generation::Gfx940 | Generation::Gfx950) {
+    if !matches!(target.generation(), Generation::Gfx8 | Generation::Gfx9 | Generation::Gfx90a | Generation::Gfx940 | Generation::Gfx950) {
         return Ok(());
     }
     let grew = function.edits.iter().any(|e| e.kind != crate::ir::EditKind::Replace);
