@@ -8,14 +8,17 @@
 //! (`+`) put where the find lines were. Replacements are assembled for the code object's exact
 //! target by our assembler (`isa::parse`).
 //!
-//! Wait states: on the GFX9 family (GFX9, GFX90A, GFX940, GFX950) the pairs of instructions
+//! Wait states: on GFX8 and the GFX9 family (GFX9, GFX90A, GFX940, GFX950) the pairs of instructions
 //! LLVM's hazard recognizer separates by wait states (the peephole's model,
 //! `peephole::matcher::wait_states`) are checked in every function a patch changed, along
 //! every path into each instruction: back through its block and on into the blocks that fall
 //! through or branch to it (loops included), as far as the longest wait. Where an edit
 //! brought a pair closer than allowed, an `s_nop` is inserted before the consumer and the
 //! report says so. On GFX90A/940/950 functions with MFMA or DOT instructions (whose wait states
-//! are not modelled) only same-length hunks are applied; others are refused.
+//! are not modelled) only same-length hunks are applied; others are refused. The other
+//! hazards of LLVM 19's recognizer, GFX8 to GFX12 (VMEM/SMEM write hazards of GFX10.1, GFX11's
+//! transcendental use and partial forwarding, WMMA, ...), are in `hazards.rs`: fixed where the
+//! patch created them, or refused (docs/patches.md, "Hazards").
 
 pub mod diff;
 pub mod file;
