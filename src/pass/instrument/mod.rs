@@ -697,7 +697,7 @@ pub fn aim_constants(site: &Site, getpc: u64, counters: u64) -> (u32, u32) {
 
 /// The static check of every instrumented output, before it is written: for each function,
 /// removing the probes' instructions gives `original`'s instructions exactly (but for an
-/// `s_delay_alu` a trace probe split, which keeps its first wait alone: [`DelaySplit`]; its
+/// `s_delay_alu` a trace probe split, which keeps its first wait alone (`DelaySplit`); its
 /// second wait is a delay the probe inserted, or dropped), and each probe
 /// writes only registers dead at its point in `original`, or EXEC and SCC which it saves first
 /// and restores last. `Err` lists every violation.
