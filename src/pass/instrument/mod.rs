@@ -18,6 +18,7 @@ pub mod map;
 pub mod probe;
 pub mod trace;
 
+use crate::ir::delay::delay_of;
 use crate::ir::liveness::{self, access, unit, Liveness, RegSet};
 use crate::ir::{Flow, Function, FunctionKind, InstRef, Origin, Program};
 use crate::isa::encode::Builder;
@@ -125,6 +126,23 @@ pub struct TraceMemory {
     pub filter: Filter,
 }
 
+/// An `s_delay_alu` whose second wait (`instskip`) reaches past a trace probe's point: the
+/// probe's instructions would move that wait onto one of its own. It is split: the delay keeps
+/// its first wait, and the second gets a delay of its own right before the instruction it
+/// names. Where that wait's producer (a VALU) lies before the probe, the probe's own VALUs (at
+/// least four, [`trace::sequence`]) put it farther back than `VALU_DEP_4` can name, and the
+/// wait is dropped, as LLVM's `AMDGPUInsertDelayAlu` forgets a producer at that distance.
+/// `TRANS32_DEP_n` (the probe has no transcendental instruction) and `SALU_CYCLE_n` (cycles,
+/// not instructions) keep their value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct DelaySplit {
+    delay: InstRef,
+    /// The delay's immediate with its first wait alone.
+    first: u16,
+    /// The instruction the second wait names, and its own delay's immediate (`instid0`).
+    second: Option<(InstRef, u16)>,
+}
+
 /// What a probe does at its point.
 #[derive(Clone, Copy, Debug)]
 enum Probe {
@@ -172,7 +190,7 @@ impl Pass for CountBlocks {
                 flow::Point::End(b) => (InstRef { block: b, index: function.blocks[b].nodes.len() - 1 }, ProbeKind::BlockEnd, Probe::Count(Lanes::LowestActive)),
             })
             .collect();
-        instrument(function, ctx, stats, self.name(), &places);
+        instrument(function, ctx, stats, self.name(), &places, &[]);
     }
 }
 
@@ -227,7 +245,7 @@ fn end_ok(function: &Function, target: &Target) -> Vec<bool> {
             let Some(last) = block.nodes.last() else { return false };
             let terminator = matches!(last.flow, Flow::Branch(_) | Flow::CondBranch(_) | Flow::Return | Flow::End);
             let n = block.nodes.len();
-            let near_delay = delays && block.nodes[n.saturating_sub(8)..n - 1].iter().any(|x| crate::ir::delay::delay_of(&x.inst).is_some());
+            let near_delay = delays && block.nodes[n.saturating_sub(8)..n - 1].iter().any(|x| delay_of(&x.inst).is_some());
             terminator && !near_delay
         })
         .collect()
@@ -258,7 +276,7 @@ impl Pass for CountKernel {
                 places.push((InstRef { block: b, index: block.nodes.len() - 1 }, ProbeKind::KernelEnd, Probe::Count(Lanes::LaneZero)));
             }
         }
-        instrument(function, ctx, stats, COUNT_KERNEL, &places);
+        instrument(function, ctx, stats, COUNT_KERNEL, &places, &[]);
     }
 }
 
@@ -276,8 +294,8 @@ impl Pass for TraceMemory {
             return;
         }
         match trace_points(function, ctx.target) {
-            Ok(places) if places.is_empty() => {}
-            Ok(places) => instrument(function, ctx, stats, TRACE_MEMORY, &places),
+            Ok((places, _)) if places.is_empty() => {}
+            Ok((places, splits)) => instrument(function, ctx, stats, TRACE_MEMORY, &places, &splits),
             Err(why) => stats.decline(why),
         }
     }
@@ -286,11 +304,12 @@ impl Pass for TraceMemory {
 /// Where `trace-memory` probes `function`: before each global or flat memory instruction (not
 /// an inserted one). On GFX11+ the probe goes before the `s_delay_alu`s right before the
 /// instruction, so that each still describes the instruction it was written for; a delay whose
-/// second wait hangs on an instruction after the probe point (`instskip`) would then name a
-/// probe instruction instead: `Err`, the function is left alone.
-fn trace_points(function: &Function, target: &Target) -> Result<Vec<(InstRef, ProbeKind, Probe)>, &'static str> {
+/// second wait hangs on an instruction after the probe point (`instskip`) is split
+/// ([`DelaySplit`]).
+fn trace_points(function: &Function, target: &Target) -> Result<(Vec<(InstRef, ProbeKind, Probe)>, Vec<DelaySplit>), &'static str> {
     let delays = target.generation() >= crate::isa::processor::Generation::Gfx11;
     let mut places = Vec::new();
+    let mut splits: Vec<DelaySplit> = Vec::new();
     for (b, block) in function.blocks.iter().enumerate() {
         for (i, node) in block.nodes.iter().enumerate() {
             if is_probe_node(function, node) {
@@ -301,22 +320,49 @@ fn trace_points(function: &Function, target: &Target) -> Result<Vec<(InstRef, Pr
             let Some(traced) = trace::traced(&node.inst, target, id) else { continue };
             let mut at = i;
             if delays {
-                while at > 0 && crate::ir::delay::delay_of(&block.nodes[at - 1].inst).is_some() {
+                while at > 0 && delay_of(&block.nodes[at - 1].inst).is_some() {
                     at -= 1;
                 }
-                for (j, d) in block.nodes[..at].iter().enumerate() {
-                    let Some(delay) = crate::ir::delay::delay_of(&d.inst) else { continue };
+                // A delay's reach ends at most 8 instructions after it (`instskip` <= 7).
+                for j in at.saturating_sub(8)..at {
+                    let Some(delay) = delay_of(&block.nodes[j].inst) else { continue };
                     let (skip, second) = (usize::from((delay >> 4) & 7), (delay >> 7) & 15);
                     let first_target = j + 1;
                     if second != 0 && first_target < at && at <= first_target + skip {
-                        return Err("an s_delay_alu's second wait spans a memory instruction (the probe would take it)");
+                        // Decided for the last probe in the window: its VALUs are the nearest.
+                        let split = split_delay(block, InstRef { block: b, index: j }, at)?;
+                        match splits.iter_mut().find(|s| s.delay == split.delay) {
+                            Some(s) => *s = split,
+                            None => splits.push(split),
+                        }
                     }
                 }
             }
             places.push((InstRef { block: b, index: at }, ProbeKind::TraceMemory, Probe::Trace(traced)));
         }
     }
-    Ok(places)
+    Ok((places, splits))
+}
+
+/// The [`DelaySplit`] of the `s_delay_alu` at `delay` for a probe before `block.nodes[at]`,
+/// which lies after the delay's first instruction and at or before its second.
+fn split_delay(block: &crate::ir::Block, delay: InstRef, at: usize) -> Result<DelaySplit, &'static str> {
+    use crate::ir::delay::Alu;
+    let imm = delay_of(&block.nodes[delay.index].inst).expect("an s_delay_alu");
+    let (skip, field) = (usize::from((imm >> 4) & 7), (imm >> 7) & 15);
+    let named = delay.index + 1 + skip;
+    // LLVM never puts a delay inside another's reach: where one is, the count is unclear.
+    if named >= block.nodes.len() || block.nodes[delay.index + 1..=named].iter().any(|n| delay_of(&n.inst).is_some()) {
+        return Err("an s_delay_alu's second wait reaches past its block or another delay");
+    }
+    // The producer of a VALU_DEP_n wait is the n-th VALU back from the named instruction.
+    let valus_after_probe = block.nodes[at..named].iter().filter(|n| Alu::of(&n.inst) == Alu::Valu).count();
+    let second = match field {
+        1..=4 if usize::from(field) > valus_after_probe => None,
+        1..=7 | 9..=11 => Some((InstRef { block: delay.block, index: named }, field)),
+        _ => return Err("an s_delay_alu field we do not read (FMA_ACCUM_CYCLE_1 or reserved)"),
+    };
+    Ok(DelaySplit { delay, first: imm & 0xf, second })
 }
 
 /// The registers from which on no function of the program names any: nothing can read them
@@ -434,7 +480,7 @@ fn limits(function: &Function, target: &Target) -> probe::Limits {
 
 /// Plans every probe of `function` first and inserts them only if all can be placed: a function
 /// is instrumented whole or not at all (a partial block count would mislead).
-fn instrument(function: &mut Function, ctx: &Ctx<'_>, stats: &mut PassStats, pass: &'static str, places: &[(InstRef, ProbeKind, Probe)]) {
+fn instrument(function: &mut Function, ctx: &Ctx<'_>, stats: &mut PassStats, pass: &'static str, places: &[(InstRef, ProbeKind, Probe)], splits: &[DelaySplit]) {
     if let Err(why) = probe::supported(ctx.target) {
         stats.decline(why);
         return;
@@ -475,18 +521,44 @@ fn instrument(function: &mut Function, ctx: &Ctx<'_>, stats: &mut PassStats, pas
             }
         }
     }
-    // Back to front, so that each planned position still names the instruction it was made for.
-    planned.sort_by_key(|&(at, _)| std::cmp::Reverse(at));
-    for (at, seq) in planned {
+    let delay = |imm: u16| ctx.builder.borrow_mut().build(Opcode::S_DELAY_ALU, &[(OperandName::simm16, Value::Imm(i64::from(imm)))]);
+    let mut firsts = Vec::with_capacity(splits.len());
+    // The split delays' second waits go in before the probes: where a probe stands at the
+    // same place, it goes before the new delay, which keeps naming its instruction.
+    let mut edits: Vec<(InstRef, Vec<Inst>, bool)> = Vec::with_capacity(planned.len() + splits.len());
+    for split in splits {
+        let Some(first) = delay(split.first) else {
+            stats.decline("an s_delay_alu does not encode");
+            return;
+        };
+        firsts.push((split.delay, first));
+        if let Some((named, imm)) = split.second {
+            let Some(second) = delay(imm) else {
+                stats.decline("an s_delay_alu does not encode");
+                return;
+            };
+            edits.push((named, vec![second], false));
+        }
+    }
+    edits.extend(planned.into_iter().map(|(at, seq)| (at, seq, true)));
+    // Replacing moves nothing; then back to front (a stable sort), so that each planned
+    // position still names the instruction it was made for. The edits cannot fail after the
+    // checks above (not opaque, no control flow inserted); the edit API still has the last word.
+    for (at, inst) in firsts {
+        if let Err(d) = function.replace(at, inst, pass) {
+            stats.decline(d.reason());
+            return;
+        }
+    }
+    edits.sort_by_key(|&(at, _, _)| std::cmp::Reverse(at));
+    for (at, seq, probe) in edits {
         for inst in seq.into_iter().rev() {
             if let Err(d) = function.insert_before(at, inst, pass) {
-                // Cannot happen after the checks above (not opaque, no control flow inserted);
-                // the edit API still has the last word.
                 stats.decline(d.reason());
                 return;
             }
         }
-        stats.applied += 1;
+        stats.applied += u64::from(probe);
     }
 }
 
@@ -624,7 +696,9 @@ pub fn aim_constants(site: &Site, getpc: u64, counters: u64) -> (u32, u32) {
 }
 
 /// The static check of every instrumented output, before it is written: for each function,
-/// removing the probes' instructions gives `original`'s instructions exactly, and each probe
+/// removing the probes' instructions gives `original`'s instructions exactly (but for an
+/// `s_delay_alu` a trace probe split, which keeps its first wait alone (`DelaySplit`); its
+/// second wait is a delay the probe inserted, or dropped), and each probe
 /// writes only registers dead at its point in `original`, or EXEC and SCC which it saves first
 /// and restores last. `Err` lists every violation.
 pub fn check(original: &Program, instrumented: &Program) -> Result<(), Vec<String>> {
@@ -643,7 +717,12 @@ pub fn check(original: &Program, instrumented: &Program) -> Result<(), Vec<Strin
         let mut live: Option<Liveness> = None;
         for (b, (ob, nb)) in of.blocks.iter().zip(&nf.blocks).enumerate() {
             let kept: Vec<_> = nb.nodes.iter().filter(|n| !is_probe(n)).collect();
-            if kept.len() != ob.nodes.len() || kept.iter().zip(&ob.nodes).any(|(k, o)| k.origin != o.origin || k.inst != o.inst) {
+            let split = |k: &crate::ir::Node, o: &crate::ir::Node| {
+                let by_probe = matches!(k.origin, Origin::Replaced { address, edit } if o.origin == Origin::Input(address) && is_probe_pass(nf.edits[edit as usize].pass));
+                let first_wait_alone = matches!((delay_of(&k.inst), delay_of(&o.inst)), (Some(new), Some(old)) if new == old & 0xf);
+                by_probe && first_wait_alone
+            };
+            if kept.len() != ob.nodes.len() || kept.iter().zip(&ob.nodes).any(|(k, o)| (k.origin != o.origin || k.inst != o.inst) && !split(k, o)) {
                 problems.push(format!("{}: block at {:#x}: removing the probes does not give the original instructions", nf.name, ob.address));
                 continue;
             }
@@ -718,15 +797,17 @@ fn check_probe(run: &[Inst], live: &RegSet, target: &Target) -> Result<(), Strin
             && accesses[first + 1..last].iter().all(|a| !a.writes.intersects(&save))
             && only(&accesses[last].reads, &save)
     };
+    // A run that does not write them (a split delay's second wait alone) need not save them.
+    let writes = |what: &RegSet| accesses.iter().any(|a| a.writes.intersects(what));
     let mut allowed = RegSet::all();
     allowed.subtract(live);
-    if live.intersects(&exec) {
+    if live.intersects(&exec) && writes(&exec) {
         if !restored(&exec) {
             return Err("writes EXEC without saving and restoring it".into());
         }
         allowed.union(&exec);
     }
-    if live.intersects(&scc) {
+    if live.intersects(&scc) && writes(&scc) {
         if !restored(&scc) {
             return Err("writes live SCC without saving and restoring it".into());
         }
