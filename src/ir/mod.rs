@@ -174,6 +174,20 @@ impl Program {
 }
 
 impl Function {
+    /// Each block's predecessors (each once, in block order): the blocks that list it among
+    /// their successors.
+    pub fn predecessors(&self) -> Vec<Vec<usize>> {
+        let mut predecessors = vec![Vec::new(); self.blocks.len()];
+        for (b, block) in self.blocks.iter().enumerate() {
+            for &s in &block.successors {
+                if !predecessors[s].contains(&b) {
+                    predecessors[s].push(b);
+                }
+            }
+        }
+        predecessors
+    }
+
     pub fn instruction_count(&self) -> usize {
         self.blocks.iter().map(|b| b.nodes.len()).sum()
     }

@@ -117,14 +117,7 @@ pub fn plan(function: &Function, target: &Target) -> Vec<Site> {
     if !facts.iter().flatten().any(|f| f.trans) {
         return Vec::new();
     }
-    let mut predecessors: Vec<Vec<usize>> = vec![Vec::new(); function.blocks.len()];
-    for (b, block) in function.blocks.iter().enumerate() {
-        for &s in &block.successors {
-            if !predecessors[s].contains(&b) {
-                predecessors[s].push(b);
-            }
-        }
-    }
+    let predecessors = function.predecessors();
     let mut planned: std::collections::HashSet<(usize, usize)> = std::collections::HashSet::new();
     let mut sites = Vec::new();
     for (b, block_facts) in facts.iter().enumerate() {

@@ -222,15 +222,7 @@ struct Cx<'f> {
 impl<'f> Cx<'f> {
     fn new(function: &'f Function, target: &'f Target) -> Cx<'f> {
         let infos = function.blocks.iter().map(|b| b.nodes.iter().map(|n| Info::of(&n.inst, target)).collect()).collect();
-        let mut predecessors = vec![Vec::new(); function.blocks.len()];
-        for (b, block) in function.blocks.iter().enumerate() {
-            for &s in &block.successors {
-                if !predecessors[s].contains(&b) {
-                    predecessors[s].push(b);
-                }
-            }
-        }
-        Cx { function, infos, predecessors, target, lds_vmem_branches: Default::default() }
+        Cx { function, infos, predecessors: function.predecessors(), target, lds_vmem_branches: Default::default() }
     }
 
     fn info(&self, at: InstRef) -> &Info {

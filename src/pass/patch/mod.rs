@@ -619,12 +619,7 @@ fn keep_wait_states(function: &mut Function, target: &crate::isa::Target, ctx: &
         )));
     }
     // Predecessors do not change as s_nops go in (an insertion adds no block).
-    let mut predecessors = vec![Vec::new(); function.blocks.len()];
-    for (b, block) in function.blocks.iter().enumerate() {
-        for &s in &block.successors {
-            predecessors[s].push(b);
-        }
-    }
+    let predecessors = function.predecessors();
     // Every block: a branch put in splits blocks, and the runs the input had stand out anyway
     // (`follows_as_in_input`).
     for block in 0..function.blocks.len() {
