@@ -192,7 +192,7 @@ pub(super) fn rewrite_file(input_path: &Path, out_path: &Path, options: &Options
     // on 2 cores the whole of librocsparse took as long as with one worker.
     let mut order: Vec<usize> = (0..input.objects.len()).collect();
     order.sort_by_key(|&i| std::cmp::Reverse(input.objects[i].bytes.len()));
-    let done: Vec<(usize, Outcome)> = order
+    let mut done: Vec<(usize, Outcome)> = order
         .into_iter()
         .par_bridge()
         // Each worker decodes its objects with decoders kept from one object to the next.
@@ -208,10 +208,8 @@ pub(super) fn rewrite_file(input_path: &Path, out_path: &Path, options: &Options
             outcome.map(|out| (i, out))
         })
         .collect::<anyhow::Result<_>>()?;
-    let mut outcomes: Vec<Outcome> = std::iter::repeat_with(Outcome::default).take(done.len()).collect();
-    for (i, out) in done {
-        outcomes[i] = out;
-    }
+    done.sort_unstable_by_key(|&(i, _)| i);
+    let mut outcomes: Vec<Outcome> = done.into_iter().map(|(_, out)| out).collect();
     let replaced = replacements(&input, &mut outcomes);
     let image = output_image(data, &input, &replaced, &mut outcomes).with_context(|| path.clone())?;
     {
