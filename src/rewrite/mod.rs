@@ -187,7 +187,7 @@ pub fn rewrite_object_with(data: &[u8], options: &Options<'_>, decoders: &mut De
     }
     let bytes = out.bytes.as_ref().unwrap();
     let input_structure = input_structure.unwrap_or_else(|| verify::structure_with(data, decoders));
-    if let Err(problems) = verify::against(data, &object, &input_structure, &program, &laid, bytes, decoders) {
+    if let Err(problems) = verify::against(&object, &input_structure, &program, &laid, bytes, decoders) {
         anyhow::bail!("the rewritten object fails verification: {}", problems.join("; "));
     }
     Ok(out)

@@ -136,11 +136,10 @@ impl<T> Sorted<T> {
     }
 }
 
-/// Checks `output`, the rewrite of `input` (parsed as `in_obj`) by the edits in `program` laid
-/// out as `layout`, decoding both with `decoders`. `input_structure` is [`structure_of`] the
-/// input (as [`structure_with`] would find it).
+/// Checks `output`, the rewrite of `in_obj` by the edits in `program` laid out as `layout`,
+/// decoding both with `decoders`. `input_structure` is [`structure_of`] the input (as
+/// [`structure_with`] would find it).
 pub fn against(
-    input: &[u8],
     in_obj: &CodeObject<'_>,
     input_structure: &Result<Summary, Vec<String>>,
     program: &Program,
@@ -168,7 +167,7 @@ pub fn against(
     if out_text.address != text.address {
         problems.push(format!("the text moved from {:#x} to {:#x}", text.address, out_text.address));
     }
-    let in_bytes = &input[text.file_offset as usize..(text.file_offset + text.size) as usize];
+    let in_bytes = &in_obj.data[text.file_offset as usize..(text.file_offset + text.size) as usize];
     let out_bytes = &output[out_text.offset as usize..(out_text.offset + out_text.size) as usize];
     let decoder = decoders.for_target(program.target);
     let decode_in = |a: u64| decoder.decode(&in_bytes[(a - text.address) as usize..]);
