@@ -208,26 +208,74 @@ impl<'a> Image<'a> {
     /// that is a slice of the input (a moved bundle's entries, the moved unloaded sections), so
     /// those bytes never pass through this process's memory; without it they are written from
     /// `input`'s bytes.
+    ///
+    /// The file gets its full length first, so what is never written reads as zeros (a hole):
+    /// zeroed ranges of the prefix are not copied and then overwritten with zeros, and zeros
+    /// appended are skipped. In a library whose grown bundles moved, their old slots are
+    /// hundreds of MiB that were copied once and zeroed once (half the bytes this wrote).
     pub fn write_to(&self, file: &mut std::fs::File, source: Option<&mut std::fs::File>) -> io::Result<()> {
         let mut source = source.filter(|_| self.is_source);
-        match source.as_deref_mut() {
-            Some(source) => copy_range(source, 0, self.kept, file)?,
-            None => file.write_all(&self.input[..self.kept as usize])?,
+        file.set_len(self.len())?;
+        for range in self.prefix_to_copy() {
+            file.seek(SeekFrom::Start(range.start))?;
+            match source.as_deref_mut() {
+                Some(source) => copy_range(source, range.start, range.end - range.start, file)?,
+                None => file.write_all(&self.input[range.start as usize..range.end as usize])?,
+            }
         }
         let mut out = io::BufWriter::with_capacity(1 << 20, file);
-        for (at, p) in &self.edits {
-            out.seek(SeekFrom::Start(*at))?;
-            self.write_piece(p, &mut out, source.as_deref_mut())?;
+        for (i, (at, p)) in self.edits.iter().enumerate() {
+            match p {
+                // Left a hole by the prefix copy: zero only what an earlier edit wrote there.
+                Piece::Zeros(n) => {
+                    let zeroed = *at..at + n;
+                    for (o, q) in &self.edits[..i] {
+                        if matches!(q, Piece::Bytes(_)) {
+                            let (from, to) = (zeroed.start.max(*o), zeroed.end.min(o + q.len()));
+                            if from < to {
+                                out.seek(SeekFrom::Start(from))?;
+                                write_zeros(&mut out, to - from)?;
+                            }
+                        }
+                    }
+                }
+                Piece::Bytes(_) => {
+                    out.seek(SeekFrom::Start(*at))?;
+                    self.write_piece(p, &mut out, source.as_deref_mut())?;
+                }
+            }
         }
         out.seek(SeekFrom::Start(self.kept))?;
         for p in &self.tail {
-            self.write_piece(p, &mut out, source.as_deref_mut())?;
+            match p {
+                // The file's length already covers them: a hole.
+                Piece::Zeros(n) => {
+                    out.seek(SeekFrom::Current(*n as i64))?;
+                }
+                Piece::Bytes(_) => self.write_piece(p, &mut out, source.as_deref_mut())?,
+            }
         }
         out.flush()?;
-        let file = out.into_inner().map_err(io::IntoInnerError::into_error)?;
-        // An edit or piece of zeros at the very end still gives the file its full length.
-        file.set_len(self.len())?;
         Ok(())
+    }
+
+    /// The ranges of the kept prefix the output takes from the input: all of it but what an
+    /// edit zeros (sorted, disjoint).
+    fn prefix_to_copy(&self) -> Vec<std::ops::Range<u64>> {
+        let mut zeroed: Vec<(u64, u64)> = self.edits.iter().filter_map(|(at, p)| matches!(p, Piece::Zeros(_)).then(|| (*at, at + p.len()))).collect();
+        zeroed.sort_unstable();
+        let mut out = Vec::with_capacity(zeroed.len() + 1);
+        let mut from = 0;
+        for (start, end) in zeroed {
+            if start > from {
+                out.push(from..start);
+            }
+            from = from.max(end);
+        }
+        if self.kept > from {
+            out.push(from..self.kept);
+        }
+        out
     }
 
     fn write_piece(&self, piece: &Piece<'_>, out: &mut io::BufWriter<&mut std::fs::File>, source: Option<&mut std::fs::File>) -> io::Result<()> {
@@ -289,6 +337,12 @@ mod tests {
         image.zero(9_000, 990);
         buffer[8..16].copy_from_slice(&7u64.to_le_bytes());
         image.put(8, 7u64.to_le_bytes().to_vec());
+        // Bytes over a zeroed range (the writer leaves zeroed ranges holes) and zeros over
+        // bytes an earlier edit wrote.
+        buffer[9_100..9_103].copy_from_slice(b"xyz");
+        image.put(9_100, b"xyz".to_vec());
+        buffer[9_102..9_110].fill(0);
+        image.zero(9_102, 8);
         assert_eq!(image.read_u64(8), 7);
         assert_eq!(image.read_u16(355), 0);
         assert_eq!(image.read_u16(398), 0xaaaa);
