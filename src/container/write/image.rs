@@ -31,7 +31,7 @@ impl Piece<'_> {
 
     fn write(&self, out: &mut impl io::Write) -> io::Result<()> {
         match self {
-            Piece::Bytes(b) => out.write_all(b),
+            Piece::Bytes(b) => write_chunked(out, b),
             Piece::Zeros(n) => write_zeros(out, *n),
         }
     }
@@ -220,7 +220,7 @@ impl<'a> Image<'a> {
             file.seek(SeekFrom::Start(range.start))?;
             match source.as_deref_mut() {
                 Some(source) => copy_range(source, range.start, range.end - range.start, file)?,
-                None => file.write_all(&self.input[range.start as usize..range.end as usize])?,
+                None => write_chunked(file, &self.input[range.start as usize..range.end as usize])?,
             }
         }
         let mut out = io::BufWriter::with_capacity(1 << 20, file);
@@ -304,6 +304,13 @@ fn copy_range(source: &mut std::fs::File, at: u64, len: u64, to: &mut std::fs::F
         return Err(io::Error::new(io::ErrorKind::UnexpectedEof, format!("the input ended after {} of {} bytes", at + copied, at + len)));
     }
     Ok(())
+}
+
+/// Writes `bytes` a MiB at a time. One write(2) of many MiB from our memory ran at 140 MB/s
+/// on the 2-core VM where the bench runs, the same bytes in 1 MiB writes at 4 GB/s (500 MB of
+/// either, to a fresh file); a rewritten code object is 5-14 MB.
+pub(super) fn write_chunked(out: &mut impl io::Write, bytes: &[u8]) -> io::Result<()> {
+    bytes.chunks(1 << 20).try_for_each(|chunk| out.write_all(chunk))
 }
 
 fn write_zeros(out: &mut impl io::Write, mut n: u64) -> io::Result<()> {

@@ -34,7 +34,7 @@ mod image;
 pub mod note_room;
 pub mod registers;
 
-use std::io::{self, Write as _};
+use std::io;
 use std::ops::Range;
 use std::path::Path;
 
@@ -252,7 +252,7 @@ pub enum WriteError {
 /// renamed over `path`. On any error the temporary file is removed and `path` is untouched.
 /// A replaced file keeps its mode.
 pub fn write_file_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    write_file_atomically_with(path, None, |file| file.write_all(bytes))
+    write_file_atomically_with(path, None, |file| image::write_chunked(file, bytes))
 }
 
 /// [`write_file_atomically`] with the contents written by `write` (which may seek: the output
