@@ -301,15 +301,28 @@ fn build_function(
     };
     let (insts, flows) = (&insts[..code_len], &flows[..code_len]);
 
-    // Blocks: split at leaders and after block-ending instructions.
-    // Each block's nodes are allocated once, at their size.
-    let block_starts: Vec<usize> = (0..insts.len()).filter(|&i| i == 0 || leaders.contains(&insts[i].0) || flows[i - 1].0.ends_block()).collect();
+    // Blocks: split at leaders and after block-ending instructions. The leaders and the
+    // instructions are both in address order, so one walk over both finds the leaders among
+    // the instructions (a bisection per instruction cost more than building the nodes).
+    let mut block_starts: Vec<usize> = Vec::new();
+    let mut next_leader = leaders.sorted.partition_point(|&a| a < entry);
+    for (i, &(address, _)) in insts.iter().enumerate() {
+        while leaders.sorted.get(next_leader).is_some_and(|&l| l < address) {
+            next_leader += 1;
+        }
+        let leads = leaders.sorted.get(next_leader) == Some(&address) || leaders.later.contains(&address);
+        if i == 0 || leads || flows[i - 1].0.ends_block() {
+            block_starts.push(i);
+        }
+    }
+    // Every node made in one pass, then each block's copied out at its size.
+    let nodes: Vec<Node> = insts.iter().zip(flows).map(|(&(address, inst), &(flow, _))| Node { inst, origin: Origin::Input(address), flow }).collect();
     let mut blocks: Vec<Block> = Vec::with_capacity(block_starts.len());
     for (k, &from) in block_starts.iter().enumerate() {
         let to = block_starts.get(k + 1).copied().unwrap_or(insts.len());
-        let nodes = insts[from..to].iter().zip(&flows[from..to]).map(|(&(address, inst), &(flow, _))| Node { inst, origin: Origin::Input(address), flow }).collect();
-        blocks.push(Block { address: insts[from].0, nodes, successors: Vec::new(), exits: false });
+        blocks.push(Block { address: insts[from].0, nodes: nodes[from..to].to_vec(), successors: Vec::new(), exits: false });
     }
+    drop(nodes);
     // Blocks are in address order: a target's block is found by bisection.
     let block_addresses: Vec<u64> = blocks.iter().map(|b| b.address).collect();
     let block_of = |a: u64| block_addresses.binary_search(&a).ok();
