@@ -7,7 +7,7 @@
 //! and its output written once (a temporary file and a rename). docs/whole-library.md.
 
 use std::collections::BTreeMap;
-use std::io::{IsTerminal as _, Write as _};
+use std::io::{IsTerminal as _, Seek as _, Write as _};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -16,7 +16,7 @@ use rayon::prelude::*;
 
 use crate::container::bundle::DecompressLimits;
 use crate::container::input::{Input, MappedFile};
-use crate::container::write::{image_noting, write_file_atomically_with, Image};
+use crate::container::write::{image_noting, AtomicFile, Image};
 use crate::isa::Decoders;
 use crate::pass::{self, Pass};
 use crate::rewrite::{self, ObjectReport, Options, Outcome, PassReport, Report};
@@ -185,6 +185,12 @@ pub(super) fn rewrite_file(input_path: &Path, out_path: &Path, options: &Options
     let data = mapped.bytes();
     let input = Input::parse(data, &DecompressLimits::default()).with_context(|| path.clone())?;
     progress.add_objects(input.objects.len());
+    // A host library's output is mostly its input: the kernel copies the input into the
+    // output file on a thread of its own while the objects are rewritten, and the edits are
+    // laid over that copy at the end (the copy and most of its write-back then cost no wall
+    // time of their own).
+    let mut output = AtomicFile::create(out_path).with_context(|| out_path.display().to_string())?;
+    let early_copy = input.host.is_some().then(|| EarlyCopy::start(input_path, data.len() as u64, output.file())).flatten();
     // One queue of objects, largest first, from which each worker takes the next object when
     // it is done with one. A library's objects range from kilobytes to megabytes. Split in
     // halves as `par_iter` splits a slice, one worker got the large half and worked through
@@ -239,8 +245,19 @@ pub(super) fn rewrite_file(input_path: &Path, out_path: &Path, options: &Options
     // The output is streamed: the input's bytes copied file to file by the kernel, the edits
     // written over them, what grew appended. No copy of the file is made in memory.
     let input_len = data.len() as u64;
-    write_file_atomically_with(out_path, Some(input_path), |file| image.write_to(file, copy_source(input_path, input_len).as_mut()))
-        .with_context(|| out_path.display().to_string())?;
+    let copied = early_copy.is_some_and(|c| c.finish());
+    let write = |file: &mut std::fs::File| -> std::io::Result<()> {
+        let mut source = copy_source(input_path, input_len);
+        match source.as_mut() {
+            Some(source) if copied && image.lies_over_input() => image.write_over_input(file, source),
+            _ => {
+                file.set_len(0)?;
+                file.rewind()?;
+                image.write_to(file, source.as_mut())
+            }
+        }
+    };
+    write(output.file()).and_then(|()| output.commit(Some(input_path))).with_context(|| out_path.display().to_string())?;
     drop(image);
     drop(replaced);
     let objects = ids
@@ -253,6 +270,43 @@ pub(super) fn rewrite_file(input_path: &Path, out_path: &Path, options: &Options
         })
         .collect();
     Ok(Done { path: input_path.to_owned(), objects })
+}
+
+/// The input copied into the output file by the kernel on a thread of its own (see
+/// [`rewrite_file`]). Dropped unfinished (the rewrite failed), it is waited for.
+struct EarlyCopy(Option<std::thread::JoinHandle<std::io::Result<()>>>);
+
+impl EarlyCopy {
+    /// Starts copying the `len` bytes of `input_path` into `output` (empty); `None` where the
+    /// input cannot be read again as a file of that length.
+    fn start(input_path: &Path, len: u64, output: &std::fs::File) -> Option<EarlyCopy> {
+        let source = copy_source(input_path, len)?;
+        let mut to = output.try_clone().ok()?;
+        Some(EarlyCopy(Some(std::thread::spawn(move || {
+            use std::os::fd::AsRawFd as _;
+            let copied = std::io::copy(&mut std::io::Read::take(source, len), &mut to)?;
+            if copied != len {
+                return Err(std::io::Error::new(std::io::ErrorKind::UnexpectedEof, format!("the input ended after {copied} of {len} bytes")));
+            }
+            // Start writing it back now: the fsync before the rename then finds little to do.
+            // SAFETY: sync_file_range(2) on a file descriptor we own; it reads no memory of ours.
+            unsafe { libc::sync_file_range(to.as_raw_fd(), 0, 0, libc::SYNC_FILE_RANGE_WRITE) };
+            Ok(())
+        }))))
+    }
+
+    /// Whether the output file now holds the whole input.
+    fn finish(mut self) -> bool {
+        self.0.take().and_then(|h| h.join().ok()).is_some_and(|r| r.is_ok())
+    }
+}
+
+impl Drop for EarlyCopy {
+    fn drop(&mut self) {
+        if let Some(h) = self.0.take() {
+            let _ = h.join();
+        }
+    }
 }
 
 /// The progress bar: code objects done of those found so far, instructions, rewrites applied.

@@ -260,22 +260,47 @@ pub fn write_file_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
 /// replaced file's; a new file gets the usual mode for new files, executable where `like` (the
 /// input) is: a rewritten executable or shared library stays executable.
 pub fn write_file_atomically_with(path: &Path, like: Option<&Path>, write: impl FnOnce(&mut std::fs::File) -> io::Result<()>) -> io::Result<()> {
-    use std::os::unix::fs::PermissionsExt as _;
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    let name = path
-        .file_name()
-        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, format!("{} names no file", path.display())))?;
-    let mut temp_name = std::ffi::OsString::from(".");
-    temp_name.push(name);
-    temp_name.push(format!(".gfxpatch-{}.tmp", std::process::id()));
-    let temp = dir.join(temp_name);
-    let result = (|| {
-        let mut file = std::fs::OpenOptions::new().read(true).write(true).create_new(true).open(&temp)?;
-        write(&mut file)?;
-        if let Ok(old) = std::fs::metadata(path) {
+    let mut out = AtomicFile::create(path)?;
+    write(out.file())?;
+    out.commit(like)
+}
+
+/// A file being written under a temporary name beside `path`, renamed over `path` by
+/// [`AtomicFile::commit`] once complete and on disk; removed if dropped before that. What
+/// [`write_file_atomically_with`] does in one call, for writers that begin before they know
+/// all of the contents (a whole-library rewrite copies the input into it while the code
+/// objects are still being rewritten).
+pub struct AtomicFile {
+    path: std::path::PathBuf,
+    temp: std::path::PathBuf,
+    file: Option<std::fs::File>,
+    renamed: bool,
+}
+
+impl AtomicFile {
+    pub fn create(path: &Path) -> io::Result<AtomicFile> {
+        let dir = parent_dir(path);
+        let name = path
+            .file_name()
+            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, format!("{} names no file", path.display())))?;
+        let mut temp_name = std::ffi::OsString::from(".");
+        temp_name.push(name);
+        temp_name.push(format!(".gfxpatch-{}.tmp", std::process::id()));
+        let temp = dir.join(temp_name);
+        let file = std::fs::OpenOptions::new().read(true).write(true).create_new(true).open(&temp)?;
+        Ok(AtomicFile { path: path.to_owned(), temp, file: Some(file), renamed: false })
+    }
+
+    pub fn file(&mut self) -> &mut std::fs::File {
+        self.file.as_mut().expect("an AtomicFile has its file until committed")
+    }
+
+    /// Gives the file its mode, flushes it to disk and renames it over the path (see
+    /// [`write_file_atomically_with`] for `like`).
+    pub fn commit(mut self, like: Option<&Path>) -> io::Result<()> {
+        use std::os::unix::fs::PermissionsExt as _;
+        let file = self.file.take().expect("committed once");
+        if let Ok(old) = std::fs::metadata(&self.path) {
             // Keep the mode of the file being replaced (a host library is usually executable).
             file.set_permissions(old.permissions())?;
         } else if let Some(input) = like.and_then(|l| std::fs::metadata(l).ok()) {
@@ -288,17 +313,30 @@ pub fn write_file_atomically_with(path: &Path, like: Option<&Path>, write: impl 
             }
         }
         file.sync_all()?;
-        std::fs::rename(&temp, path)?;
+        drop(file);
+        std::fs::rename(&self.temp, &self.path)?;
+        self.renamed = true;
         // The rename itself is durable once the directory is synced.
-        if let Ok(d) = std::fs::File::open(dir) {
+        if let Ok(d) = std::fs::File::open(parent_dir(&self.path)) {
             let _ = d.sync_all();
         }
         Ok(())
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&temp);
     }
-    result
+}
+
+impl Drop for AtomicFile {
+    fn drop(&mut self) {
+        if !self.renamed {
+            let _ = std::fs::remove_file(&self.temp);
+        }
+    }
+}
+
+fn parent_dir(path: &Path) -> &Path {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    }
 }
 
 #[cfg(test)]
