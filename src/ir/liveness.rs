@@ -12,7 +12,8 @@
 //! - trap temporaries (`ttmp*`) are not tracked: never reported dead;
 //! - registers addressed through M0 (`s_movrel*`, `v_movrel*`) read their whole file.
 
-use crate::isa::operand::{decode_operands, Operands, Value};
+use crate::isa::inst::MAX_INST_BYTES;
+use crate::isa::operand::{decode_operands_into, Operands, Value};
 use crate::isa::reg::{Reg, Special};
 use crate::isa::table::{implicit, Dir, Encoding, ImplicitRegs, Opcode};
 use crate::isa::{Inst, Target};
@@ -49,7 +50,7 @@ impl RegSet {
     pub const EMPTY: RegSet = RegSet([0; WORDS]);
 
     /// Every unit.
-    pub fn all() -> RegSet {
+    pub const fn all() -> RegSet {
         let mut s = RegSet([u64::MAX; WORDS]);
         let extra = WORDS * 64 - unit::COUNT;
         s.0[WORDS - 1] >>= extra;
@@ -200,17 +201,32 @@ pub struct Access {
 
 /// The decoded operands of an instruction (in the record the decoder settled on).
 pub fn operands(inst: &Inst, target: &Target) -> Option<(&'static Encoding, Operands)> {
+    let mut ops = Operands::new();
+    let e = operands_into(inst, target, &mut ops)?;
+    Some((e, ops))
+}
+
+/// [`operands`] into a caller's buffer (an operand list is some 600 bytes: the hot callers
+/// decode in place rather than return it by value); the record the decoder settled on, or
+/// `None` when `inst` does not decode (`out` then holds nothing meaningful).
+pub fn operands_into(inst: &Inst, target: &Target, out: &mut Operands) -> Option<&'static Encoding> {
     let e = inst.encoding()?;
-    let tail: Vec<u8> = inst.trailing_words().iter().flat_map(|w| w.to_le_bytes()).collect();
-    let ops = decode_operands(e, inst.encoded_bits(), &tail, target).ok()?;
-    Some((ops.converted.unwrap_or(e), ops))
+    // The literal or NSA dwords as bytes, on the stack (no allocation per instruction).
+    let words = inst.trailing_words();
+    let mut tail = [0u8; MAX_INST_BYTES];
+    for (bytes, w) in tail.chunks_exact_mut(4).zip(words) {
+        bytes.copy_from_slice(&w.to_le_bytes());
+    }
+    decode_operands_into(e, inst.encoded_bits(), &tail[..words.len() * 4], target, out).ok()?;
+    Some(out.converted.unwrap_or(e))
 }
 
 /// The registers `inst` names in its operands (read or written), without the conservative
 /// widening [`access`] applies: what register counts must cover.
 pub fn operand_units(inst: &Inst, target: &Target) -> RegSet {
     let mut set = RegSet::EMPTY;
-    if let Some((_, ops)) = operands(inst, target) {
+    let mut ops = Operands::new();
+    if operands_into(inst, target, &mut ops).is_some() {
         for op in ops.as_slice() {
             if let Value::Reg(reg) = op.value
                 && let Some((first, count)) = reg_units(reg)
@@ -224,9 +240,21 @@ pub fn operand_units(inst: &Inst, target: &Target) -> RegSet {
 
 /// Reads and writes of `inst`. Undecodable words read and write everything.
 pub fn access(inst: &Inst, target: &Target) -> Access {
-    let Some((e, ops)) = operands(inst, target) else {
-        return Access { reads: RegSet::all(), writes: RegSet::all(), kills: RegSet::EMPTY };
-    };
+    let mut ops = Operands::new();
+    match operands_into(inst, target, &mut ops) {
+        Some(e) => access_of(e, &ops),
+        None => Access::UNKNOWN,
+    }
+}
+
+impl Access {
+    /// What undecodable words do: read and write everything, kill nothing.
+    pub const UNKNOWN: Access = Access { reads: RegSet::all(), writes: RegSet::all(), kills: RegSet::EMPTY };
+}
+
+/// [`access`] of an instruction whose operands `ops` are decoded already, in record `e` (the
+/// record [`operands_into`] returned).
+pub fn access_of(e: &'static Encoding, ops: &Operands) -> Access {
     let mut a = Access::default();
     for (operand, op) in e.operands.iter().zip(ops.as_slice()) {
         let Value::Reg(reg) = op.value else { continue };
@@ -287,30 +315,52 @@ fn exit_live(flow: Flow) -> RegSet {
     }
 }
 
+/// What one block does to liveness, from its instructions' accesses (last first, through
+/// [`BlockEffect::step_back`]): the units it reads before writing them and those it kills.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct BlockEffect {
+    /// Units read before any kill (live on entry whatever follows).
+    pub gen_: RegSet,
+    /// Units some instruction of the block kills.
+    pub kill: RegSet,
+}
+
+impl BlockEffect {
+    /// Adds the instruction before those stepped so far: `flow` and `a` are its own.
+    pub fn step_back(&mut self, flow: Flow, a: &Access) {
+        step_with(&mut self.gen_, flow, a);
+        self.kill.union(&a.kills);
+    }
+}
+
 impl Liveness {
     /// Solves liveness for `function` (backward, to a fixed point).
     pub fn compute(function: &Function, target: &Target) -> Liveness {
+        let effects: Vec<BlockEffect> = function
+            .blocks
+            .iter()
+            .map(|block| {
+                let mut effect = BlockEffect::default();
+                for node in block.nodes.iter().rev() {
+                    effect.step_back(node.flow, &access(&node.inst, target));
+                }
+                effect
+            })
+            .collect();
+        Liveness::solve(function, &effects)
+    }
+
+    /// Solves liveness for `function` given each block's effect (`effects[b]` of block `b`,
+    /// made by [`BlockEffect::step_back`] over its instructions): for a caller that decodes the
+    /// instructions anyway.
+    pub fn solve(function: &Function, effects: &[BlockEffect]) -> Liveness {
         let n = function.blocks.len();
-        // Per block: units read before written (gen) and units killed, plus exit liveness.
-        let mut gen_ = vec![RegSet::EMPTY; n];
-        let mut kill = vec![RegSet::EMPTY; n];
-        let mut exit = vec![RegSet::EMPTY; n];
-        for (b, block) in function.blocks.iter().enumerate() {
-            let mut live = RegSet::EMPTY;
-            let mut killed = RegSet::EMPTY;
-            for node in block.nodes.iter().rev() {
-                // `step` with the access decoded once for both sets.
-                let a = access(&node.inst, target);
-                step_with(&mut live, node, &a);
-                killed.union(&a.kills);
-            }
-            gen_[b] = live;
-            kill[b] = killed;
-            if block.exits {
-                let flow = block.nodes.last().map_or(Flow::Next, |n| n.flow);
-                exit[b] = exit_live(flow);
-            }
-        }
+        assert_eq!(effects.len(), n, "one effect per block");
+        let exit: Vec<RegSet> = function
+            .blocks
+            .iter()
+            .map(|block| if block.exits { exit_live(block.nodes.last().map_or(Flow::Next, |n| n.flow)) } else { RegSet::EMPTY })
+            .collect();
         let mut live_in = vec![RegSet::EMPTY; n];
         let mut live_out = vec![RegSet::EMPTY; n];
         let mut changed = true;
@@ -322,8 +372,8 @@ impl Liveness {
                     out.union(&live_in[s]);
                 }
                 let mut inn = out;
-                inn.subtract(&kill[b]);
-                inn.union(&gen_[b]);
+                inn.subtract(&effects[b].kill);
+                inn.union(&effects[b].gen_);
                 if out != live_out[b] || inn != live_in[b] {
                     live_out[b] = out;
                     live_in[b] = inn;
@@ -353,13 +403,13 @@ impl Liveness {
 
 /// Moves `live` from after `node` to before it.
 fn step(live: &mut RegSet, node: &super::Node, target: &Target) {
-    step_with(live, node, &access(&node.inst, target));
+    step_with(live, node.flow, &access(&node.inst, target));
 }
 
-fn step_with(live: &mut RegSet, node: &super::Node, a: &Access) {
+fn step_with(live: &mut RegSet, flow: Flow, a: &Access) {
     live.subtract(&a.kills);
     live.union(&a.reads);
-    if matches!(node.flow, Flow::Call(_)) {
+    if matches!(flow, Flow::Call(_)) {
         *live = RegSet::all();
     }
 }

@@ -38,7 +38,8 @@ use std::collections::BTreeMap;
 use super::rules::{fits, forms_on, plain_form, Form, Role, Slot};
 use super::syntax::{Condition, InstPat, Kind, Loc, OperandPat};
 use super::{LoadedRule, RuleSet};
-use crate::isa::operand::{decode_operands, Operands, Value};
+use crate::ir::liveness::operands_into;
+use crate::isa::operand::{Operands, Value};
 use crate::isa::processor::Generation;
 use crate::isa::reg::{Reg, Special};
 use crate::isa::table::{flag, implicit, Dir, OperandName};
@@ -127,6 +128,11 @@ impl UnitSet {
         self.0.iter().zip(other.0).any(|(a, b)| a & b != 0)
     }
 
+    /// The bits, 64 units a word (unit `u` is bit `u % 64` of word `u / 64`).
+    pub fn words(&self) -> &[u64; 16] {
+        &self.0
+    }
+
     /// The units, ascending.
     pub fn iter(&self) -> impl Iterator<Item = Unit> + '_ {
         self.0.iter().enumerate().flat_map(|(i, &w)| {
@@ -202,14 +208,19 @@ impl Facts {
         f.salu = e.flags.has(flag::SALU);
         f.valu = e.flags.has(flag::VALU);
         f.trans = e.flags.has(flag::TRANS) && matches!(target.generation(), Generation::Gfx940 | Generation::Gfx950);
-        if let Ok(ops) = decode_operands(e, inst.encoded_bits(), &inst.bytes()[inst.tail_at()..], target) {
+        // Decoded in place: facts are made for every instruction of a candidate block, and an
+        // operand list returned by value is copied twice on the way here. The directions are
+        // `e`'s, the record decoded (not an image conversion's).
+        let ops = f.operands.insert(Operands::new());
+        if operands_into(inst, target, ops).is_some() {
             for (operand, op) in e.operands.iter().zip(ops.as_slice()) {
                 if let Value::Reg(r) = op.value {
                     let u = unit_range(r);
                     if operand.dir == Dir::Out { f.writes.insert_range(u) } else { f.reads.insert_range(u) }
                 }
             }
-            f.operands = Some(ops);
+        } else {
+            f.operands = None;
         }
         let wave = |set: &mut UnitSet, lo: Unit, hi: Unit| {
             set.insert(lo);

@@ -15,14 +15,15 @@
 use std::cell::OnceCell;
 use std::collections::BTreeMap;
 
-use super::matcher::{needs_kept_distances, Facts, Matcher, NewInst, Rewrite, RuleStats, Unit, EXEC_HI, EXEC_LO, VGPR0};
+use super::matcher::{needs_kept_distances, Facts, Matcher, NewInst, Rewrite, RuleStats, Unit, EXEC_HI, EXEC_LO};
 use super::delays::{self, Change};
 use super::RuleSet;
-use crate::ir::liveness::{access, Liveness};
+use crate::ir::liveness::{access_of, Access, Liveness, RegSet};
 use crate::ir::{Flow, Function, InstRef, Node, Origin, Program};
 use crate::isa::operand::{Op, Operands, Value};
 use crate::isa::reg::{Reg, Special};
-use crate::isa::table::{encodings, flag, Dir, OperandName};
+use crate::isa::table::{encodings, flag, Dir, Encoding, OperandName};
+use super::matcher::unit_range;
 use crate::isa::processor::Generation;
 use crate::isa::{encode, print, Inst, Target};
 use crate::pass::{Ctx, Pass, PassStats};
@@ -115,12 +116,12 @@ impl Peephole {
             return;
         }
         matcher.keep_distances(needs_kept_distances(ctx.target, function.blocks.iter().flat_map(|b| b.nodes.iter().map(|n| &n.inst))));
-        // Solved once, on the function as found: a rewrite only removes reads (and writes of
-        // values proven dead), so the sets stay a superset of the truth while blocks are
-        // rewritten, which keeps "dead" a proof. Solved when first asked for (most candidate
+        // Liveness is solved once, on the function as found: a rewrite only removes reads (and
+        // writes of values proven dead), so the sets stay a superset of the truth while blocks
+        // are rewritten, which keeps "dead" a proof. Solved when first asked for (most candidate
         // blocks hold no complete match and never ask), and at the latest before the first
         // edit (`run_round`), so it is always the liveness of the function as found.
-        let liveness = OnceCell::new();
+        let mut steps = Steps::new(function);
         for block in (0..candidates.len()).filter(|&b| candidates[b]) {
             // To a fixed point: a rewrite may make another match (a copy folded into the fused op
             // just made). A later round looks only at matches with an instruction the round
@@ -129,7 +130,7 @@ impl Peephole {
             let mut fresh_from: Option<usize> = None;
             for _round in 0..ROUNDS {
                 let edits_before = function.edits.len();
-                if !self.run_round(function, block, matcher, &liveness, fresh_from, ctx, stats, per_rule) {
+                if !self.run_round(function, block, matcher, &mut steps, fresh_from, ctx, stats, per_rule) {
                     break;
                 }
                 fresh_from = Some(edits_before);
@@ -151,14 +152,14 @@ impl Peephole {
         function: &mut Function,
         block: usize,
         matcher: &Matcher<'_>,
-        liveness: &OnceCell<Liveness>,
+        steps: &mut Steps,
         fresh_from: Option<usize>,
         ctx: &Ctx<'_>,
         stats: &mut PassStats,
         per_rule: &mut BTreeMap<String, RuleStats>,
     ) -> bool {
         let facts: Vec<Facts> = function.blocks[block].nodes.iter().map(|n| Facts::of(&n.inst, ctx.target)).collect();
-        let live = BlockLive::new(function, block, &facts, liveness, ctx.target);
+        let live = BlockLive::new(function, block, steps, ctx.target);
         let fresh: Option<Vec<bool>> = fresh_from.map(|mark| {
             function.blocks[block]
                 .nodes
@@ -237,7 +238,9 @@ impl Peephole {
         }
         ops.sort_by_key(|(i, e)| (std::cmp::Reverse(*i), matches!(e, Edit::Delete)));
         if !ops.is_empty() {
-            liveness.get_or_init(|| Liveness::compute(function, ctx.target));
+            steps.liveness(function, ctx.target);
+            // The block's steps describe it as it was: made again from its new nodes when asked.
+            steps.forget(block);
         }
         let saved = (function.blocks[block].clone(), function.edits.len());
         let mut failed = None;
@@ -424,10 +427,106 @@ fn texts(function: &Function, block: usize, matched: &[usize], target: &Target) 
 pub struct BlockLive<'a> {
     function: &'a Function,
     block: usize,
-    facts: &'a [Facts],
-    /// The program's liveness of the function as the pass found it, solved on first use.
-    liveness: &'a OnceCell<Liveness>,
+    steps: &'a Steps,
     target: &'a Target,
+}
+
+/// What the walk of [`BlockLive`] needs of one instruction: its reads and writes as bit sets,
+/// decoded once per block (a walk visits up to [`VISITS`] blocks per question, and questions
+/// come by the thousand per function, mostly over the same blocks).
+#[derive(Clone, Copy)]
+struct Step {
+    /// Units it may read: the program analysis's reads ([`Access`]) and the matcher's
+    /// ([`Facts`]), which differ in how conservative they are; the walk takes both.
+    reads: RegSet,
+    /// Units it overwrites whole (the program analysis's kills).
+    kills: RegSet,
+    /// The VGPR and AGPR units it overwrites in every lane EXEC enables: written
+    /// ([`Access::writes`]) by a write that [`overwrites_every_lane`].
+    full_writes: RegSet,
+    /// A call: reads everything.
+    call: bool,
+    /// Writes EXEC, not only widening it ([`widens_exec`]): lanes may be lost after it.
+    narrows_exec: bool,
+}
+
+impl Step {
+    fn of(node: &Node, target: &Target) -> Step {
+        // One decode gives both views: the facts' operands are the program analysis's too.
+        let f = Facts::of(&node.inst, target);
+        let a = match (node.inst.encoding(), &f.operands) {
+            (Some(e), Some(ops)) => access_of(ops.converted.unwrap_or(e), ops),
+            _ => Access::UNKNOWN,
+        };
+        let mut reads = a.reads;
+        let mut facts_reads = RegSet::EMPTY;
+        // The matcher's units past the program's last (an AGPR tuple running off the file) are
+        // never asked about: the program's sets end there.
+        for u in f.reads.iter().take_while(|&u| usize::from(u) < crate::ir::liveness::unit::COUNT) {
+            facts_reads.insert(usize::from(u));
+        }
+        reads.union(&facts_reads);
+        let traits = EncodingTraits::of(&node.inst);
+        let full_writes = overwritten_in_every_lane(&f, traits, &a.writes);
+        let narrows_exec = (a.writes.contains(usize::from(EXEC_LO)) || a.writes.contains(usize::from(EXEC_HI))) && !widens_exec(&f, traits, target);
+        Step { reads, kills: a.kills, full_writes, call: matches!(node.flow, Flow::Call(_)), narrows_exec }
+    }
+}
+
+/// The steps of one block and what they sum to.
+struct BlockSteps {
+    steps: Box<[Step]>,
+    /// Every unit some step reads, kills or overwrites: a walk for another unit, through a
+    /// block without calls or EXEC changes, passes it unchanged.
+    touched: RegSet,
+    calls: bool,
+    narrows_exec: bool,
+}
+
+impl BlockSteps {
+    fn of(nodes: &[Node], target: &Target) -> BlockSteps {
+        let steps: Box<[Step]> = nodes.iter().map(|node| Step::of(node, target)).collect();
+        let mut touched = RegSet::EMPTY;
+        for step in &steps {
+            touched.union(&step.reads);
+            touched.union(&step.kills);
+            touched.union(&step.full_writes);
+        }
+        let calls = steps.iter().any(|s| s.call);
+        let narrows_exec = steps.iter().any(|s| s.narrows_exec);
+        BlockSteps { steps, touched, calls, narrows_exec }
+    }
+}
+
+/// Per function: each block's steps, made when first needed and made again after the pass
+/// edits the block, and the program's liveness, solved from them once (on the function as
+/// found, see [`Steps::liveness`]).
+struct Steps {
+    blocks: Vec<OnceCell<BlockSteps>>,
+    liveness: OnceCell<Liveness>,
+}
+
+impl Steps {
+    fn new(function: &Function) -> Steps {
+        Steps { blocks: (0..function.blocks.len()).map(|_| OnceCell::new()).collect(), liveness: OnceCell::new() }
+    }
+
+    fn block(&self, function: &Function, block: usize, target: &Target) -> &BlockSteps {
+        self.blocks[block].get_or_init(|| BlockSteps::of(&function.blocks[block].nodes, target))
+    }
+
+    /// The program's liveness, solved on first use: `function` must not have been edited before
+    /// the first call (the pass asks before its first edit).
+    fn liveness(&self, function: &Function, target: &Target) -> &Liveness {
+        // From the program analysis's own accesses, not the blocks' steps: most blocks are never
+        // walked, and a step costs more to make than an access.
+        self.liveness.get_or_init(|| Liveness::compute(function, target))
+    }
+
+    /// Drops the steps of an edited block.
+    fn forget(&mut self, block: usize) {
+        self.blocks[block] = OnceCell::new();
+    }
 }
 
 /// EXEC on the walk, against EXEC at the match.
@@ -444,35 +543,37 @@ enum Exec {
 const VISITS: usize = 32;
 
 impl<'a> BlockLive<'a> {
-    /// `liveness` is solved on `function` when first needed: `function` must not have been
-    /// edited since the pass found it unless `liveness` is solved already.
-    pub fn new(function: &'a Function, block: usize, facts: &'a [Facts], liveness: &'a OnceCell<Liveness>, target: &'a Target) -> BlockLive<'a> {
-        BlockLive { function, block, facts, liveness, target }
+    /// The steps of `function`'s blocks and its liveness come from `steps`, made when first
+    /// needed: `function` must not have been edited since the pass found it unless the
+    /// liveness is solved already.
+    fn new(function: &'a Function, block: usize, steps: &'a Steps, target: &'a Target) -> BlockLive<'a> {
+        BlockLive { function, block, steps, target }
     }
 
     fn program(&self) -> &Liveness {
-        self.liveness.get_or_init(|| Liveness::compute(self.function, self.target))
+        self.steps.liveness(self.function, self.target)
     }
 
-    /// Walks `nodes` (with their facts): `Some(dead)` once the unit is read or killed,
-    /// `None` at the end, `exec` updated.
-    fn walk<'f>(&self, nodes: impl Iterator<Item = (&'f Node, std::borrow::Cow<'f, Facts>)>, unit: Unit, exec: &mut Exec) -> Option<bool> {
+    fn steps(&self, block: usize) -> &BlockSteps {
+        self.steps.block(self.function, block, self.target)
+    }
+
+    /// Walks `steps`: `Some(dead)` once the unit is read or killed, `None` at the end, `exec`
+    /// updated.
+    fn walk(steps: &[Step], unit: Unit, exec: &mut Exec) -> Option<bool> {
         let u = usize::from(unit);
-        for (node, f) in nodes {
-            if matches!(node.flow, Flow::Call(_)) {
+        for s in steps {
+            if s.call || s.reads.contains(u) {
                 return Some(false);
             }
-            let a = access(&node.inst, self.target);
-            if a.reads.contains(u) || f.reads.contains(unit) {
-                return Some(false);
-            }
-            if a.kills.contains(u) {
+            if s.kills.contains(u) {
                 return Some(true);
             }
-            if unit >= VGPR0 && *exec == Exec::Covers && a.writes.contains(u) && overwrites_every_lane(&f, unit) {
+            // `full_writes` holds only VGPR and AGPR units.
+            if *exec == Exec::Covers && s.full_writes.contains(u) {
                 return Some(true);
             }
-            if (a.writes.contains(usize::from(EXEC_LO)) || a.writes.contains(usize::from(EXEC_HI))) && !widens_exec(&f, self.target) {
+            if s.narrows_exec {
                 *exec = Exec::Unknown;
             }
         }
@@ -490,10 +591,12 @@ impl<'a> BlockLive<'a> {
             return true;
         }
         seen.push((block, exec));
-        let b = &self.function.blocks[block];
+        let b = self.steps(block);
         let mut exec = exec;
-        let nodes = b.nodes.iter().map(|n| (n, std::borrow::Cow::Owned(Facts::of(&n.inst, self.target))));
-        match self.walk(nodes, unit, &mut exec) {
+        // A block that neither touches the unit nor calls nor changes EXEC: straight through.
+        let untouched = !b.touched.contains(usize::from(unit)) && !b.calls && !b.narrows_exec;
+        let outcome = if untouched { None } else { Self::walk(&b.steps, unit, &mut exec) };
+        match outcome {
             Some(dead) => dead,
             None => self.dead_at_end(block, unit, exec, seen),
         }
@@ -518,55 +621,122 @@ impl<'a> BlockLive<'a> {
 
 impl super::matcher::Liveness for BlockLive<'_> {
     fn dead_after(&self, index: usize, unit: Unit) -> bool {
-        let nodes = &self.function.blocks[self.block].nodes;
         let mut exec = Exec::Covers;
-        let rest = nodes[index + 1..].iter().zip(self.facts[index + 1..].iter().map(std::borrow::Cow::Borrowed));
-        match self.walk(rest, unit, &mut exec) {
+        match Self::walk(&self.steps(self.block).steps[index + 1..], unit, &mut exec) {
             Some(dead) => dead,
             None => self.dead_at_end(self.block, unit, exec, &mut Vec::new()),
         }
     }
 }
 
+/// What [`widens_exec`], [`full_load`] and [`full_vgpr_write`] decide from an encoding alone
+/// (its flags and names): string tests too slow to repeat per instruction, so made once per
+/// encoding and kept for the process (the table is the same for every target).
+#[derive(Clone, Copy, Debug, Default)]
+struct EncodingTraits {
+    /// Passes [`full_load`]'s tests of the encoding.
+    full_load: bool,
+    /// Passes [`full_vgpr_write`]'s tests of the encoding.
+    full_vgpr: bool,
+    /// `s_or`, `s_mov` or `s_or_saveexec`, and whether its `_b32` form (else `_b64`).
+    exec_op: Option<(ExecOp, bool)>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ExecOp {
+    Or,
+    Mov,
+    OrSaveexec,
+}
+
+impl EncodingTraits {
+    fn of(inst: &Inst) -> EncodingTraits {
+        static ALL: std::sync::OnceLock<Box<[std::sync::OnceLock<EncodingTraits>]>> = std::sync::OnceLock::new();
+        let Some(index) = inst.encoding_index() else { return EncodingTraits::default() };
+        let all = ALL.get_or_init(|| (0..encodings().len()).map(|_| std::sync::OnceLock::new()).collect());
+        *all[usize::from(index)].get_or_init(|| EncodingTraits::compute(&encodings()[usize::from(index)]))
+    }
+
+    fn compute(e: &Encoding) -> EncodingTraits {
+        let m = e.mnemonic();
+        let exec_op = [("_b64", false), ("_b32", true)].into_iter().find_map(|(width, b32)| {
+            let op = match m.strip_suffix(width)? {
+                "s_or" => ExecOp::Or,
+                "s_mov" => ExecOp::Mov,
+                "s_or_saveexec" => ExecOp::OrSaveexec,
+                _ => return None,
+            };
+            Some((op, b32))
+        });
+        EncodingTraits { full_load: full_load_encoding(e), full_vgpr: full_vgpr_encoding(e), exec_op }
+    }
+}
+
 /// Whether `f`, which writes EXEC, keeps every lane enabled: `s_or_b64 exec, exec, X` (either
 /// order), `s_or_saveexec_b64` (EXEC |= S0), `s_mov_b64 exec, -1`; in wave32 also their 32-bit
 /// forms on `exec_lo` (the 64-bit ones write `exec_lo` the same way).
-fn widens_exec(f: &Facts, target: &Target) -> bool {
-    let Some(e) = f.inst.encoding() else { return false };
+fn widens_exec(f: &Facts, traits: EncodingTraits, target: &Target) -> bool {
     let Some(ops) = &f.operands else { return false };
+    let Some((op, b32)) = traits.exec_op else { return false };
+    // The 32-bit forms count only in wave32 (on `exec_lo`); the 64-bit ones in both.
+    let reg = match (b32, target.wave64) {
+        (false, _) => Special::Exec,
+        (true, false) => Special::ExecLo,
+        (true, true) => return false,
+    };
     let value = |name: OperandName| ops.as_slice().iter().find(|o| o.name == name).map(|o| o.value);
-    let m = e.mnemonic();
-    let forms: &[(Special, &str)] = if target.wave64 { &[(Special::Exec, "_b64")] } else { &[(Special::Exec, "_b64"), (Special::ExecLo, "_b32")] };
-    forms.iter().any(|&(reg, width)| {
-        let exec = Some(Value::Reg(Reg::Special(reg)));
-        let to_exec = value(OperandName::sdst) == exec;
-        match m.strip_suffix(width) {
-            Some("s_or") => to_exec && (value(OperandName::src0) == exec || value(OperandName::src1) == exec),
-            Some("s_mov") => to_exec && value(OperandName::src0) == Some(Value::InlineInt(-1)),
-            // D = EXEC, then EXEC |= S0; with D = EXEC itself the old mask would come back.
-            Some("s_or_saveexec") => !to_exec && value(OperandName::sdst).is_some(),
-            _ => false,
-        }
-    })
+    let exec = Some(Value::Reg(Reg::Special(reg)));
+    let to_exec = value(OperandName::sdst) == exec;
+    match op {
+        ExecOp::Or => to_exec && (value(OperandName::src0) == exec || value(OperandName::src1) == exec),
+        ExecOp::Mov => to_exec && value(OperandName::src0) == Some(Value::InlineInt(-1)),
+        // D = EXEC, then EXEC |= S0; with D = EXEC itself the old mask would come back.
+        ExecOp::OrSaveexec => !to_exec && value(OperandName::sdst).is_some(),
+    }
 }
 
-/// Whether `f` writes all 32 bits of `unit` in every lane EXEC enables: a plain VOP1, VOP2 or
-/// VOP3 ALU instruction (no DPP row masks, no SDWA selects, no 16-bit halves, no op_sel, not
-/// a lane write or relative move) whose destination operand is a VGPR covering `unit`, or a
-/// load ([`full_load`]) whose destination covers it.
-fn overwrites_every_lane(f: &Facts, unit: Unit) -> bool {
-    full_load(f, unit) || full_vgpr_write(f, unit)
+/// The units `f` writes whole (all 32 bits) in every lane EXEC enables, among `written` (the
+/// program analysis's writes): the destination of a load ([`full_load`]) or of a plain VOP1,
+/// VOP2 or VOP3 ALU instruction ([`full_vgpr_write`]). VGPR and AGPR units only.
+fn overwritten_in_every_lane(f: &Facts, traits: EncodingTraits, written: &RegSet) -> RegSet {
+    let mut out = RegSet::EMPTY;
+    let Some(e) = f.inst.encoding() else { return out };
+    let Some(ops) = &f.operands else { return out };
+    let mut add = |r: Reg| {
+        for u in unit_range(r).map(usize::from) {
+            if u < crate::ir::liveness::unit::COUNT && written.contains(u) {
+                out.insert(u);
+            }
+        }
+    };
+    if traits.full_load && full_load(ops) {
+        for (operand, o) in e.operands.iter().zip(ops.as_slice()) {
+            if let Value::Reg(r @ (Reg::Vgpr { .. } | Reg::Agpr { .. })) = o.value
+                && operand.dir == Dir::Out
+            {
+                add(r);
+            }
+        }
+    }
+    if traits.full_vgpr && f.valu && full_vgpr_write(ops) {
+        for o in ops.as_slice() {
+            if let Value::Reg(r @ Reg::Vgpr { .. }) = o.value
+                && o.name == OperandName::vdst
+            {
+                add(r);
+            }
+        }
+    }
+    out
 }
 
 /// A DS, FLAT (global, scratch) or buffer load that returns whole 32-bit registers to every
-/// lane EXEC enables, `unit` among them: it may load, may not store (atomics do both), is no
-/// atomic, no d16 half-register load, no transposing load (`_tr`, lanes exchange data), sets
-/// neither `tfe` nor `lwe` (which add a status register and may leave data unwritten), and its
-/// destination is a VGPR or AGPR tuple. Images (MIMG) stay out: `dmask` and `d16` decide how
-/// much they write. Out-of-range buffer lanes still write (zero).
-fn full_load(f: &Facts, unit: Unit) -> bool {
-    let Some(e) = f.inst.encoding() else { return false };
-    let Some(ops) = &f.operands else { return false };
+/// lane EXEC enables: it may load, may not store (atomics do both), is no atomic, no d16
+/// half-register load, no transposing load (`_tr`, lanes exchange data), sets neither `tfe` nor
+/// `lwe` (which add a status register and may leave data unwritten); what it overwrites is its
+/// destination VGPR or AGPR tuple. Images (MIMG) stay out: `dmask` and `d16` decide how much
+/// they write. Out-of-range buffer lanes still write (zero). The encoding's part:
+fn full_load_encoding(e: &Encoding) -> bool {
     if !e.flags.has(flag::DS | flag::FLAT | flag::MUBUF | flag::MTBUF) || !e.flags.has(flag::MAYLOAD) || e.flags.has(flag::MAYSTORE) {
         return false;
     }
@@ -579,34 +749,26 @@ fn full_load(f: &Facts, unit: Unit) -> bool {
         return false;
     }
     let m = e.mnemonic();
-    if m.contains("d16") || m.contains("_tr") || m.contains("lds") || m.contains("gws") || m.contains("atomic") {
-        return false;
-    }
-    if ops.as_slice().iter().any(|o| matches!(o.name, OperandName::tfe | OperandName::lwe) && !matches!(o.value, Value::Imm(0) | Value::None)) {
-        return false;
-    }
-    e.operands.iter().zip(ops.as_slice()).any(|(operand, o)| {
-        operand.dir == Dir::Out && matches!(o.value, Value::Reg(r @ (Reg::Vgpr { .. } | Reg::Agpr { .. })) if super::matcher::units(r).contains(&unit))
-    })
+    !(m.contains("d16") || m.contains("_tr") || m.contains("lds") || m.contains("gws") || m.contains("atomic"))
 }
 
-/// Whether `f` writes all 32 bits of `unit` in every lane EXEC enables: a plain VOP1, VOP2 or
-/// VOP3 ALU instruction (no DPP row masks, no SDWA selects, no 16-bit halves, no op_sel, not
-/// a lane write or relative move) whose destination operand is a VGPR covering `unit`.
-fn full_vgpr_write(f: &Facts, unit: Unit) -> bool {
-    let Some(e) = f.inst.encoding() else { return false };
-    let Some(ops) = &f.operands else { return false };
-    if !f.valu || e.flags.has(flag::DPP | flag::SDWA) || !e.flags.has(flag::VOP1 | flag::VOP2 | flag::VOP3) || e.flags.has(flag::VOP3P) {
+/// [`full_load_encoding`]'s operands' part: neither `tfe` nor `lwe` set.
+fn full_load(ops: &Operands) -> bool {
+    !ops.as_slice().iter().any(|o| matches!(o.name, OperandName::tfe | OperandName::lwe) && !matches!(o.value, Value::Imm(0) | Value::None))
+}
+
+/// A plain VOP1, VOP2 or VOP3 ALU instruction (no DPP row masks, no SDWA selects, no 16-bit
+/// halves, no op_sel, not a lane write or relative move) writes all 32 bits of its VGPR
+/// destination in every lane EXEC enables. The encoding's part:
+fn full_vgpr_encoding(e: &Encoding) -> bool {
+    if !e.flags.has(flag::VALU) || e.flags.has(flag::DPP | flag::SDWA) || !e.flags.has(flag::VOP1 | flag::VOP2 | flag::VOP3) || e.flags.has(flag::VOP3P) {
         return false;
     }
     let m = e.mnemonic();
-    if m.contains("16") || m.contains("mix") || m.contains("lane") || m.contains("movrel") || m.contains("swap") || m.contains("mfma") || m.contains("wmma") {
-        return false;
-    }
-    if ops.as_slice().iter().any(|o| o.name == OperandName::op_sel && o.value != Value::Imm(0)) {
-        return false;
-    }
-    ops.as_slice().iter().any(|o| {
-        o.name == OperandName::vdst && matches!(o.value, Value::Reg(r @ Reg::Vgpr { .. }) if super::matcher::units(r).contains(&unit))
-    })
+    !(m.contains("16") || m.contains("mix") || m.contains("lane") || m.contains("movrel") || m.contains("swap") || m.contains("mfma") || m.contains("wmma"))
+}
+
+/// [`full_vgpr_encoding`]'s operands' part: no op_sel.
+fn full_vgpr_write(ops: &Operands) -> bool {
+    !ops.as_slice().iter().any(|o| o.name == OperandName::op_sel && o.value != Value::Imm(0))
 }
