@@ -15,6 +15,7 @@ use crate::ir::flow::{self, classify, Kind};
 use crate::ir::{Flow, Origin, Program};
 use crate::isa::operand::Value;
 use crate::isa::table::{Opcode, OperandName};
+use crate::isa::inst::MAX_INST_BYTES;
 use crate::isa::{Decoder, Decoders, Inst};
 use crate::layout::Layout;
 
@@ -131,9 +132,26 @@ impl<T> Sorted<T> {
         Sorted(v)
     }
 
-    fn get(&self, address: u64) -> Option<&T> {
-        self.0.binary_search_by_key(&address, |&(a, _)| a).ok().map(|i| &self.0[i].1)
+    /// The value at `address`, for lookups in (mostly) ascending order: `cursor` is where the
+    /// previous lookup left off, so a miss, the common case, costs one comparison. A lookup
+    /// below the cursor bisects afresh, so any order gives the right answer.
+    fn get_ascending(&self, cursor: &mut usize, address: u64) -> Option<&T> {
+        if *cursor > 0 && self.0[*cursor - 1].0 >= address {
+            *cursor = self.0.partition_point(|&(a, _)| a < address);
+        }
+        while self.0.get(*cursor).is_some_and(|&(a, _)| a < address) {
+            *cursor += 1;
+        }
+        self.0.get(*cursor).filter(|&&(a, _)| a == address).map(|(_, v)| v)
     }
+}
+
+/// The bytes a decode at `at` may read: decoding is a function of at most
+/// [`MAX_INST_BYTES`] bytes at hand (`isa::decode`: the memo is used only with every byte a
+/// decode may read at hand, and a shorter decode reads what there is), so two equal windows
+/// decode to equal instructions.
+fn window(bytes: &[u8], at: usize) -> &[u8] {
+    &bytes[at..bytes.len().min(at + MAX_INST_BYTES)]
 }
 
 /// Checks `output`, the rewrite of `in_obj` by the edits in `program` laid out as `layout`,
@@ -196,14 +214,19 @@ pub fn against(
     // Output intervals accounted for.
     let mut covered: Vec<(u64, u64)> = Vec::new();
 
+    let mut replaced_cursor = 0;
     for &(a, b) in &layout.placed {
-        let old = decode_in(a);
         let Some(new) = decode_out(b) else {
             problems.push(format!("{a:#x} placed at {b:#x}, outside the output text"));
             continue;
         };
+        // Where the output holds the input's bytes (most instructions), the input's decode is
+        // the output's (see `window`): one decode, not two, and the comparisons below then
+        // compare what each side decoded to, as before.
+        let same_bytes = window(out_bytes, (b - out_text.address) as usize) == window(in_bytes, (a - text.address) as usize);
+        let old = if same_bytes { new } else { decode_in(a) };
         let kind = classify(&old, a);
-        if let Some(inst) = replaced.get(a) {
+        if let Some(inst) = replaced.get_ascending(&mut replaced_cursor, a) {
             if new.words() != inst.words() {
                 problems.push(format!("{a:#x} -> {b:#x}: not the replacement recorded"));
             }
@@ -273,8 +296,9 @@ pub fn against(
         }
     }
 
-    // Coverage: intervals in order, gaps only filler.
-    covered.sort_unstable();
+    // Coverage: intervals in order, gaps only filler. They came in input order, mostly
+    // output order already (inserted code comes last): a stable sort merges such runs cheaply.
+    covered.sort();
     let mut at = out_text.address;
     for &(start, len) in &covered {
         if start < at {
