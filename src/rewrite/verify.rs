@@ -419,3 +419,40 @@ fn long_branch_target(decoder: &Decoder, out: &[u8], base: u64, at: u64, conditi
     let hi = constant_of(&addc, decoder.target())?;
     Some(((pc + 4).wrapping_add(((hi as u64) << 32) | lo as u64), pc + 24 - at))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `against` a fixture laid out unchanged: its own bytes pass; with one instruction's
+    /// register, or one branch's offset, changed in the output they fail (the read-back
+    /// takes the input's decode from the output's only where their bytes agree).
+    #[test]
+    fn against_finds_a_changed_instruction_and_a_changed_branch() {
+        let data = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/co/gfx1030/control_flow.O2.co")).unwrap();
+        let object = CodeObject::parse(&data).unwrap();
+        let mut decoders = Decoders::default();
+        let program = read_program_with(&object, &mut decoders).unwrap().unwrap();
+        let structure = structure_of(&object, &program);
+        let text = program.text;
+        let original = &data[text.file_offset as usize..(text.file_offset + text.size) as usize];
+        let layout = crate::layout::layout(&program, original, &|n| super::super::writer::address_shift(&object, n)).unwrap();
+        let mut check = |output: &[u8]| against(&object, &structure, &program, &layout, output, &mut decoders);
+        assert_eq!(check(&data), Ok(()));
+
+        let nodes = || program.functions.iter().flat_map(|f| f.nodes());
+        let file_offset = |a: u64| (text.file_offset + (a - text.address)) as usize;
+        // A 4-byte VOP2 (bit 31 clear on GFX10): bit 0 is src0's lowest, another register.
+        let vop2 = nodes().find(|n| n.flow == Flow::Next && n.inst.len() == 4 && n.inst.words()[0] >> 31 == 0).unwrap();
+        let mut changed = data.clone();
+        changed[file_offset(vop2.origin.input_address().unwrap())] ^= 1;
+        let problems = check(&changed).unwrap_err();
+        assert!(problems.iter().any(|p| p.contains("differs from the input and no edit says so")), "{problems:?}");
+
+        let branch = nodes().find(|n| matches!(n.flow, Flow::Branch(_) | Flow::CondBranch(_))).unwrap();
+        let mut changed = data.clone();
+        changed[file_offset(branch.origin.input_address().unwrap())] ^= 1;
+        let problems = check(&changed).unwrap_err();
+        assert!(problems.iter().any(|p| p.contains("branch") && p.contains("reaches")), "{problems:?}");
+    }
+}
