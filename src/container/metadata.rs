@@ -561,9 +561,12 @@ mod tests {
         );
     }
 
+    /// Version, target and kernels.
+    type Typed = (Option<(u64, u64)>, Option<String>, Vec<KernelMetadata>);
+
     /// What `Metadata::parse` read when it looked keys up in rmpv's decoded tree: the
     /// oracle the borrowing reader must agree with, result and error alike.
-    fn looked_up(desc: &[u8]) -> std::result::Result<(Option<(u64, u64)>, Option<String>, Vec<KernelMetadata>), String> {
+    fn looked_up(desc: &[u8]) -> std::result::Result<Typed, String> {
         let fail = |what, detail: String| Err(ReadError::malformed(what, 0x40, detail).to_string());
         let document = match rmpv::decode::read_value(&mut &desc[..]) {
             Ok(d) => d,

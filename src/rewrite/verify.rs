@@ -56,13 +56,13 @@ fn structure_of_object(object: &CodeObject<'_>, decoders: &mut Decoders) -> Resu
 pub fn structure_of(object: &CodeObject<'_>, program: &Program) -> Result<Summary, Vec<String>> {
     let mut problems = Vec::new();
     let starts = Starts(program);
-    for f in &program.functions {
+    for (fi, f) in program.functions.iter().enumerate() {
         // As read, an instruction that branches, calls or adds to the PC has a flow other
         // than `Next` (`Program::build` gives each kind its flow): only those are classified.
         for n in f.nodes().filter(|n| n.flow != Flow::Next) {
             let Some(a) = n.origin.input_address() else { continue };
             if let Kind::Branch(t) | Kind::CondBranch(t) | Kind::DirectCall(t) | Kind::AddPc(t) = classify(&n.inst, a)
-                && !starts.contains(t)
+                && !starts.contains_near(fi, t)
             {
                 problems.push(format!("{}: branch at {a:#x} to {t:#x}, which is not an instruction start", f.name));
             }
@@ -113,10 +113,26 @@ struct Starts<'p>(&'p Program);
 
 impl Starts<'_> {
     fn contains(&self, address: u64) -> bool {
-        let Some(f) = self.0.function_at(address) else { return false };
+        self.0.function_at(address).is_some_and(|f| self.contains_in(f, address))
+    }
+
+    /// [`Starts::contains`], looking in function `near` first: most branches stay in their
+    /// function.
+    fn contains_near(&self, near: usize, address: u64) -> bool {
+        let functions = &self.0.functions;
+        // What `function_at` answers: the last function starting at or before `address`.
+        let spans = functions[near].entry <= address && address < functions[near].end && functions.get(near + 1).is_none_or(|g| g.entry > address);
+        if spans { self.contains_in(near, address) } else { self.contains(address) }
+    }
+
+    /// Whether `address` starts an instruction of function `f` (which spans it). A branch
+    /// target as read starts its block: that node is looked at before bisecting.
+    fn contains_in(&self, f: usize, address: u64) -> bool {
         let blocks = &self.0.functions[f].blocks;
         let b = blocks.partition_point(|b| b.address <= address);
-        b > 0 && blocks[b - 1].nodes.binary_search_by_key(&Some(address), |n| n.origin.input_address()).is_ok()
+        let Some(nodes) = b.checked_sub(1).map(|b| &blocks[b].nodes) else { return false };
+        nodes.first().is_some_and(|n| n.origin.input_address() == Some(address))
+            || nodes.binary_search_by_key(&Some(address), |n| n.origin.input_address()).is_ok()
     }
 }
 
