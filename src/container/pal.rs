@@ -46,7 +46,8 @@ pub fn shaders<'data>(metadata: Option<&Metadata>, metadata_offset: u64, symbols
             "a PAL code object with neither an NT_AMDGPU_METADATA nor an NT_AMD_PAL_METADATA note: nothing says which shaders it holds".into(),
         ));
     };
-    let pipeline = pipeline(&metadata.document).map_err(fail)?;
+    let document = metadata.document()?;
+    let pipeline = pipeline(&document).map_err(fail)?;
     let registers = registers(pipeline).map_err(fail)?;
     let Some(stages) = get(pipeline, ".hardware_stages") else {
         return Ok(Vec::new());

@@ -546,7 +546,7 @@ pub fn write(object: &CodeObject<'_>, verdict: &Verdict) -> anyhow::Result<Vec<u
 /// the tables after it move into the padding before `.rodata` where it needs the room.
 fn write_longer_target(object: &CodeObject<'_>, bytes: &[u8], metadata: &crate::container::metadata::Metadata, new: &str) -> anyhow::Result<Vec<u8>> {
     use crate::container::write::{note_room, registers};
-    let mut document = metadata.document.clone();
+    let mut document = metadata.document()?;
     let rmpv::Value::Map(root) = &mut document else { anyhow::bail!("the metadata is not a map") };
     let slot = root.iter_mut().find(|(k, _)| k.as_str() == Some("amdhsa.target")).ok_or_else(|| anyhow::anyhow!("the metadata names no amdhsa.target"))?;
     slot.1 = rmpv::Value::from(new);

@@ -15,6 +15,7 @@ use crate::ir::flow::{self, classify, Kind};
 use crate::ir::{Flow, Origin, Program};
 use crate::isa::operand::Value;
 use crate::isa::table::{Opcode, OperandName};
+use crate::isa::inst::MAX_INST_BYTES;
 use crate::isa::{Decoder, Decoders, Inst};
 use crate::layout::Layout;
 
@@ -55,13 +56,13 @@ fn structure_of_object(object: &CodeObject<'_>, decoders: &mut Decoders) -> Resu
 pub fn structure_of(object: &CodeObject<'_>, program: &Program) -> Result<Summary, Vec<String>> {
     let mut problems = Vec::new();
     let starts = Starts(program);
-    for f in &program.functions {
+    for (fi, f) in program.functions.iter().enumerate() {
         // As read, an instruction that branches, calls or adds to the PC has a flow other
         // than `Next` (`Program::build` gives each kind its flow): only those are classified.
         for n in f.nodes().filter(|n| n.flow != Flow::Next) {
             let Some(a) = n.origin.input_address() else { continue };
             if let Kind::Branch(t) | Kind::CondBranch(t) | Kind::DirectCall(t) | Kind::AddPc(t) = classify(&n.inst, a)
-                && !starts.contains(t)
+                && !starts.contains_near(fi, t)
             {
                 problems.push(format!("{}: branch at {a:#x} to {t:#x}, which is not an instruction start", f.name));
             }
@@ -112,10 +113,26 @@ struct Starts<'p>(&'p Program);
 
 impl Starts<'_> {
     fn contains(&self, address: u64) -> bool {
-        let Some(f) = self.0.function_at(address) else { return false };
+        self.0.function_at(address).is_some_and(|f| self.contains_in(f, address))
+    }
+
+    /// [`Starts::contains`], looking in function `near` first: most branches stay in their
+    /// function.
+    fn contains_near(&self, near: usize, address: u64) -> bool {
+        let functions = &self.0.functions;
+        // What `function_at` answers: the last function starting at or before `address`.
+        let spans = functions[near].entry <= address && address < functions[near].end && functions.get(near + 1).is_none_or(|g| g.entry > address);
+        if spans { self.contains_in(near, address) } else { self.contains(address) }
+    }
+
+    /// Whether `address` starts an instruction of function `f` (which spans it). A branch
+    /// target as read starts its block: that node is looked at before bisecting.
+    fn contains_in(&self, f: usize, address: u64) -> bool {
         let blocks = &self.0.functions[f].blocks;
         let b = blocks.partition_point(|b| b.address <= address);
-        b > 0 && blocks[b - 1].nodes.binary_search_by_key(&Some(address), |n| n.origin.input_address()).is_ok()
+        let Some(nodes) = b.checked_sub(1).map(|b| &blocks[b].nodes) else { return false };
+        nodes.first().is_some_and(|n| n.origin.input_address() == Some(address))
+            || nodes.binary_search_by_key(&Some(address), |n| n.origin.input_address()).is_ok()
     }
 }
 
@@ -131,9 +148,26 @@ impl<T> Sorted<T> {
         Sorted(v)
     }
 
-    fn get(&self, address: u64) -> Option<&T> {
-        self.0.binary_search_by_key(&address, |&(a, _)| a).ok().map(|i| &self.0[i].1)
+    /// The value at `address`, for lookups in (mostly) ascending order: `cursor` is where the
+    /// previous lookup left off, so a miss, the common case, costs one comparison. A lookup
+    /// below the cursor bisects afresh, so any order gives the right answer.
+    fn get_ascending(&self, cursor: &mut usize, address: u64) -> Option<&T> {
+        if *cursor > 0 && self.0[*cursor - 1].0 >= address {
+            *cursor = self.0.partition_point(|&(a, _)| a < address);
+        }
+        while self.0.get(*cursor).is_some_and(|&(a, _)| a < address) {
+            *cursor += 1;
+        }
+        self.0.get(*cursor).filter(|&&(a, _)| a == address).map(|(_, v)| v)
     }
+}
+
+/// The bytes a decode at `at` may read: decoding is a function of at most
+/// [`MAX_INST_BYTES`] bytes at hand (`isa::decode`: the memo is used only with every byte a
+/// decode may read at hand, and a shorter decode reads what there is), so two equal windows
+/// decode to equal instructions.
+fn window(bytes: &[u8], at: usize) -> &[u8] {
+    &bytes[at..bytes.len().min(at + MAX_INST_BYTES)]
 }
 
 /// Checks `output`, the rewrite of `in_obj` by the edits in `program` laid out as `layout`,
@@ -196,14 +230,19 @@ pub fn against(
     // Output intervals accounted for.
     let mut covered: Vec<(u64, u64)> = Vec::new();
 
+    let mut replaced_cursor = 0;
     for &(a, b) in &layout.placed {
-        let old = decode_in(a);
         let Some(new) = decode_out(b) else {
             problems.push(format!("{a:#x} placed at {b:#x}, outside the output text"));
             continue;
         };
+        // Where the output holds the input's bytes (most instructions), the input's decode is
+        // the output's (see `window`): one decode, not two, and the comparisons below then
+        // compare what each side decoded to, as before.
+        let same_bytes = window(out_bytes, (b - out_text.address) as usize) == window(in_bytes, (a - text.address) as usize);
+        let old = if same_bytes { new } else { decode_in(a) };
         let kind = classify(&old, a);
-        if let Some(inst) = replaced.get(a) {
+        if let Some(inst) = replaced.get_ascending(&mut replaced_cursor, a) {
             if new.words() != inst.words() {
                 problems.push(format!("{a:#x} -> {b:#x}: not the replacement recorded"));
             }
@@ -273,8 +312,9 @@ pub fn against(
         }
     }
 
-    // Coverage: intervals in order, gaps only filler.
-    covered.sort_unstable();
+    // Coverage: intervals in order, gaps only filler. They came in input order, mostly
+    // output order already (inserted code comes last): a stable sort merges such runs cheaply.
+    covered.sort();
     let mut at = out_text.address;
     for &(start, len) in &covered {
         if start < at {
@@ -394,4 +434,41 @@ fn long_branch_target(decoder: &Decoder, out: &[u8], base: u64, at: u64, conditi
     let lo = constant_of(&add, decoder.target())?;
     let hi = constant_of(&addc, decoder.target())?;
     Some(((pc + 4).wrapping_add(((hi as u64) << 32) | lo as u64), pc + 24 - at))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `against` a fixture laid out unchanged: its own bytes pass; with one instruction's
+    /// register, or one branch's offset, changed in the output they fail (the read-back
+    /// takes the input's decode from the output's only where their bytes agree).
+    #[test]
+    fn against_finds_a_changed_instruction_and_a_changed_branch() {
+        let data = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/co/gfx1030/control_flow.O2.co")).unwrap();
+        let object = CodeObject::parse(&data).unwrap();
+        let mut decoders = Decoders::default();
+        let program = read_program_with(&object, &mut decoders).unwrap().unwrap();
+        let structure = structure_of(&object, &program);
+        let text = program.text;
+        let original = &data[text.file_offset as usize..(text.file_offset + text.size) as usize];
+        let layout = crate::layout::layout(&program, original, &|n| super::super::writer::address_shift(&object, n)).unwrap();
+        let mut check = |output: &[u8]| against(&object, &structure, &program, &layout, output, &mut decoders);
+        assert_eq!(check(&data), Ok(()));
+
+        let nodes = || program.functions.iter().flat_map(|f| f.nodes());
+        let file_offset = |a: u64| (text.file_offset + (a - text.address)) as usize;
+        // A 4-byte VOP2 (bit 31 clear on GFX10): bit 0 is src0's lowest, another register.
+        let vop2 = nodes().find(|n| n.flow == Flow::Next && n.inst.len() == 4 && n.inst.words()[0] >> 31 == 0).unwrap();
+        let mut changed = data.clone();
+        changed[file_offset(vop2.origin.input_address().unwrap())] ^= 1;
+        let problems = check(&changed).unwrap_err();
+        assert!(problems.iter().any(|p| p.contains("differs from the input and no edit says so")), "{problems:?}");
+
+        let branch = nodes().find(|n| matches!(n.flow, Flow::Branch(_) | Flow::CondBranch(_))).unwrap();
+        let mut changed = data.clone();
+        changed[file_offset(branch.origin.input_address().unwrap())] ^= 1;
+        let problems = check(&changed).unwrap_err();
+        assert!(problems.iter().any(|p| p.contains("branch") && p.contains("reaches")), "{problems:?}");
+    }
 }

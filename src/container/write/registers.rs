@@ -59,7 +59,7 @@ pub(super) fn apply(
         .metadata
         .as_ref()
         .ok_or_else(|| WriteError::Metadata("the object has no NT_AMDGPU_METADATA note to record register counts in".into()))?;
-    let mut document = metadata.document.clone();
+    let mut document = metadata.document().map_err(|e| WriteError::Metadata(e.to_string()))?;
     for wanted in registers {
         let error = |detail: String| WriteError::Registers { kernel: wanted.kernel.clone(), detail };
         let kernel = object
@@ -157,7 +157,7 @@ fn apply_graphics(
     use crate::container::graphics::RegisterSource;
     use crate::container::pal;
     let generation = object.target.processor.generation;
-    let mut document = object.metadata.as_ref().map(|m| m.document.clone());
+    let mut document = object.metadata.as_ref().map(|m| m.document()).transpose().map_err(|e| WriteError::Metadata(e.to_string()))?;
     let mut note_changed = false;
     for wanted in registers {
         let error = |detail: String| WriteError::Registers { kernel: wanted.kernel.clone(), detail };
