@@ -278,10 +278,10 @@ pub fn layout(program: &Program, original: &[u8], shift: &dyn Fn(u64) -> Result<
                     let form = forms.get(&(fi, bi)).copied().unwrap_or(input_form);
                     let offset = target.wrapping_sub(at + form.size()) as i64;
                     if form == input_form && offset == old {
-                        text.extend(node.inst.bytes());
+                        emit(&mut text, &node.inst);
                     } else {
                         let new = with_add_pc_offset(&asm, &node.inst, form, offset).ok_or(LayoutError::Encode { address: at, what: "s_add_pc_i64 offset" })?;
-                        text.extend(new.bytes());
+                        emit(&mut text, &new);
                     }
                     continue;
                 }
@@ -295,10 +295,10 @@ pub fn layout(program: &Program, original: &[u8], shift: &dyn Fn(u64) -> Result<
                     }
                     let offset = branch_offset(at, target).ok_or(LayoutError::Encode { address: at, what: "branch offset" })?;
                     if current_offset(&node.inst) == Some(offset) {
-                        text.extend(node.inst.bytes());
+                        emit(&mut text, &node.inst);
                     } else {
                         let new = with_branch_offset(&asm, &node.inst, offset).ok_or(LayoutError::Encode { address: at, what: "branch offset" })?;
-                        text.extend(new.bytes());
+                        emit(&mut text, &new);
                         // A branch a pass put in is inserted as aimed here.
                         if matches!(node.origin, Origin::Inserted { .. })
                             && let Ok(i) = out.inserted.binary_search_by_key(&at, |&(a, _)| a)
@@ -309,8 +309,8 @@ pub fn layout(program: &Program, original: &[u8], shift: &dyn Fn(u64) -> Result<
                     continue;
                 }
                 match node.origin.input_address().and_then(|a| overrides.get(&a)) {
-                    Some(new) if matches!(node.origin, Origin::Input(_)) => text.extend(new.bytes()),
-                    _ => text.extend(node.inst.bytes()),
+                    Some(new) if matches!(node.origin, Origin::Input(_)) => emit(&mut text, new),
+                    _ => emit(&mut text, &node.inst),
                 }
             }
         }
@@ -334,6 +334,14 @@ pub fn layout(program: &Program, original: &[u8], shift: &dyn Fn(u64) -> Result<
     out.text = text;
     out.registers = register_use(program, &relaxed);
     Ok(out)
+}
+
+/// Appends `inst`'s bytes to `text`. Not `Inst::bytes`: a vector per instruction was a third
+/// of the layout of a large object.
+fn emit(text: &mut Vec<u8>, inst: &Inst) {
+    for w in inst.words() {
+        text.extend_from_slice(&w.to_le_bytes());
+    }
 }
 
 /// A planned relaxation: the dead SGPR pair, and the inverse branch for conditional ones.
@@ -812,12 +820,18 @@ fn registers_of(program: &Program, kernel: &str, functions: &HashSet<usize>) -> 
     let mut used = RegisterUse { kernel: kernel.to_owned(), sgprs: 0, vgprs: 0, agprs: 0 };
     for &fi in functions {
         for n in program.functions[fi].nodes() {
-            for u in liveness::operand_units(&n.inst, &program.target).units() {
-                let u32_ = u as u32;
-                match u {
-                    u if u < unit::SGPRS => used.sgprs = used.sgprs.max(u32_ + 1),
-                    u if (unit::VGPR0..unit::AGPR0).contains(&u) => used.vgprs = used.vgprs.max(u32_ - unit::VGPR0 as u32 + 1),
-                    u if (unit::AGPR0..unit::COUNT).contains(&u) => used.agprs = used.agprs.max(u32_ - unit::AGPR0 as u32 + 1),
+            let Some((_, ops)) = liveness::operands(&n.inst, &program.target) else { continue };
+            for op in ops.as_slice() {
+                let Value::Reg(reg) = op.value else { continue };
+                let Some((first, count)) = liveness::reg_units(reg).filter(|&(_, n)| n > 0) else { continue };
+                // The highest unit of the range: a range never leaves its register file
+                // (`reg_units` keeps it within the file's limit), so this is the maximum of
+                // `liveness::operand_units` over the file, without building the set.
+                let top = (first + count) as u32;
+                match first {
+                    u if u < unit::SGPRS => used.sgprs = used.sgprs.max(top),
+                    u if (unit::VGPR0..unit::AGPR0).contains(&u) => used.vgprs = used.vgprs.max(top - unit::VGPR0 as u32),
+                    u if (unit::AGPR0..unit::COUNT).contains(&u) => used.agprs = used.agprs.max(top - unit::AGPR0 as u32),
                     _ => {}
                 }
             }

@@ -74,6 +74,9 @@ struct Remapper<'a, 'd> {
     remap: &'a Remap<'a>,
     dwarf: gimli::Dwarf<R<'d>>,
     units: Vec<UnitBases>,
+    /// Where in the address map the last lookup landed: rows and list entries mostly go
+    /// forward, so the next is usually a few pairs on.
+    near: std::cell::Cell<usize>,
 }
 
 impl<'a, 'd> Remapper<'a, 'd> {
@@ -101,7 +104,7 @@ impl<'a, 'd> Remapper<'a, 'd> {
                 return Err(dwarf_error(name, name.to_owned(), "this section is not remapped yet"));
             }
         }
-        Ok(Remapper { object, remap, dwarf, units })
+        Ok(Remapper { object, remap, dwarf, units, near: std::cell::Cell::new(0) })
     }
 
     fn section(&self, name: &str) -> Option<(usize, &'d [u8])> {
@@ -113,7 +116,7 @@ impl<'a, 'd> Remapper<'a, 'd> {
     }
 
     fn address(&self, address: u64, location: impl FnOnce() -> String) -> Result<u64, WriteError> {
-        self.remap.address(address, location)
+        self.remap.address_near(address, &self.near, location)
     }
 
     /// The old address at `index` of the unit's address table.
@@ -523,11 +526,14 @@ impl<'a, 'd> Remapper<'a, 'd> {
             out.extend_from_slice(&bytes[at..table + 4 * count]);
             let mut p = table + 4 * count;
             let mut list_base = unit.low_pc;
+            // `list_base` mapped, once per base rather than per offset pair.
+            let mut new_list_base: Option<u64> = None;
             let mut list_start = true;
             while p < end {
                 if list_start {
                     offsets.insert(p, out.len());
                     list_base = unit.low_pc;
+                    new_list_base = None;
                     list_start = false;
                 }
                 let kind = bytes[p];
@@ -556,6 +562,7 @@ impl<'a, 'd> Remapper<'a, 'd> {
                         let index = uleb(&mut p)?;
                         write_uleb(&mut out, index);
                         list_base = self.indexed_address(&unit, index, || location(here))?;
+                        new_list_base = None;
                         false
                     }
                     2 => {
@@ -575,7 +582,10 @@ impl<'a, 'd> Remapper<'a, 'd> {
                     }
                     4 => {
                         let (a, b) = (uleb(&mut p)?, uleb(&mut p)?);
-                        let new_base = self.address(list_base, || location(here))?;
+                        let new_base = match new_list_base {
+                            Some(b) => b,
+                            None => *new_list_base.insert(self.address(list_base, || location(here))?),
+                        };
                         let s = self.address(list_base + a, || location(here))?;
                         let e = self.address(list_base + b, || location(here))?;
                         write_uleb(&mut out, s - new_base);
@@ -584,7 +594,9 @@ impl<'a, 'd> Remapper<'a, 'd> {
                     }
                     5 => {
                         list_base = addr(&mut p)?;
-                        out.extend_from_slice(&self.address(list_base, || location(here))?.to_le_bytes());
+                        let new_base = self.address(list_base, || location(here))?;
+                        new_list_base = Some(new_base);
+                        out.extend_from_slice(&new_base.to_le_bytes());
                         false
                     }
                     6 => {
@@ -606,10 +618,11 @@ impl<'a, 'd> Remapper<'a, 'd> {
                 };
                 if locations && has_expression {
                     let len = uleb(&mut p)? as usize;
-                    let mut expression = bytes.get(p..p + len).ok_or_else(|| dwarf_error("location expression", location(p), "truncated"))?.to_vec();
-                    self.expression(&mut expression, || location(p))?;
+                    let expression = bytes.get(p..p + len).ok_or_else(|| dwarf_error("location expression", location(p), "truncated"))?;
                     write_uleb(&mut out, len as u64);
-                    out.extend_from_slice(&expression);
+                    let from = out.len();
+                    out.extend_from_slice(expression);
+                    self.expression(expression, &mut out[from..], || location(p))?;
                     p += len;
                 }
             }
@@ -674,9 +687,7 @@ impl<'a, 'd> Remapper<'a, 'd> {
                         .map(|l| u16::from_le_bytes([l[0], l[1]]) as usize)
                         .ok_or_else(|| dwarf_error("location entry", location(here), "truncated"))?;
                     let expression = bytes.get(p + 2..p + 2 + len).ok_or_else(|| dwarf_error("location expression", location(p), "truncated"))?;
-                    let mut copy = expression.to_vec();
-                    self.expression(&mut copy, || location(p + 2))?;
-                    out[p + 2..p + 2 + len].copy_from_slice(&copy);
+                    self.expression(expression, &mut out[p + 2..p + 2 + len], || location(p + 2))?;
                     p += 2 + len;
                 }
             }
@@ -684,17 +695,18 @@ impl<'a, 'd> Remapper<'a, 'd> {
         Ok(out)
     }
 
-    /// Patches `DW_OP_addr` operands of an expression in place.
-    fn expression(&self, bytes: &mut [u8], location: impl Fn() -> String) -> Result<(), WriteError> {
+    /// Patches the `DW_OP_addr` operands of the expression `old` into `new`, where it is
+    /// written (a copy of `old` but for the addresses; read from `old`, patched in `new`, so
+    /// no expression is copied on the side).
+    fn expression(&self, old: &[u8], new: &mut [u8], location: impl Fn() -> String) -> Result<(), WriteError> {
         let encoding = gimli::Encoding { format: gimli::Format::Dwarf32, version: 5, address_size: 8 };
-        let copy = bytes.to_vec();
-        let mut r = EndianSlice::new(&copy[..], LittleEndian);
+        let mut r = EndianSlice::new(old, LittleEndian);
         while !r.is_empty() {
-            let at = copy.len() - r.len();
+            let at = old.len() - r.len();
             let op = gimli::Operation::parse(&mut r, encoding).map_err(|e| dwarf_error("expression", location(), e.to_string()))?;
             if let gimli::Operation::Address { address } = op {
-                let new = self.address(address, &location)?;
-                bytes[at + 1..at + 9].copy_from_slice(&new.to_le_bytes());
+                let moved = self.address(address, &location)?;
+                new[at + 1..at + 9].copy_from_slice(&moved.to_le_bytes());
             }
         }
         Ok(())
@@ -749,9 +761,8 @@ impl<'a, 'd> Remapper<'a, 'd> {
                         }
                         (_, gimli::AttributeValue::Exprloc(e)) => {
                             let start = at + (form_prefix_len(bytes, at, form));
-                            let mut copy = e.0.to_slice().map_err(|e| gimli_error(".debug_info", e))?.to_vec();
-                            self.expression(&mut copy, location)?;
-                            out[start..start + copy.len()].copy_from_slice(&copy);
+                            let expression = e.0.slice();
+                            self.expression(expression, &mut out[start..start + expression.len()], location)?;
                         }
                         (DW_AT_stmt_list, gimli::AttributeValue::SecOffset(o)) => patch_offset(&mut out, at, o, lines, location)?,
                         (DW_AT_ranges, gimli::AttributeValue::SecOffset(o)) if header.version() < 5 => v4_lists.push((false, o, bases.low_pc)),

@@ -118,15 +118,43 @@ impl AddressMap {
     /// The new address of the instruction that started at `old`, or of the end if `old` is the
     /// old end; `None` for any address that is not a boundary the map lists.
     pub fn map(&self, old: u64) -> Option<u64> {
-        let pairs = match self.buckets.is_empty() {
-            true => &self.pairs[..],
+        self.index(old).map(|i| self.pairs[i].1)
+    }
+
+    /// The index of the pair whose old address is `old`.
+    fn index(&self, old: u64) -> Option<usize> {
+        let (from, pairs) = match self.buckets.is_empty() {
+            true => (0, &self.pairs[..]),
             false => {
                 let k = (old.checked_sub(self.pairs[0].0)? / BUCKET) as usize;
                 let (&start, &end) = (self.buckets.get(k)?, self.buckets.get(k + 1)?);
-                &self.pairs[start as usize..end as usize]
+                (start as usize, &self.pairs[start as usize..end as usize])
             }
         };
-        pairs.binary_search_by_key(&old, |&(o, _)| o).ok().map(|i| pairs[i].1)
+        pairs.binary_search_by_key(&old, |&(o, _)| o).ok().map(|i| from + i)
+    }
+
+    /// [`AddressMap::map`] for lookups that mostly go forward a little at a time (DWARF line
+    /// rows and list entries): `near` is the index of the previous answer, and the few pairs
+    /// from it are tried before the buckets. The answer is the same as `map`'s: the pairs are
+    /// strictly increasing, so a pair past `old` proves `old` is no boundary.
+    pub fn map_near(&self, old: u64, near: &std::cell::Cell<usize>) -> Option<u64> {
+        const STEPS: usize = 4;
+        let from = near.get();
+        if self.pairs.get(from).is_some_and(|&(o, _)| o <= old) {
+            for (i, &(o, n)) in self.pairs.iter().enumerate().skip(from).take(STEPS) {
+                if o == old {
+                    near.set(i);
+                    return Some(n);
+                }
+                if o > old {
+                    return None;
+                }
+            }
+        }
+        let i = self.index(old)?;
+        near.set(i);
+        Some(self.pairs[i].1)
     }
 
     /// First old address to the old end (the last pair's old address).
