@@ -774,6 +774,7 @@ fn register_use(program: &Program, relaxed: &HashMap<(usize, usize), Relax>) -> 
         return Vec::new();
     }
     let mut out = Vec::new();
+    let mut cache = HashMap::new();
     for (ki, k) in program.functions.iter().enumerate().filter(|(_, f)| f.kind == FunctionKind::Kernel) {
         // The kernel and every function it reaches through direct calls.
         let mut reach = vec![ki];
@@ -791,7 +792,7 @@ fn register_use(program: &Program, relaxed: &HashMap<(usize, usize), Relax>) -> 
         if !seen.iter().any(|f| changed.contains(f)) {
             continue;
         }
-        let mut used = registers_of(program, &k.name, &seen);
+        let mut used = registers_of_cached(program, &k.name, &seen, &mut cache);
         for ((g, _), r) in relaxed {
             if seen.contains(g) {
                 used.sgprs = used.sgprs.max(u32::from(r.sgpr) + 2);
@@ -817,24 +818,53 @@ pub fn kernel_registers(program: &Program) -> Vec<RegisterUse> {
 
 /// The highest registers the functions `functions` use, under `kernel`'s name.
 fn registers_of(program: &Program, kernel: &str, functions: &HashSet<usize>) -> RegisterUse {
-    let mut used = RegisterUse { kernel: kernel.to_owned(), sgprs: 0, vgprs: 0, agprs: 0 };
+    registers_of_cached(program, kernel, functions, &mut HashMap::new())
+}
+
+/// An instruction as a hash key: its words (equal instructions have equal words).
+#[derive(PartialEq, Eq)]
+struct InstKey(Inst);
+
+impl std::hash::Hash for InstKey {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.0.words().hash(state);
+    }
+}
+
+/// [`registers_of`] remembering each distinct instruction's registers in `seen`: kernels
+/// repeat the same few thousand instructions, and decoding the operands of every one of them
+/// again was most of the layout of a large object.
+fn registers_of_cached(program: &Program, kernel: &str, functions: &HashSet<usize>, seen: &mut HashMap<InstKey, [u32; 3]>) -> RegisterUse {
+    let mut used = [0u32; 3];
     for &fi in functions {
         for n in program.functions[fi].nodes() {
-            let Some((_, ops)) = liveness::operands(&n.inst, &program.target) else { continue };
-            for op in ops.as_slice() {
-                let Value::Reg(reg) = op.value else { continue };
-                let Some((first, count)) = liveness::reg_units(reg).filter(|&(_, n)| n > 0) else { continue };
-                // The highest unit of the range: a range never leaves its register file
-                // (`reg_units` keeps it within the file's limit), so this is the maximum of
-                // `liveness::operand_units` over the file, without building the set.
-                let top = (first + count) as u32;
-                match first {
-                    u if u < unit::SGPRS => used.sgprs = used.sgprs.max(top),
-                    u if (unit::VGPR0..unit::AGPR0).contains(&u) => used.vgprs = used.vgprs.max(top - unit::VGPR0 as u32),
-                    u if (unit::AGPR0..unit::COUNT).contains(&u) => used.agprs = used.agprs.max(top - unit::AGPR0 as u32),
-                    _ => {}
-                }
+            let top = *seen.entry(InstKey(n.inst)).or_insert_with(|| instruction_registers(&n.inst, program));
+            for (u, t) in used.iter_mut().zip(top) {
+                *u = (*u).max(t);
             }
+        }
+    }
+    let [sgprs, vgprs, agprs] = used;
+    RegisterUse { kernel: kernel.to_owned(), sgprs, vgprs, agprs }
+}
+
+/// Highest SGPR, VGPR and AGPR `inst` names, each + 1 (0 if none): the maxima of
+/// [`liveness::operand_units`] per register file.
+fn instruction_registers(inst: &Inst, program: &Program) -> [u32; 3] {
+    let mut used = [0u32; 3];
+    let Some((_, ops)) = liveness::operands(inst, &program.target) else { return used };
+    for op in ops.as_slice() {
+        let Value::Reg(reg) = op.value else { continue };
+        let Some((first, count)) = liveness::reg_units(reg).filter(|&(_, n)| n > 0) else { continue };
+        // The highest unit of the range: a range never leaves its register file (`reg_units`
+        // keeps it within the file's limit), so this is the file's maximum of the units
+        // `operand_units` would set, without building the set.
+        let top = (first + count) as u32;
+        match first {
+            u if u < unit::SGPRS => used[0] = used[0].max(top),
+            u if (unit::VGPR0..unit::AGPR0).contains(&u) => used[1] = used[1].max(top - unit::VGPR0 as u32),
+            u if (unit::AGPR0..unit::COUNT).contains(&u) => used[2] = used[2].max(top - unit::AGPR0 as u32),
+            _ => {}
         }
     }
     used

@@ -74,9 +74,6 @@ struct Remapper<'a, 'd> {
     remap: &'a Remap<'a>,
     dwarf: gimli::Dwarf<R<'d>>,
     units: Vec<UnitBases>,
-    /// Where in the address map the last lookup landed: rows and list entries mostly go
-    /// forward, so the next is usually a few pairs on.
-    near: std::cell::Cell<usize>,
 }
 
 impl<'a, 'd> Remapper<'a, 'd> {
@@ -104,7 +101,7 @@ impl<'a, 'd> Remapper<'a, 'd> {
                 return Err(dwarf_error(name, name.to_owned(), "this section is not remapped yet"));
             }
         }
-        Ok(Remapper { object, remap, dwarf, units, near: std::cell::Cell::new(0) })
+        Ok(Remapper { object, remap, dwarf, units })
     }
 
     fn section(&self, name: &str) -> Option<(usize, &'d [u8])> {
@@ -116,7 +113,7 @@ impl<'a, 'd> Remapper<'a, 'd> {
     }
 
     fn address(&self, address: u64, location: impl FnOnce() -> String) -> Result<u64, WriteError> {
-        self.remap.address_near(address, &self.near, location)
+        self.remap.address(address, location)
     }
 
     /// The old address at `index` of the unit's address table.

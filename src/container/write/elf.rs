@@ -142,20 +142,11 @@ pub(super) struct Remap<'m> {
 impl Remap<'_> {
     /// The new address of `address`; `what` names its holder for the error.
     pub fn address(&self, address: u64, what: impl FnOnce() -> String) -> Result<u64, WriteError> {
-        self.address_near(address, &std::cell::Cell::new(usize::MAX), what)
-    }
-
-    /// [`Remap::address`] for a run of lookups that mostly go forward: `near` carries the
-    /// position of the last one (see [`AddressMap::map_near`]).
-    pub fn address_near(&self, address: u64, near: &std::cell::Cell<usize>, what: impl FnOnce() -> String) -> Result<u64, WriteError> {
         if address < self.text_start {
             return Ok(address);
         }
         if address < self.text_end || (address == self.text_end && !self.section_at_text_end) {
-            return match self.map {
-                None => Ok(address),
-                Some(map) => map.map_near(address, near).ok_or_else(|| WriteError::NotABoundary { what: what(), address }),
-            };
+            return self.code_address(address, what);
         }
         Ok(address + self.shift)
     }
