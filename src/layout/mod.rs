@@ -144,7 +144,9 @@ pub fn layout(program: &Program, original: &[u8], shift: &dyn Fn(u64) -> Result<
         for (fi, f) in program.functions.iter().enumerate() {
             for (bi, block) in f.blocks.iter().enumerate() {
                 let Some(last) = block.nodes.last() else { continue };
-                if let (Flow::AddPc(t), AddPcOperand::Constant(_, input_form)) = (last.flow, add_pc_operand(&last.inst)) {
+                if let Flow::AddPc(t) = last.flow
+                    && let AddPcOperand::Constant(_, input_form) = add_pc_operand(&last.inst)
+                {
                     let at = p.block[fi][bi] + block.nodes[..block.nodes.len() - 1].iter().map(|n| n.inst.len() as u64).sum::<u64>();
                     let target = target_address(program, &p, fi, t, last, at)?;
                     let current = forms.get(&(fi, bi)).copied().unwrap_or(input_form);
@@ -194,6 +196,7 @@ pub fn layout(program: &Program, original: &[u8], shift: &dyn Fn(u64) -> Result<
         for (bi, block) in f.blocks.iter().enumerate() {
             let mut at = placement.block[fi][bi];
             let mut pending: Option<u64> = None;
+            let (relax, form) = (relaxed.get(&(fi, bi)), forms.get(&(fi, bi)).copied());
             for (ni, node) in block.nodes.iter().enumerate() {
                 match node.origin {
                     Origin::Input(a) | Origin::Replaced { address: a, .. } => {
@@ -206,7 +209,7 @@ pub fn layout(program: &Program, original: &[u8], shift: &dyn Fn(u64) -> Result<
                     }
                 }
                 let last = ni + 1 == block.nodes.len();
-                at += node_size(node, relaxed.get(&(fi, bi)).filter(|_| last), forms.get(&(fi, bi)).copied().filter(|_| last));
+                at += node_size(node, relax.filter(|_| last), form.filter(|_| last));
             }
         }
         // Padding words map into the new padding.
@@ -218,8 +221,14 @@ pub fn layout(program: &Program, original: &[u8], shift: &dyn Fn(u64) -> Result<
         }
     }
     out.map.push((program.text.end(), program.text.address + placement.text_len));
-    out.map.sort_unstable();
-    out.placed.sort_unstable();
+    // Pushed in address order unless functions or blocks are out of it: sorting what is sorted
+    // already still costs a pass of comparisons and moves over half a million pairs.
+    if !out.map.is_sorted() {
+        out.map.sort_unstable();
+    }
+    if !out.placed.is_sorted() {
+        out.placed.sort_unstable();
+    }
     // Deleted instructions map to what follows them.
     let mut deleted: Vec<u64> = Vec::new();
     for f in &program.functions {
@@ -273,7 +282,9 @@ pub fn layout(program: &Program, original: &[u8], shift: &dyn Fn(u64) -> Result<
                 // The bytes emitted so far agree with the placement (checked per block: a map of
                 // every node's address costs more than the layout on a 1 GB library).
                 debug_assert!(ni > 0 || at == placement.block[fi][bi], "block {bi} of {} emitted at {at:#x}", f.name);
-                if let (Flow::AddPc(t), AddPcOperand::Constant(old, input_form)) = (node.flow, add_pc_operand(&node.inst)) {
+                if let Flow::AddPc(t) = node.flow
+                    && let AddPcOperand::Constant(old, input_form) = add_pc_operand(&node.inst)
+                {
                     let target = target_address(program, &placement, fi, t, node, at)?;
                     let form = forms.get(&(fi, bi)).copied().unwrap_or(input_form);
                     let offset = target.wrapping_sub(at + form.size()) as i64;
@@ -360,6 +371,12 @@ fn node_size(node: &crate::ir::Node, relax: Option<&Relax>, form: Option<AddPcFo
     }
 }
 
+/// Bytes of `block` placed with its last node relaxed as `relax` or in `form`.
+fn block_size(block: &crate::ir::Block, relax: Option<&Relax>, form: Option<AddPcForm>) -> u64 {
+    let Some((last, rest)) = block.nodes.split_last() else { return 0 };
+    rest.iter().map(|n| n.inst.len() as u64).sum::<u64>() + node_size(last, relax, form)
+}
+
 /// Assigns addresses with the current set of relaxed branches.
 ///
 /// Functions are placed in *placement units*: a function whose code runs into the next one
@@ -374,10 +391,7 @@ fn place(program: &Program, relaxed: &HashMap<(usize, usize), Relax>, forms: &Ha
     let mut code = vec![0u64; n];
     for (fi, f) in program.functions.iter().enumerate() {
         for (bi, block) in f.blocks.iter().enumerate() {
-            let last = block.nodes.len().wrapping_sub(1);
-            for (ni, node) in block.nodes.iter().enumerate() {
-                code[fi] += node_size(node, relaxed.get(&(fi, bi)).filter(|_| ni == last), forms.get(&(fi, bi)).copied().filter(|_| ni == last));
-            }
+            code[fi] += block_size(block, relaxed.get(&(fi, bi)), forms.get(&(fi, bi)).copied());
         }
     }
     let input_code = input_code_sizes(program);
@@ -394,10 +408,7 @@ fn place(program: &Program, relaxed: &HashMap<(usize, usize), Relax>, forms: &Ha
         let mut starts = Vec::with_capacity(f.blocks.len());
         for (bi, block) in f.blocks.iter().enumerate() {
             starts.push(at);
-            let last = block.nodes.len().wrapping_sub(1);
-            for (ni, node) in block.nodes.iter().enumerate() {
-                at += node_size(node, relaxed.get(&(fi, bi)).filter(|_| ni == last), forms.get(&(fi, bi)).copied().filter(|_| ni == last));
-            }
+            at += block_size(block, relaxed.get(&(fi, bi)), forms.get(&(fi, bi)).copied());
         }
         p.block.push(starts);
         p.code_end[fi] = at;
@@ -792,7 +803,7 @@ fn register_use(program: &Program, relaxed: &HashMap<(usize, usize), Relax>) -> 
         if !seen.iter().any(|f| changed.contains(f)) {
             continue;
         }
-        let mut used = registers_of_cached(program, &k.name, &seen, &mut cache);
+        let mut used = registers_of(program, &k.name, &seen, &mut cache);
         for ((g, _), r) in relaxed {
             if seen.contains(g) {
                 used.sgprs = used.sgprs.max(u32::from(r.sgpr) + 2);
@@ -807,18 +818,14 @@ fn register_use(program: &Program, relaxed: &HashMap<(usize, usize), Relax>) -> 
 /// [`Layout::registers`] compares with, for a rewrite that may lower counts (see
 /// `rewrite::writer::lowerings`). Kernels that call are counted without their callees.
 pub fn kernel_registers(program: &Program) -> Vec<RegisterUse> {
+    let mut cache = HashMap::new();
     program
         .functions
         .iter()
         .enumerate()
         .filter(|(_, f)| f.kind == FunctionKind::Kernel)
-        .map(|(ki, k)| registers_of(program, &k.name, &HashSet::from([ki])))
+        .map(|(ki, k)| registers_of(program, &k.name, &HashSet::from([ki]), &mut cache))
         .collect()
-}
-
-/// The highest registers the functions `functions` use, under `kernel`'s name.
-fn registers_of(program: &Program, kernel: &str, functions: &HashSet<usize>) -> RegisterUse {
-    registers_of_cached(program, kernel, functions, &mut HashMap::new())
 }
 
 /// An instruction as a hash key: its words (equal instructions have equal words).
@@ -831,10 +838,11 @@ impl std::hash::Hash for InstKey {
     }
 }
 
-/// [`registers_of`] remembering each distinct instruction's registers in `seen`: kernels
-/// repeat the same few thousand instructions, and decoding the operands of every one of them
-/// again was most of the layout of a large object.
-fn registers_of_cached(program: &Program, kernel: &str, functions: &HashSet<usize>, seen: &mut HashMap<InstKey, [u32; 3]>) -> RegisterUse {
+/// The highest registers the functions `functions` use, under `kernel`'s name. Each distinct
+/// instruction's registers are decoded once and kept in `seen`: kernels repeat the same
+/// instructions, and decoding the operands of every one again was most of the layout of a
+/// large object.
+fn registers_of(program: &Program, kernel: &str, functions: &HashSet<usize>, seen: &mut HashMap<InstKey, [u32; 3]>) -> RegisterUse {
     let mut used = [0u32; 3];
     for &fi in functions {
         for n in program.functions[fi].nodes() {

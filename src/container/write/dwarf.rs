@@ -127,13 +127,13 @@ impl<'a, 'd> Remapper<'a, 'd> {
 
     fn run(self) -> Result<BTreeMap<usize, Vec<u8>>, WriteError> {
         let mut out = BTreeMap::new();
-        let mut line_offsets = BTreeMap::new();
+        let mut line_offsets = Offsets::default();
         if let Some((index, bytes)) = self.section(".debug_line") {
             let (contents, offsets) = self.line_programs(bytes)?;
             line_offsets = offsets;
             out.insert(index, contents);
         }
-        let mut list_offsets: [BTreeMap<usize, usize>; 2] = Default::default();
+        let mut list_offsets: [Offsets; 2] = Default::default();
         for (k, (name, loc)) in [(".debug_rnglists", false), (".debug_loclists", true)].into_iter().enumerate() {
             if let Some((index, bytes)) = self.section(name) {
                 let (contents, offsets) = self.lists(name, bytes, loc)?;
@@ -340,9 +340,9 @@ impl<'a, 'd> Remapper<'a, 'd> {
     }
 
     /// Re-emits every line program; returns the section and old -> new program offsets.
-    fn line_programs(&self, bytes: &[u8]) -> Result<(Vec<u8>, BTreeMap<usize, usize>), WriteError> {
+    fn line_programs(&self, bytes: &[u8]) -> Result<(Vec<u8>, Offsets), WriteError> {
         let mut out = Vec::with_capacity(bytes.len() + 64);
-        let mut offsets = BTreeMap::new();
+        let mut offsets = Offsets::default();
         let mut at = 0usize;
         while at < bytes.len() {
             offsets.insert(at, out.len());
@@ -495,9 +495,9 @@ impl<'a, 'd> Remapper<'a, 'd> {
 
     /// Re-encodes `.debug_rnglists` or `.debug_loclists`; returns the section and old -> new
     /// offsets of every list and every contribution's offset table.
-    fn lists(&self, name: &str, bytes: &[u8], locations: bool) -> Result<(Vec<u8>, BTreeMap<usize, usize>), WriteError> {
+    fn lists(&self, name: &str, bytes: &[u8], locations: bool) -> Result<(Vec<u8>, Offsets), WriteError> {
         let mut out = Vec::with_capacity(bytes.len() + 64);
-        let mut offsets = BTreeMap::new();
+        let mut offsets = Offsets::default();
         let mut at = 0usize;
         while at < bytes.len() {
             let location = |p: usize| format!("{name}+{p:#x}");
@@ -717,8 +717,8 @@ impl<'a, 'd> Remapper<'a, 'd> {
     fn info(
         &self,
         bytes: &[u8],
-        lines: &BTreeMap<usize, usize>,
-        lists: &[BTreeMap<usize, usize>; 2],
+        lines: &Offsets,
+        lists: &[Offsets; 2],
         v4_lists: &mut Vec<(bool, usize, u64)>,
     ) -> Result<Vec<u8>, WriteError> {
         use gimli::constants::*;
@@ -804,6 +804,34 @@ impl<'a, 'd> Remapper<'a, 'd> {
     }
 }
 
+/// Old -> new offsets of the entries of a re-emitted section (line programs, lists, offset
+/// tables), sorted by old offset. Entries come in increasing order, so a sorted vector takes
+/// them with a push (a B-tree insert per list entry was a sixteenth of the DWARF remap).
+#[derive(Debug, Default)]
+struct Offsets(Vec<(usize, usize)>);
+
+impl Offsets {
+    /// Records `old -> new`, replacing an earlier value for `old` (as a map insert does).
+    fn insert(&mut self, old: usize, new: usize) {
+        match self.0.last() {
+            Some(&(last, _)) if last < old => self.0.push((old, new)),
+            None => self.0.push((old, new)),
+            _ => match self.0.binary_search_by_key(&old, |&(o, _)| o) {
+                Ok(i) => self.0[i].1 = new,
+                Err(i) => self.0.insert(i, (old, new)),
+            },
+        }
+    }
+
+    fn get(&self, old: &usize) -> Option<&usize> {
+        self.0.binary_search_by_key(old, |&(o, _)| o).ok().map(|i| &self.0[i].1)
+    }
+
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
 /// Offset of a unit header in `.debug_info`.
 fn info_offset(header: &gimli::UnitHeader<R<'_>>) -> usize {
     header.offset().0
@@ -815,7 +843,7 @@ fn form_prefix_len(bytes: &[u8], at: usize, _form: gimli::DwForm) -> usize {
 }
 
 /// Rewrites a 4-byte section offset through an old -> new offset map.
-fn patch_offset(out: &mut [u8], at: usize, old: usize, map: &BTreeMap<usize, usize>, location: impl Fn() -> String) -> Result<(), WriteError> {
+fn patch_offset(out: &mut [u8], at: usize, old: usize, map: &Offsets, location: impl Fn() -> String) -> Result<(), WriteError> {
     if map.is_empty() {
         return Ok(());
     }
