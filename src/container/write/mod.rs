@@ -73,7 +73,7 @@ const NO_PAIR: u32 = u32::MAX;
 fn slots(pairs: &[(u64, u64)]) -> Vec<u32> {
     let first = pairs[0].0;
     let count = (pairs[pairs.len() - 1].0 - first) / 4 + 1;
-    let aligned = pairs.iter().all(|&(o, _)| (o - first) % 4 == 0);
+    let aligned = pairs.iter().all(|&(o, _)| (o - first).is_multiple_of(4));
     if !aligned || count > 4 * pairs.len() as u64 + 1024 || u32::try_from(pairs.len()).is_err() {
         return Vec::new();
     }
@@ -121,7 +121,7 @@ impl AddressMap {
             return self.pairs.binary_search_by_key(&old, |&(o, _)| o).ok().map(|i| self.pairs[i].1);
         }
         let offset = old.checked_sub(self.pairs[0].0)?;
-        if offset % 4 != 0 {
+        if !offset.is_multiple_of(4) {
             return None;
         }
         let i = *self.slots.get(usize::try_from(offset / 4).ok()?)?;
