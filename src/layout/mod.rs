@@ -144,7 +144,9 @@ pub fn layout(program: &Program, original: &[u8], shift: &dyn Fn(u64) -> Result<
         for (fi, f) in program.functions.iter().enumerate() {
             for (bi, block) in f.blocks.iter().enumerate() {
                 let Some(last) = block.nodes.last() else { continue };
-                if let (Flow::AddPc(t), AddPcOperand::Constant(_, input_form)) = (last.flow, add_pc_operand(&last.inst)) {
+                if let Flow::AddPc(t) = last.flow
+                    && let AddPcOperand::Constant(_, input_form) = add_pc_operand(&last.inst)
+                {
                     let at = p.block[fi][bi] + block.nodes[..block.nodes.len() - 1].iter().map(|n| n.inst.len() as u64).sum::<u64>();
                     let target = target_address(program, &p, fi, t, last, at)?;
                     let current = forms.get(&(fi, bi)).copied().unwrap_or(input_form);
@@ -194,6 +196,7 @@ pub fn layout(program: &Program, original: &[u8], shift: &dyn Fn(u64) -> Result<
         for (bi, block) in f.blocks.iter().enumerate() {
             let mut at = placement.block[fi][bi];
             let mut pending: Option<u64> = None;
+            let (relax, form) = (relaxed.get(&(fi, bi)), forms.get(&(fi, bi)).copied());
             for (ni, node) in block.nodes.iter().enumerate() {
                 match node.origin {
                     Origin::Input(a) | Origin::Replaced { address: a, .. } => {
@@ -206,7 +209,7 @@ pub fn layout(program: &Program, original: &[u8], shift: &dyn Fn(u64) -> Result<
                     }
                 }
                 let last = ni + 1 == block.nodes.len();
-                at += node_size(node, relaxed.get(&(fi, bi)).filter(|_| last), forms.get(&(fi, bi)).copied().filter(|_| last));
+                at += node_size(node, relax.filter(|_| last), form.filter(|_| last));
             }
         }
         // Padding words map into the new padding.
@@ -218,8 +221,14 @@ pub fn layout(program: &Program, original: &[u8], shift: &dyn Fn(u64) -> Result<
         }
     }
     out.map.push((program.text.end(), program.text.address + placement.text_len));
-    out.map.sort_unstable();
-    out.placed.sort_unstable();
+    // Pushed in address order unless functions or blocks are out of it: sorting what is sorted
+    // already still costs a pass of comparisons and moves over half a million pairs.
+    if !out.map.is_sorted() {
+        out.map.sort_unstable();
+    }
+    if !out.placed.is_sorted() {
+        out.placed.sort_unstable();
+    }
     // Deleted instructions map to what follows them.
     let mut deleted: Vec<u64> = Vec::new();
     for f in &program.functions {
@@ -273,15 +282,17 @@ pub fn layout(program: &Program, original: &[u8], shift: &dyn Fn(u64) -> Result<
                 // The bytes emitted so far agree with the placement (checked per block: a map of
                 // every node's address costs more than the layout on a 1 GB library).
                 debug_assert!(ni > 0 || at == placement.block[fi][bi], "block {bi} of {} emitted at {at:#x}", f.name);
-                if let (Flow::AddPc(t), AddPcOperand::Constant(old, input_form)) = (node.flow, add_pc_operand(&node.inst)) {
+                if let Flow::AddPc(t) = node.flow
+                    && let AddPcOperand::Constant(old, input_form) = add_pc_operand(&node.inst)
+                {
                     let target = target_address(program, &placement, fi, t, node, at)?;
                     let form = forms.get(&(fi, bi)).copied().unwrap_or(input_form);
                     let offset = target.wrapping_sub(at + form.size()) as i64;
                     if form == input_form && offset == old {
-                        text.extend(node.inst.bytes());
+                        emit(&mut text, &node.inst);
                     } else {
                         let new = with_add_pc_offset(&asm, &node.inst, form, offset).ok_or(LayoutError::Encode { address: at, what: "s_add_pc_i64 offset" })?;
-                        text.extend(new.bytes());
+                        emit(&mut text, &new);
                     }
                     continue;
                 }
@@ -295,10 +306,10 @@ pub fn layout(program: &Program, original: &[u8], shift: &dyn Fn(u64) -> Result<
                     }
                     let offset = branch_offset(at, target).ok_or(LayoutError::Encode { address: at, what: "branch offset" })?;
                     if current_offset(&node.inst) == Some(offset) {
-                        text.extend(node.inst.bytes());
+                        emit(&mut text, &node.inst);
                     } else {
                         let new = with_branch_offset(&asm, &node.inst, offset).ok_or(LayoutError::Encode { address: at, what: "branch offset" })?;
-                        text.extend(new.bytes());
+                        emit(&mut text, &new);
                         // A branch a pass put in is inserted as aimed here.
                         if matches!(node.origin, Origin::Inserted { .. })
                             && let Ok(i) = out.inserted.binary_search_by_key(&at, |&(a, _)| a)
@@ -309,8 +320,8 @@ pub fn layout(program: &Program, original: &[u8], shift: &dyn Fn(u64) -> Result<
                     continue;
                 }
                 match node.origin.input_address().and_then(|a| overrides.get(&a)) {
-                    Some(new) if matches!(node.origin, Origin::Input(_)) => text.extend(new.bytes()),
-                    _ => text.extend(node.inst.bytes()),
+                    Some(new) if matches!(node.origin, Origin::Input(_)) => emit(&mut text, new),
+                    _ => emit(&mut text, &node.inst),
                 }
             }
         }
@@ -336,6 +347,14 @@ pub fn layout(program: &Program, original: &[u8], shift: &dyn Fn(u64) -> Result<
     Ok(out)
 }
 
+/// Appends `inst`'s bytes to `text`. Not `Inst::bytes`: a vector per instruction was a third
+/// of the layout of a large object.
+fn emit(text: &mut Vec<u8>, inst: &Inst) {
+    for w in inst.words() {
+        text.extend_from_slice(&w.to_le_bytes());
+    }
+}
+
 /// A planned relaxation: the dead SGPR pair, and the inverse branch for conditional ones.
 #[derive(Clone, Copy, Debug)]
 struct Relax {
@@ -352,6 +371,12 @@ fn node_size(node: &crate::ir::Node, relax: Option<&Relax>, form: Option<AddPcFo
     }
 }
 
+/// Bytes of `block` placed with its last node relaxed as `relax` or in `form`.
+fn block_size(block: &crate::ir::Block, relax: Option<&Relax>, form: Option<AddPcForm>) -> u64 {
+    let Some((last, rest)) = block.nodes.split_last() else { return 0 };
+    rest.iter().map(|n| n.inst.len() as u64).sum::<u64>() + node_size(last, relax, form)
+}
+
 /// Assigns addresses with the current set of relaxed branches.
 ///
 /// Functions are placed in *placement units*: a function whose code runs into the next one
@@ -366,10 +391,7 @@ fn place(program: &Program, relaxed: &HashMap<(usize, usize), Relax>, forms: &Ha
     let mut code = vec![0u64; n];
     for (fi, f) in program.functions.iter().enumerate() {
         for (bi, block) in f.blocks.iter().enumerate() {
-            let last = block.nodes.len().wrapping_sub(1);
-            for (ni, node) in block.nodes.iter().enumerate() {
-                code[fi] += node_size(node, relaxed.get(&(fi, bi)).filter(|_| ni == last), forms.get(&(fi, bi)).copied().filter(|_| ni == last));
-            }
+            code[fi] += block_size(block, relaxed.get(&(fi, bi)), forms.get(&(fi, bi)).copied());
         }
     }
     let input_code = input_code_sizes(program);
@@ -386,10 +408,7 @@ fn place(program: &Program, relaxed: &HashMap<(usize, usize), Relax>, forms: &Ha
         let mut starts = Vec::with_capacity(f.blocks.len());
         for (bi, block) in f.blocks.iter().enumerate() {
             starts.push(at);
-            let last = block.nodes.len().wrapping_sub(1);
-            for (ni, node) in block.nodes.iter().enumerate() {
-                at += node_size(node, relaxed.get(&(fi, bi)).filter(|_| ni == last), forms.get(&(fi, bi)).copied().filter(|_| ni == last));
-            }
+            at += block_size(block, relaxed.get(&(fi, bi)), forms.get(&(fi, bi)).copied());
         }
         p.block.push(starts);
         p.code_end[fi] = at;
@@ -766,6 +785,7 @@ fn register_use(program: &Program, relaxed: &HashMap<(usize, usize), Relax>) -> 
         return Vec::new();
     }
     let mut out = Vec::new();
+    let mut cache = HashMap::new();
     for (ki, k) in program.functions.iter().enumerate().filter(|(_, f)| f.kind == FunctionKind::Kernel) {
         // The kernel and every function it reaches through direct calls.
         let mut reach = vec![ki];
@@ -783,7 +803,7 @@ fn register_use(program: &Program, relaxed: &HashMap<(usize, usize), Relax>) -> 
         if !seen.iter().any(|f| changed.contains(f)) {
             continue;
         }
-        let mut used = registers_of(program, &k.name, &seen);
+        let mut used = registers_of(program, &k.name, &seen, &mut cache);
         for ((g, _), r) in relaxed {
             if seen.contains(g) {
                 used.sgprs = used.sgprs.max(u32::from(r.sgpr) + 2);
@@ -798,29 +818,61 @@ fn register_use(program: &Program, relaxed: &HashMap<(usize, usize), Relax>) -> 
 /// [`Layout::registers`] compares with, for a rewrite that may lower counts (see
 /// `rewrite::writer::lowerings`). Kernels that call are counted without their callees.
 pub fn kernel_registers(program: &Program) -> Vec<RegisterUse> {
+    let mut cache = HashMap::new();
     program
         .functions
         .iter()
         .enumerate()
         .filter(|(_, f)| f.kind == FunctionKind::Kernel)
-        .map(|(ki, k)| registers_of(program, &k.name, &HashSet::from([ki])))
+        .map(|(ki, k)| registers_of(program, &k.name, &HashSet::from([ki]), &mut cache))
         .collect()
 }
 
-/// The highest registers the functions `functions` use, under `kernel`'s name.
-fn registers_of(program: &Program, kernel: &str, functions: &HashSet<usize>) -> RegisterUse {
-    let mut used = RegisterUse { kernel: kernel.to_owned(), sgprs: 0, vgprs: 0, agprs: 0 };
+/// An instruction as a hash key: its words (equal instructions have equal words).
+#[derive(PartialEq, Eq)]
+struct InstKey(Inst);
+
+impl std::hash::Hash for InstKey {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.0.words().hash(state);
+    }
+}
+
+/// The highest registers the functions `functions` use, under `kernel`'s name. Each distinct
+/// instruction's registers are decoded once and kept in `seen`: kernels repeat the same
+/// instructions, and decoding the operands of every one again was most of the layout of a
+/// large object.
+fn registers_of(program: &Program, kernel: &str, functions: &HashSet<usize>, seen: &mut HashMap<InstKey, [u32; 3]>) -> RegisterUse {
+    let mut used = [0u32; 3];
     for &fi in functions {
         for n in program.functions[fi].nodes() {
-            for u in liveness::operand_units(&n.inst, &program.target).units() {
-                let u32_ = u as u32;
-                match u {
-                    u if u < unit::SGPRS => used.sgprs = used.sgprs.max(u32_ + 1),
-                    u if (unit::VGPR0..unit::AGPR0).contains(&u) => used.vgprs = used.vgprs.max(u32_ - unit::VGPR0 as u32 + 1),
-                    u if (unit::AGPR0..unit::COUNT).contains(&u) => used.agprs = used.agprs.max(u32_ - unit::AGPR0 as u32 + 1),
-                    _ => {}
-                }
+            let top = *seen.entry(InstKey(n.inst)).or_insert_with(|| instruction_registers(&n.inst, program));
+            for (u, t) in used.iter_mut().zip(top) {
+                *u = (*u).max(t);
             }
+        }
+    }
+    let [sgprs, vgprs, agprs] = used;
+    RegisterUse { kernel: kernel.to_owned(), sgprs, vgprs, agprs }
+}
+
+/// Highest SGPR, VGPR and AGPR `inst` names, each + 1 (0 if none): the maxima of
+/// [`liveness::operand_units`] per register file.
+fn instruction_registers(inst: &Inst, program: &Program) -> [u32; 3] {
+    let mut used = [0u32; 3];
+    let Some((_, ops)) = liveness::operands(inst, &program.target) else { return used };
+    for op in ops.as_slice() {
+        let Value::Reg(reg) = op.value else { continue };
+        let Some((first, count)) = liveness::reg_units(reg).filter(|&(_, n)| n > 0) else { continue };
+        // The highest unit of the range: a range never leaves its register file (`reg_units`
+        // keeps it within the file's limit), so this is the file's maximum of the units
+        // `operand_units` would set, without building the set.
+        let top = (first + count) as u32;
+        match first {
+            u if u < unit::SGPRS => used[0] = used[0].max(top),
+            u if (unit::VGPR0..unit::AGPR0).contains(&u) => used[1] = used[1].max(top - unit::VGPR0 as u32),
+            u if (unit::AGPR0..unit::COUNT).contains(&u) => used[2] = used[2].max(top - unit::AGPR0 as u32),
+            _ => {}
         }
     }
     used

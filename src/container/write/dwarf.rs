@@ -127,13 +127,13 @@ impl<'a, 'd> Remapper<'a, 'd> {
 
     fn run(self) -> Result<BTreeMap<usize, Vec<u8>>, WriteError> {
         let mut out = BTreeMap::new();
-        let mut line_offsets = BTreeMap::new();
+        let mut line_offsets = Offsets::default();
         if let Some((index, bytes)) = self.section(".debug_line") {
             let (contents, offsets) = self.line_programs(bytes)?;
             line_offsets = offsets;
             out.insert(index, contents);
         }
-        let mut list_offsets: [BTreeMap<usize, usize>; 2] = Default::default();
+        let mut list_offsets: [Offsets; 2] = Default::default();
         for (k, (name, loc)) in [(".debug_rnglists", false), (".debug_loclists", true)].into_iter().enumerate() {
             if let Some((index, bytes)) = self.section(name) {
                 let (contents, offsets) = self.lists(name, bytes, loc)?;
@@ -340,9 +340,9 @@ impl<'a, 'd> Remapper<'a, 'd> {
     }
 
     /// Re-emits every line program; returns the section and old -> new program offsets.
-    fn line_programs(&self, bytes: &[u8]) -> Result<(Vec<u8>, BTreeMap<usize, usize>), WriteError> {
+    fn line_programs(&self, bytes: &[u8]) -> Result<(Vec<u8>, Offsets), WriteError> {
         let mut out = Vec::with_capacity(bytes.len() + 64);
-        let mut offsets = BTreeMap::new();
+        let mut offsets = Offsets::default();
         let mut at = 0usize;
         while at < bytes.len() {
             offsets.insert(at, out.len());
@@ -495,9 +495,9 @@ impl<'a, 'd> Remapper<'a, 'd> {
 
     /// Re-encodes `.debug_rnglists` or `.debug_loclists`; returns the section and old -> new
     /// offsets of every list and every contribution's offset table.
-    fn lists(&self, name: &str, bytes: &[u8], locations: bool) -> Result<(Vec<u8>, BTreeMap<usize, usize>), WriteError> {
+    fn lists(&self, name: &str, bytes: &[u8], locations: bool) -> Result<(Vec<u8>, Offsets), WriteError> {
         let mut out = Vec::with_capacity(bytes.len() + 64);
-        let mut offsets = BTreeMap::new();
+        let mut offsets = Offsets::default();
         let mut at = 0usize;
         while at < bytes.len() {
             let location = |p: usize| format!("{name}+{p:#x}");
@@ -523,11 +523,14 @@ impl<'a, 'd> Remapper<'a, 'd> {
             out.extend_from_slice(&bytes[at..table + 4 * count]);
             let mut p = table + 4 * count;
             let mut list_base = unit.low_pc;
+            // `list_base` mapped, once per base rather than per offset pair.
+            let mut new_list_base: Option<u64> = None;
             let mut list_start = true;
             while p < end {
                 if list_start {
                     offsets.insert(p, out.len());
                     list_base = unit.low_pc;
+                    new_list_base = None;
                     list_start = false;
                 }
                 let kind = bytes[p];
@@ -556,6 +559,7 @@ impl<'a, 'd> Remapper<'a, 'd> {
                         let index = uleb(&mut p)?;
                         write_uleb(&mut out, index);
                         list_base = self.indexed_address(&unit, index, || location(here))?;
+                        new_list_base = None;
                         false
                     }
                     2 => {
@@ -575,7 +579,10 @@ impl<'a, 'd> Remapper<'a, 'd> {
                     }
                     4 => {
                         let (a, b) = (uleb(&mut p)?, uleb(&mut p)?);
-                        let new_base = self.address(list_base, || location(here))?;
+                        let new_base = match new_list_base {
+                            Some(b) => b,
+                            None => *new_list_base.insert(self.address(list_base, || location(here))?),
+                        };
                         let s = self.address(list_base + a, || location(here))?;
                         let e = self.address(list_base + b, || location(here))?;
                         write_uleb(&mut out, s - new_base);
@@ -584,7 +591,9 @@ impl<'a, 'd> Remapper<'a, 'd> {
                     }
                     5 => {
                         list_base = addr(&mut p)?;
-                        out.extend_from_slice(&self.address(list_base, || location(here))?.to_le_bytes());
+                        let new_base = self.address(list_base, || location(here))?;
+                        new_list_base = Some(new_base);
+                        out.extend_from_slice(&new_base.to_le_bytes());
                         false
                     }
                     6 => {
@@ -606,10 +615,11 @@ impl<'a, 'd> Remapper<'a, 'd> {
                 };
                 if locations && has_expression {
                     let len = uleb(&mut p)? as usize;
-                    let mut expression = bytes.get(p..p + len).ok_or_else(|| dwarf_error("location expression", location(p), "truncated"))?.to_vec();
-                    self.expression(&mut expression, || location(p))?;
+                    let expression = bytes.get(p..p + len).ok_or_else(|| dwarf_error("location expression", location(p), "truncated"))?;
                     write_uleb(&mut out, len as u64);
-                    out.extend_from_slice(&expression);
+                    let from = out.len();
+                    out.extend_from_slice(expression);
+                    self.expression(expression, &mut out[from..], || location(p))?;
                     p += len;
                 }
             }
@@ -674,9 +684,7 @@ impl<'a, 'd> Remapper<'a, 'd> {
                         .map(|l| u16::from_le_bytes([l[0], l[1]]) as usize)
                         .ok_or_else(|| dwarf_error("location entry", location(here), "truncated"))?;
                     let expression = bytes.get(p + 2..p + 2 + len).ok_or_else(|| dwarf_error("location expression", location(p), "truncated"))?;
-                    let mut copy = expression.to_vec();
-                    self.expression(&mut copy, || location(p + 2))?;
-                    out[p + 2..p + 2 + len].copy_from_slice(&copy);
+                    self.expression(expression, &mut out[p + 2..p + 2 + len], || location(p + 2))?;
                     p += 2 + len;
                 }
             }
@@ -684,17 +692,18 @@ impl<'a, 'd> Remapper<'a, 'd> {
         Ok(out)
     }
 
-    /// Patches `DW_OP_addr` operands of an expression in place.
-    fn expression(&self, bytes: &mut [u8], location: impl Fn() -> String) -> Result<(), WriteError> {
+    /// Patches the `DW_OP_addr` operands of the expression `old` into `new`, where it is
+    /// written (a copy of `old` but for the addresses; read from `old`, patched in `new`, so
+    /// no expression is copied on the side).
+    fn expression(&self, old: &[u8], new: &mut [u8], location: impl Fn() -> String) -> Result<(), WriteError> {
         let encoding = gimli::Encoding { format: gimli::Format::Dwarf32, version: 5, address_size: 8 };
-        let copy = bytes.to_vec();
-        let mut r = EndianSlice::new(&copy[..], LittleEndian);
+        let mut r = EndianSlice::new(old, LittleEndian);
         while !r.is_empty() {
-            let at = copy.len() - r.len();
+            let at = old.len() - r.len();
             let op = gimli::Operation::parse(&mut r, encoding).map_err(|e| dwarf_error("expression", location(), e.to_string()))?;
             if let gimli::Operation::Address { address } = op {
-                let new = self.address(address, &location)?;
-                bytes[at + 1..at + 9].copy_from_slice(&new.to_le_bytes());
+                let moved = self.address(address, &location)?;
+                new[at + 1..at + 9].copy_from_slice(&moved.to_le_bytes());
             }
         }
         Ok(())
@@ -708,8 +717,8 @@ impl<'a, 'd> Remapper<'a, 'd> {
     fn info(
         &self,
         bytes: &[u8],
-        lines: &BTreeMap<usize, usize>,
-        lists: &[BTreeMap<usize, usize>; 2],
+        lines: &Offsets,
+        lists: &[Offsets; 2],
         v4_lists: &mut Vec<(bool, usize, u64)>,
     ) -> Result<Vec<u8>, WriteError> {
         use gimli::constants::*;
@@ -749,9 +758,8 @@ impl<'a, 'd> Remapper<'a, 'd> {
                         }
                         (_, gimli::AttributeValue::Exprloc(e)) => {
                             let start = at + (form_prefix_len(bytes, at, form));
-                            let mut copy = e.0.to_slice().map_err(|e| gimli_error(".debug_info", e))?.to_vec();
-                            self.expression(&mut copy, location)?;
-                            out[start..start + copy.len()].copy_from_slice(&copy);
+                            let expression = e.0.slice();
+                            self.expression(expression, &mut out[start..start + expression.len()], location)?;
                         }
                         (DW_AT_stmt_list, gimli::AttributeValue::SecOffset(o)) => patch_offset(&mut out, at, o, lines, location)?,
                         (DW_AT_ranges, gimli::AttributeValue::SecOffset(o)) if header.version() < 5 => v4_lists.push((false, o, bases.low_pc)),
@@ -796,6 +804,34 @@ impl<'a, 'd> Remapper<'a, 'd> {
     }
 }
 
+/// Old -> new offsets of the entries of a re-emitted section (line programs, lists, offset
+/// tables), sorted by old offset. Entries come in increasing order, so a sorted vector takes
+/// them with a push (a B-tree insert per list entry was a sixteenth of the DWARF remap).
+#[derive(Debug, Default)]
+struct Offsets(Vec<(usize, usize)>);
+
+impl Offsets {
+    /// Records `old -> new`, replacing an earlier value for `old` (as a map insert does).
+    fn insert(&mut self, old: usize, new: usize) {
+        match self.0.last() {
+            Some(&(last, _)) if last < old => self.0.push((old, new)),
+            None => self.0.push((old, new)),
+            _ => match self.0.binary_search_by_key(&old, |&(o, _)| o) {
+                Ok(i) => self.0[i].1 = new,
+                Err(i) => self.0.insert(i, (old, new)),
+            },
+        }
+    }
+
+    fn get(&self, old: &usize) -> Option<&usize> {
+        self.0.binary_search_by_key(old, |&(o, _)| o).ok().map(|i| &self.0[i].1)
+    }
+
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
 /// Offset of a unit header in `.debug_info`.
 fn info_offset(header: &gimli::UnitHeader<R<'_>>) -> usize {
     header.offset().0
@@ -807,7 +843,7 @@ fn form_prefix_len(bytes: &[u8], at: usize, _form: gimli::DwForm) -> usize {
 }
 
 /// Rewrites a 4-byte section offset through an old -> new offset map.
-fn patch_offset(out: &mut [u8], at: usize, old: usize, map: &BTreeMap<usize, usize>, location: impl Fn() -> String) -> Result<(), WriteError> {
+fn patch_offset(out: &mut [u8], at: usize, old: usize, map: &Offsets, location: impl Fn() -> String) -> Result<(), WriteError> {
     if map.is_empty() {
         return Ok(());
     }

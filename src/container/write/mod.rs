@@ -57,32 +57,31 @@ pub use elf::{address_shift, write_object};
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AddressMap {
     pairs: Vec<(u64, u64)>,
-    /// Per [`BUCKET`] bytes of old addresses from the first: the index of the first pair at or
-    /// past the bucket's start (one more entry for the end). A lookup bisects one bucket's few
-    /// pairs instead of the whole map: the DWARF of a large object asks once per line row and
-    /// list entry, and bisecting half a million pairs each time was a tenth of a peephole
-    /// rewrite of librocsparse. Empty where the map is too sparse for buckets to pay.
-    buckets: Vec<u32>,
+    /// Per 4-byte slot of old addresses from the first: the index of the pair with that old
+    /// address, or [`NO_PAIR`]. A lookup is one load instead of a search: the DWARF of a large
+    /// object asks once per line row and list entry (half a million times in a 3 MB `.text`;
+    /// bisecting, even within 64-byte buckets, was a sixth of writing it). Empty where the map
+    /// is too sparse for slots to pay, or an old address is not 4-byte aligned (instructions
+    /// are); lookups then bisect the pairs.
+    slots: Vec<u32>,
 }
 
-/// Bytes of old addresses per [`AddressMap`] bucket (instructions are 4 to 16 bytes long).
-const BUCKET: u64 = 64;
+/// A [`AddressMap::slots`] entry for an old address no pair has.
+const NO_PAIR: u32 = u32::MAX;
 
-/// [`AddressMap::buckets`] of `pairs` (sorted, non-empty).
-fn buckets(pairs: &[(u64, u64)]) -> Vec<u32> {
+/// [`AddressMap::slots`] of `pairs` (sorted, non-empty).
+fn slots(pairs: &[(u64, u64)]) -> Vec<u32> {
     let first = pairs[0].0;
-    let count = ((pairs[pairs.len() - 1].0 - first) / BUCKET) as usize + 2;
-    if count > 4 * pairs.len() + 1024 || u32::try_from(pairs.len()).is_err() {
+    let count = (pairs[pairs.len() - 1].0 - first) / 4 + 1;
+    let aligned = pairs.iter().all(|&(o, _)| (o - first).is_multiple_of(4));
+    if !aligned || count > 4 * pairs.len() as u64 + 1024 || u32::try_from(pairs.len()).is_err() {
         return Vec::new();
     }
-    let mut next = 0;
-    (0..count as u64)
-        .map(|k| {
-            let start = first + k * BUCKET;
-            next += pairs[next..].partition_point(|&(o, _)| o < start);
-            next as u32
-        })
-        .collect()
+    let mut slots = vec![NO_PAIR; count as usize];
+    for (i, &(o, _)) in pairs.iter().enumerate() {
+        slots[((o - first) / 4) as usize] = i as u32;
+    }
+    slots
 }
 
 impl AddressMap {
@@ -106,8 +105,8 @@ impl AddressMap {
                 )));
             }
         }
-        let buckets = buckets(&pairs);
-        Ok(AddressMap { pairs, buckets })
+        let slots = slots(&pairs);
+        Ok(AddressMap { pairs, slots })
     }
 
     /// The identity over the given boundaries (every instruction start and the end).
@@ -118,15 +117,15 @@ impl AddressMap {
     /// The new address of the instruction that started at `old`, or of the end if `old` is the
     /// old end; `None` for any address that is not a boundary the map lists.
     pub fn map(&self, old: u64) -> Option<u64> {
-        let pairs = match self.buckets.is_empty() {
-            true => &self.pairs[..],
-            false => {
-                let k = (old.checked_sub(self.pairs[0].0)? / BUCKET) as usize;
-                let (&start, &end) = (self.buckets.get(k)?, self.buckets.get(k + 1)?);
-                &self.pairs[start as usize..end as usize]
-            }
-        };
-        pairs.binary_search_by_key(&old, |&(o, _)| o).ok().map(|i| pairs[i].1)
+        if self.slots.is_empty() {
+            return self.pairs.binary_search_by_key(&old, |&(o, _)| o).ok().map(|i| self.pairs[i].1);
+        }
+        let offset = old.checked_sub(self.pairs[0].0)?;
+        if !offset.is_multiple_of(4) {
+            return None;
+        }
+        let i = *self.slots.get(usize::try_from(offset / 4).ok()?)?;
+        (i != NO_PAIR).then(|| self.pairs[i as usize].1)
     }
 
     /// First old address to the old end (the last pair's old address).
@@ -357,10 +356,10 @@ mod tests {
     }
 
     #[test]
-    fn address_map_buckets_find_what_bisecting_the_whole_map_finds() {
+    fn address_map_slots_find_what_bisecting_the_whole_map_finds() {
         // Instruction lengths 4, 8, 12 and 16 in a fixed pseudo-random order, some deleted
-        // (sharing the next new address), some with code inserted before them; and a sparse
-        // map, which keeps no buckets.
+        // (sharing the next new address), some with code inserted before them; a sparse map
+        // and one with an unaligned old address, which keep no slots.
         let mut pairs = Vec::new();
         let (mut old, mut new, mut seed) = (0x1000u64, 0x1000u64, 7u64);
         for _ in 0..5000 {
@@ -372,8 +371,10 @@ mod tests {
         }
         pairs.push((old, new));
         let sparse = vec![(0x100, 0x100), (0x1_0000_0000, 0x1_0000_0000), (0x2_0000_0000, 0x2_0000_0004)];
-        for pairs in [pairs, sparse] {
+        let unaligned = vec![(0x100, 0x100), (0x104, 0x108), (0x106, 0x10a), (0x10c, 0x110)];
+        for (pairs, slotted) in [(pairs, true), (sparse, false), (unaligned, false)] {
             let m = AddressMap::new(pairs.clone()).unwrap();
+            assert_eq!(!m.slots.is_empty(), slotted);
             let whole = |a: u64| pairs.binary_search_by_key(&a, |&(o, _)| o).ok().map(|i| pairs[i].1);
             let probes = pairs.iter().flat_map(|&(o, _)| [o.wrapping_sub(4), o.wrapping_sub(1), o, o + 1, o + 2, o + 4]).chain([0, u64::MAX]);
             for a in probes {
