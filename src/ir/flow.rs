@@ -131,7 +131,7 @@ pub fn classify(inst: &Inst, address: u64) -> Kind {
             AddPcOperand::Ambiguous(why) => Kind::Unknown(why),
         },
         _ if e.flags.has(flag::ISBRANCH | flag::ISCALL | flag::ISRETURN) => Kind::Unknown("unclassified control flow"),
-        _ if e.operands.iter().any(|o| o.class == OperandClass::SOPPBrTarget) => Kind::Unknown("unclassified branch-target operand"),
+        _ if inst.encoding_index().is_some_and(has_branch_operand) => Kind::Unknown("unclassified branch-target operand"),
         _ => Kind::Next,
     }
 }
@@ -142,6 +142,14 @@ const LLVM_TRAP_ID: u64 = 2;
 /// The 16-bit immediate of a SOPP instruction (its first field).
 fn simm16(inst: &Inst, e: &Encoding) -> u64 {
     e.fields.first().map_or(0, |f| extract(f, inst.encoded_bits()))
+}
+
+/// Whether the encoding of index `index` (into [`encodings`](crate::isa::table::encodings)) has a
+/// branch-target operand. Every instruction read is classified; scanning its operands for one
+/// each time cost more than the rest of [`classify`] (a tenth of building a program).
+fn has_branch_operand(index: u16) -> bool {
+    static TABLE: std::sync::OnceLock<Vec<bool>> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| crate::isa::table::encodings().iter().map(|e| branch_operand(e).is_some()).collect())[usize::from(index)]
 }
 
 /// Index of the branch-target operand of `e`, if it has one.
