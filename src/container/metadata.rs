@@ -1,7 +1,7 @@
 //! The `NT_AMDGPU_METADATA` note: a msgpack map (`amdhsa.version`, `amdhsa.target`,
 //! `amdhsa.kernels`, ...), code object v3+.
 //!
-//! The typed fields are read straight off the note's bytes by a borrowing [`Reader`]: every
+//! The typed fields are read straight off the note's bytes by a borrowing `Reader` (below): every
 //! code object of a library is parsed (and each rewritten one again as it is verified), and
 //! building an [`rmpv::Value`] tree of a large note, string by string, only to drop it again
 //! cost as much as the rest of the container parse. The complete document, unknown keys and
