@@ -272,6 +272,28 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// The `entries` entries of a map at `depth`: `read` reads the value of the first entry of
+    /// each key `K` names (the first of duplicate keys counts, as it did in a lookup in rmpv's
+    /// tree); every other entry is read through.
+    fn map<K: MapKey>(
+        &mut self,
+        entries: usize,
+        depth: u16,
+        mut read: impl FnMut(&mut Self, K) -> std::result::Result<(), Malformed>,
+    ) -> std::result::Result<(), Malformed> {
+        let mut seen = 0u32;
+        for _ in 0..entries {
+            match self.key(depth)?.and_then(K::of).filter(|&key| seen & key.bit() == 0) {
+                Some(key) => {
+                    seen |= key.bit();
+                    read(self, key)?;
+                }
+                None => self.skip(depth)?,
+            }
+        }
+        Ok(())
+    }
+
     /// The whole document: `None` if it is not a map. Bytes after it are not read (rmpv
     /// reads one value too).
     fn document(&mut self) -> std::result::Result<Option<Root>, Malformed> {
@@ -281,25 +303,14 @@ impl<'a> Reader<'a> {
             return Ok(None);
         };
         let mut root = Root { version: None, target: None, kernels: Kernels::Absent };
-        // The first of duplicate keys counts, as it did in a lookup; the others are read through.
-        let (mut seen_version, mut seen_target, mut seen_kernels) = (false, false, false);
-        for _ in 0..entries {
-            match self.key(depth)? {
-                Some(b"amdhsa.version") if !seen_version => {
-                    seen_version = true;
-                    root.version = self.version(depth)?;
-                }
-                Some(b"amdhsa.target") if !seen_target => {
-                    seen_target = true;
-                    root.target = string(self.scalar(depth)?);
-                }
-                Some(b"amdhsa.kernels") if !seen_kernels => {
-                    seen_kernels = true;
-                    root.kernels = self.kernels(depth)?;
-                }
-                _ => self.skip(depth)?,
+        self.map(entries, depth, |r, key| {
+            match key {
+                RootKey::Version => root.version = r.version(depth)?,
+                RootKey::Target => root.target = string(r.scalar(depth)?),
+                RootKey::Kernels => root.kernels = r.kernels(depth)?,
             }
-        }
+            Ok(())
+        })?;
         Ok(Some(root))
     }
 
@@ -343,18 +354,12 @@ impl<'a> Reader<'a> {
             return Ok(None);
         };
         let mut k = KernelMetadata::default();
-        let mut seen = 0u32;
-        for _ in 0..entries {
-            let Some(key) = self.key(inner)?.and_then(KernelKey::of).filter(|&key| seen & key.bit() == 0) else {
-                self.skip(inner)?;
-                continue;
-            };
-            seen |= key.bit();
+        self.map(entries, inner, |r, key| {
             if let KernelKey::Args = key {
-                k.args = self.args(inner)?;
-                continue;
+                k.args = r.args(inner)?;
+                return Ok(());
             }
-            let value = self.scalar(inner)?;
+            let value = r.scalar(inner)?;
             let number = unsigned(value);
             match key {
                 KernelKey::Name => k.name = string(value).unwrap_or_default(),
@@ -373,7 +378,8 @@ impl<'a> Reader<'a> {
                 KernelKey::UsesDynamicStack => k.uses_dynamic_stack = if let Head::Bool(b) = value { Some(b) } else { None },
                 KernelKey::Args => unreachable!("read above"),
             }
-        }
+            Ok(())
+        })?;
         Ok(Some(k))
     }
 
@@ -392,14 +398,8 @@ impl<'a> Reader<'a> {
                 continue;
             };
             let mut arg = KernelArg::default();
-            let mut seen = 0u32;
-            for _ in 0..entries {
-                let Some(key) = self.key(depth)?.and_then(ArgKey::of).filter(|&key| seen & key.bit() == 0) else {
-                    self.skip(depth)?;
-                    continue;
-                };
-                seen |= key.bit();
-                let value = self.scalar(depth)?;
+            self.map(entries, depth, |r, key| {
+                let value = r.scalar(depth)?;
                 match key {
                     ArgKey::Name => arg.name = string(value),
                     ArgKey::TypeName => arg.type_name = string(value),
@@ -409,10 +409,41 @@ impl<'a> Reader<'a> {
                     ArgKey::AddressSpace => arg.address_space = string(value),
                     ArgKey::Access => arg.access = string(value),
                 }
-            }
+                Ok(())
+            })?;
             args.push(arg);
         }
         Ok(args)
+    }
+}
+
+/// The keys of a map the typed view reads, each with its bit in a set of keys seen.
+trait MapKey: Copy {
+    fn of(key: &[u8]) -> Option<Self>;
+
+    fn bit(self) -> u32;
+}
+
+/// The keys of the document's map that the typed view reads.
+#[derive(Clone, Copy)]
+enum RootKey {
+    Version,
+    Target,
+    Kernels,
+}
+
+impl MapKey for RootKey {
+    fn of(key: &[u8]) -> Option<RootKey> {
+        Some(match key {
+            b"amdhsa.version" => RootKey::Version,
+            b"amdhsa.target" => RootKey::Target,
+            b"amdhsa.kernels" => RootKey::Kernels,
+            _ => return None,
+        })
+    }
+
+    fn bit(self) -> u32 {
+        1 << self as u32
     }
 }
 
@@ -436,7 +467,7 @@ enum KernelKey {
     Args,
 }
 
-impl KernelKey {
+impl MapKey for KernelKey {
     fn of(key: &[u8]) -> Option<KernelKey> {
         Some(match key {
             b".name" => KernelKey::Name,
@@ -458,7 +489,6 @@ impl KernelKey {
         })
     }
 
-    /// Its bit in a set of keys seen.
     fn bit(self) -> u32 {
         1 << self as u32
     }
@@ -476,7 +506,7 @@ enum ArgKey {
     Access,
 }
 
-impl ArgKey {
+impl MapKey for ArgKey {
     fn of(key: &[u8]) -> Option<ArgKey> {
         Some(match key {
             b".name" => ArgKey::Name,
