@@ -91,7 +91,16 @@ pub enum Kind {
 
 /// Classifies `inst` at input address `address`.
 pub fn classify(inst: &Inst, address: u64) -> Kind {
-    let Some(e) = inst.encoding() else { return Kind::Next };
+    // Every instruction read (and, in the verifier, written) is classified, and almost none is
+    // control flow: one table lookup says so.
+    match inst.encoding_index() {
+        Some(index) if may_transfer_control(index) => classify_control(inst, &crate::isa::table::encodings()[usize::from(index)], address),
+        _ => Kind::Next,
+    }
+}
+
+/// [`classify`] of an instruction whose encoding `e` [`may_transfer_control`].
+fn classify_control(inst: &Inst, e: &Encoding, address: u64) -> Kind {
     use Opcode as O;
     match e.opcode {
         O::S_BRANCH => branch_target(inst, e, address).map_or(Kind::Unknown("s_branch without target"), Kind::Branch),
@@ -131,7 +140,7 @@ pub fn classify(inst: &Inst, address: u64) -> Kind {
             AddPcOperand::Ambiguous(why) => Kind::Unknown(why),
         },
         _ if e.flags.has(flag::ISBRANCH | flag::ISCALL | flag::ISRETURN) => Kind::Unknown("unclassified control flow"),
-        _ if inst.encoding_index().is_some_and(has_branch_operand) => Kind::Unknown("unclassified branch-target operand"),
+        _ if branch_operand(e).is_some() => Kind::Unknown("unclassified branch-target operand"),
         _ => Kind::Next,
     }
 }
@@ -144,12 +153,55 @@ fn simm16(inst: &Inst, e: &Encoding) -> u64 {
     e.fields.first().map_or(0, |f| extract(f, inst.encoded_bits()))
 }
 
-/// Whether the encoding of index `index` (into [`encodings`](crate::isa::table::encodings)) has a
-/// branch-target operand. Every instruction read is classified; scanning its operands for one
-/// each time cost more than the rest of [`classify`] (a tenth of building a program).
-fn has_branch_operand(index: u16) -> bool {
+/// Whether an instruction of the encoding of index `index` (into
+/// [`encodings`](crate::isa::table::encodings)) may be anything but [`Kind::Next`]: its opcode
+/// is one [`classify_control`] names, the tables flag it as a branch, call or return, or it
+/// has a branch-target operand. Built once: scanning an encoding's operands for a branch
+/// target on every instruction cost more than the rest of [`classify`].
+fn may_transfer_control(index: u16) -> bool {
     static TABLE: std::sync::OnceLock<Vec<bool>> = std::sync::OnceLock::new();
-    TABLE.get_or_init(|| crate::isa::table::encodings().iter().map(|e| branch_operand(e).is_some()).collect())[usize::from(index)]
+    TABLE.get_or_init(|| {
+        crate::isa::table::encodings()
+            .iter()
+            .map(|e| named_by_classify(e.opcode) || e.flags.has(flag::ISBRANCH | flag::ISCALL | flag::ISRETURN) || branch_operand(e).is_some())
+            .collect()
+    })[usize::from(index)]
+}
+
+/// The opcodes [`classify_control`] matches by name (a test checks that the two agree).
+fn named_by_classify(opcode: Opcode) -> bool {
+    use Opcode as O;
+    matches!(
+        opcode,
+        O::S_BRANCH
+            | O::S_CBRANCH_SCC0
+            | O::S_CBRANCH_SCC1
+            | O::S_CBRANCH_VCCZ
+            | O::S_CBRANCH_VCCNZ
+            | O::S_CBRANCH_EXECZ
+            | O::S_CBRANCH_EXECNZ
+            | O::S_CBRANCH_CDBGSYS
+            | O::S_CBRANCH_CDBGUSER
+            | O::S_CBRANCH_CDBGSYS_OR_USER
+            | O::S_CBRANCH_CDBGSYS_AND_USER
+            | O::S_CALL_B64
+            | O::S_SWAPPC_B64
+            | O::S_SETPC_B64
+            | O::S_ENDPGM
+            | O::S_ENDPGM_SAVED
+            | O::S_ENDPGM_ORDERED_PS_DONE
+            | O::S_RFE_B64
+            | O::S_RFE_RESTORE_B64
+            | O::S_CODE_END
+            | O::S_TRAP
+            | O::S_SETHALT
+            | O::S_CBRANCH_I_FORK
+            | O::S_CBRANCH_G_FORK
+            | O::S_CBRANCH_JOIN
+            | O::S_SUBVECTOR_LOOP_BEGIN
+            | O::S_SUBVECTOR_LOOP_END
+            | O::S_ADD_PC_I64
+    )
 }
 
 /// Index of the branch-target operand of `e`, if it has one.
@@ -252,5 +304,37 @@ pub fn is_filler(inst: &Inst) -> bool {
         Opcode::S_CODE_END => true,
         Opcode::S_NOP => e.fields.first().is_some_and(|f| extract(f, inst.encoded_bits()) == 0),
         _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::isa::table::encodings;
+
+    /// The fast path of `classify` skips exactly what `classify_control` would call `Next`:
+    /// every encoding the table rules out classifies as `Next` whatever its fields hold (zeros,
+    /// ones, and the `llvm.trap` id), so no opcode named in the match is missing from the list.
+    #[test]
+    fn the_fast_path_skips_only_what_classifies_as_next() {
+        let mut skipped = 0;
+        for (index, e) in encodings().iter().enumerate() {
+            let index = index as u16;
+            if may_transfer_control(index) {
+                continue;
+            }
+            skipped += 1;
+            let bytes = usize::from(e.bits / 8).max(4);
+            for word in [0u32, u32::MAX, LLVM_TRAP_ID as u32, 1] {
+                let raw: Vec<u8> = std::iter::repeat_n(word.to_le_bytes(), bytes / 4).flatten().collect();
+                let inst = Inst::new(index, &raw, bytes);
+                assert_eq!(classify_control(&inst, e, 0x1000), Kind::Next, "{:?} ({index}) with words {word:#x}", e.opcode);
+            }
+        }
+        assert!(skipped > encodings().len() / 2, "most encodings are not control flow ({skipped} of {})", encodings().len());
+        // And what it keeps includes each kind the match names.
+        for name in [Opcode::S_BRANCH, Opcode::S_TRAP, Opcode::S_SETHALT, Opcode::S_ADD_PC_I64, Opcode::S_CODE_END] {
+            assert!(encodings().iter().enumerate().any(|(i, e)| e.opcode == name && may_transfer_control(i as u16)), "{name:?}");
+        }
     }
 }
