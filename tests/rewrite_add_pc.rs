@@ -65,7 +65,7 @@ fn add_pc_targets(data: &[u8]) -> Vec<(String, u64, u64)> {
             let last = b.nodes.last().unwrap();
             if let Flow::AddPc(BranchTarget::Block(t)) = last.flow {
                 let at = last.origin.input_address().unwrap();
-                assert_eq!(b.successors, vec![t], "{} block {bi}: the only successor is the target", f.name);
+                assert_eq!(*b.successors, [t], "{} block {bi}: the only successor is the target", f.name);
                 out.push((f.name.clone(), at, f.blocks[t].address));
             }
         }

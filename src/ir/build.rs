@@ -14,7 +14,7 @@ use crate::isa::{Decoder, Inst};
 use super::flow::{self, classify, Flow, Kind, Target};
 use super::liveness::operands;
 use super::pcrel;
-use super::{Block, Function, FunctionKind, Node, Opaque, Origin, Padding, Program, TextSection};
+use super::{Block, Function, FunctionKind, Node, Opaque, Origin, Padding, Program, Successors, TextSection};
 
 /// Why a code object has no program (the rewrite of that object is refused).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -88,13 +88,17 @@ impl Program {
         leaders.sort_unstable();
         leaders.dedup();
         let mut call_targets: Vec<u64> = kinds.iter().filter_map(|k| if let Kind::DirectCall(t) = *k { Some(t) } else { None }).collect();
-        let recovered = pcrel::recover(&insts, &|a| leaders.binary_search(&a).is_ok(), decoder.target());
-        let consumers: HashMap<u64, u64> = recovered.consumers.iter().copied().collect();
-        for (i, &(address, _)) in insts.iter().enumerate() {
-            if kinds[i] == Kind::RegisterCall
-                && let Some(&t) = consumers.get(&address)
-            {
-                call_targets.push(t);
+        // A register call's target, where a PC-relative chain proves it, starts a function too.
+        // The chains are recovered again per function below: here only when some call needs them.
+        if kinds.contains(&Kind::RegisterCall) {
+            let recovered = pcrel::recover(&insts, &|a| leaders.binary_search(&a).is_ok(), decoder.target());
+            let consumers: HashMap<u64, u64> = recovered.consumers.iter().copied().collect();
+            for (i, &(address, _)) in insts.iter().enumerate() {
+                if kinds[i] == Kind::RegisterCall
+                    && let Some(&t) = consumers.get(&address)
+                {
+                    call_targets.push(t);
+                }
             }
         }
         for t in call_targets {
@@ -211,7 +215,7 @@ fn build_function(
     let pair_at: HashMap<u64, u64> = pairs.iter().map(|p| (p.add_pc, p.target)).collect();
 
     // Control flow of each instruction, targets still addresses.
-    let mut flows: Vec<(Flow, Option<u64>)> = Vec::with_capacity(insts.len());
+    let mut flows: Vec<Flow> = Vec::with_capacity(insts.len());
     for (&(address, inst), &k) in insts.iter().zip(kinds) {
         if inst.is_raw() {
             fail(address, format!("undecodable word {:#010x}", inst.words()[0]), false);
@@ -220,50 +224,50 @@ fn build_function(
             if !is_start.contains(&t) {
                 fail(address, format!("branch to {t:#x}, which is not an instruction start"), false);
             }
-            t
+            Target::Address(t)
         };
         let flow = match k {
-            Kind::Next => (Flow::Next, None),
-            Kind::Branch(t) => (Flow::Branch(Target::Address(t)), Some(branch_to(t, &mut fail))),
-            Kind::CondBranch(t) => (Flow::CondBranch(Target::Address(t)), Some(branch_to(t, &mut fail))),
+            Kind::Next => Flow::Next,
+            Kind::Branch(t) => Flow::Branch(branch_to(t, &mut fail)),
+            Kind::CondBranch(t) => Flow::CondBranch(branch_to(t, &mut fail)),
             Kind::DirectCall(t) => {
                 if !is_start.contains(&t) {
                     fail(address, format!("call to {t:#x}, which is not an instruction start"), false);
                 }
-                (Flow::Call(Some(t)), None)
+                Flow::Call(Some(t))
             }
-            Kind::RegisterCall => (Flow::Call(consumers.get(&address).copied()), None),
+            Kind::RegisterCall => Flow::Call(consumers.get(&address).copied()),
             Kind::RegisterJump => match consumers.get(&address) {
                 Some(&t) if inside(t) => {
                     leaders.insert(t);
-                    (Flow::Jump(Target::Address(t)), Some(t))
+                    Flow::Jump(Target::Address(t))
                 }
-                Some(&t) => (Flow::Jump(Target::Address(t)), None),
-                None if kind == FunctionKind::Function && jumps_to_return_address(&inst, decoder) => (Flow::Return, None),
+                Some(&t) => Flow::Jump(Target::Address(t)),
+                None if kind == FunctionKind::Function && jumps_to_return_address(&inst, decoder) => Flow::Return,
                 None => {
                     fail(address, "indirect jump (s_setpc_b64) to an address not proven".into(), false);
-                    (Flow::Indirect, None)
+                    Flow::Indirect
                 }
             },
-            Kind::End => (Flow::End, None),
-            Kind::Halt => (Flow::Halt, None),
-            Kind::AddPc(t) => (Flow::AddPc(Target::Address(t)), Some(branch_to(t, &mut fail))),
+            Kind::End => Flow::End,
+            Kind::Halt => Flow::Halt,
+            Kind::AddPc(t) => Flow::AddPc(branch_to(t, &mut fail)),
             Kind::AddPcRegister => match pair_at.get(&address) {
                 Some(&t) => {
                     if inside(t) {
                         leaders.insert(t);
                     }
-                    (Flow::AddPc(Target::Address(t)), Some(branch_to(t, &mut fail)))
+                    Flow::AddPc(branch_to(t, &mut fail))
                 }
                 None => {
                     let why = pair_failures.remove(&address).unwrap_or_else(|| "s_add_pc_i64 of a register not proven".into());
                     fail(address, why, false);
-                    (Flow::Indirect, None)
+                    Flow::Indirect
                 }
             },
             Kind::Unknown(why) => {
                 fail(address, why.into(), false);
-                (Flow::Indirect, None)
+                Flow::Indirect
             }
         };
         flows.push(flow);
@@ -287,7 +291,7 @@ fn build_function(
     // Padding: unreachable filler after the last instruction that does not fall through.
     // `s_code_end` ends control too (reaching it faults), but it is the filler itself: the last
     // exit is the last one that is code, else every `s_code_end` word became a block.
-    let last_exit = flows.iter().zip(insts.iter()).rposition(|((f, _), (_, inst))| !f.falls_through() && !flow::is_filler(inst));
+    let last_exit = flows.iter().zip(insts.iter()).rposition(|(f, (_, inst))| !f.falls_through() && !flow::is_filler(inst));
     let is_padding = |from: usize| insts[from..].iter().all(|(a, inst)| flow::is_filler(inst) && (from == 0 || !leaders.contains(a)));
     let code_len = match last_exit {
         Some(i) if is_padding(i + 1) => i + 1,
@@ -311,18 +315,18 @@ fn build_function(
             next_leader += 1;
         }
         let leads = leaders.sorted.get(next_leader) == Some(&address) || leaders.later.contains(&address);
-        if i == 0 || leads || flows[i - 1].0.ends_block() {
+        if i == 0 || leads || flows[i - 1].ends_block() {
             block_starts.push(i);
         }
     }
-    // Every node made in one pass, then each block's copied out at its size.
-    let nodes: Vec<Node> = insts.iter().zip(flows).map(|(&(address, inst), &(flow, _))| Node { inst, origin: Origin::Input(address), flow }).collect();
+    // Each block's nodes made in place, at its size (one allocation and one write per node;
+    // the function's nodes made first and copied out cost a copy and a page-faulted buffer).
     let mut blocks: Vec<Block> = Vec::with_capacity(block_starts.len());
     for (k, &from) in block_starts.iter().enumerate() {
         let to = block_starts.get(k + 1).copied().unwrap_or(insts.len());
-        blocks.push(Block { address: insts[from].0, nodes: nodes[from..to].to_vec(), successors: Vec::new(), exits: false });
+        let nodes = insts[from..to].iter().zip(&flows[from..to]).map(|(&(address, inst), &flow)| Node { inst, origin: Origin::Input(address), flow }).collect();
+        blocks.push(Block { address: insts[from].0, nodes, successors: Successors::NONE, exits: false });
     }
-    drop(nodes);
     // Blocks are in address order: a target's block is found by bisection.
     let block_addresses: Vec<u64> = blocks.iter().map(|b| b.address).collect();
     let block_of = |a: u64| block_addresses.binary_search(&a).ok();
@@ -343,7 +347,7 @@ fn build_function(
             f => f,
         };
         let flow = last.flow;
-        let mut successors = Vec::new();
+        let mut successors = Successors::NONE;
         let mut exits = false;
         match flow {
             Flow::Branch(Target::Block(t)) | Flow::Jump(Target::Block(t)) | Flow::AddPc(Target::Block(t)) => successors.push(t),
@@ -367,7 +371,6 @@ fn build_function(
             },
             _ => exits = true,
         }
-        successors.dedup();
         block.successors = successors;
         block.exits = exits;
     }

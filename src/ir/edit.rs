@@ -6,7 +6,7 @@
 use crate::isa::Inst;
 
 use super::flow::{classify, Flow, Kind, Target};
-use super::{Block, Function, Node, Origin};
+use super::{Block, Function, Node, Origin, Successors};
 
 /// A position: instruction `index` of block `block`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -173,7 +173,7 @@ impl Function {
         let to = Target::Block(target_block);
         let block = &mut self.blocks[at.block];
         block.nodes.push(Node { inst, origin: Origin::Inserted { edit }, flow: if conditional { Flow::CondBranch(to) } else { Flow::Branch(to) } });
-        block.successors = if conditional && target_block != at.block + 1 { vec![target_block, at.block + 1] } else { vec![target_block] };
+        block.successors = if conditional && target_block != at.block + 1 { Successors::two(target_block, at.block + 1) } else { Successors::one(target_block) };
         block.exits = false;
         Ok(())
     }
@@ -206,7 +206,7 @@ impl Function {
         let to = Target::Block(target_block);
         let b = &mut self.blocks[block];
         b.nodes.push(Node { inst, origin: Origin::Inserted { edit }, flow: if conditional { Flow::CondBranch(to) } else { Flow::Branch(to) } });
-        b.successors = if conditional && target_block != block + 1 { vec![target_block, block + 1] } else { vec![target_block] };
+        b.successors = if conditional && target_block != block + 1 { Successors::two(target_block, block + 1) } else { Successors::one(target_block) };
         b.exits = false;
         Ok(())
     }
@@ -225,7 +225,7 @@ impl Function {
         self.record(pass, EditKind::Delete, old.origin, None);
         let block = &mut self.blocks[at.block];
         block.nodes.pop();
-        block.successors = vec![at.block + 1];
+        block.successors = Successors::one(at.block + 1);
         block.exits = false;
         Ok(())
     }
@@ -252,7 +252,7 @@ impl Function {
         // Blocks stay sorted by address; a half that starts with an inserted instruction shares
         // the address of the block it came from (`block_at` finds the first).
         let address = nodes.first().and_then(|n| n.origin.input_address()).unwrap_or(first.address);
-        let second = Block { address, nodes, successors: std::mem::replace(&mut first.successors, vec![b + 1]), exits: std::mem::replace(&mut first.exits, false) };
+        let second = Block { address, nodes, successors: std::mem::replace(&mut first.successors, Successors::one(b + 1)), exits: std::mem::replace(&mut first.exits, false) };
         self.blocks.insert(b + 1, second);
     }
 

@@ -417,7 +417,7 @@ fn step_with(live: &mut RegSet, flow: Flow, a: &Access) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::{Block, FunctionKind, Node, Origin, Padding};
+    use crate::ir::{Block, FunctionKind, Node, Origin, Padding, Successors};
     use crate::isa::Decoder;
 
     fn gfx900() -> Target {
@@ -456,7 +456,7 @@ mod tests {
                 node(&d, &[0x80050604], 4, Flow::Next),
                 node(&d, &[0xbf810000], 8, Flow::End),
             ],
-            successors: vec![],
+            successors: Successors::NONE,
             exits: true,
         };
         let f = kernel(vec![block]);
@@ -485,7 +485,7 @@ mod tests {
                 node(&d, &[0x68040301], 4, Flow::Next),
                 node(&d, &[0xbf810000], 8, Flow::End),
             ],
-            successors: vec![],
+            successors: Successors::NONE,
             exits: true,
         };
         let f = kernel(vec![block]);
@@ -503,17 +503,17 @@ mod tests {
         // b0: s_mov_b32 s4, 0            -> b1
         // b1: s_add_u32 s4, s4, 1 ; s_cbranch_scc1 b1 -> b1, b2
         // b2: s_swappc_b64 s[30:31], s[8:9] ; s_endpgm
-        let b0 = Block { address: 0, nodes: vec![node(&d, &[0xbe840080], 0, Flow::Next)], successors: vec![1], exits: false };
+        let b0 = Block { address: 0, nodes: vec![node(&d, &[0xbe840080], 0, Flow::Next)], successors: Successors::one(1), exits: false };
         let b1 = Block {
             address: 4,
             nodes: vec![node(&d, &[0x80048104], 4, Flow::Next), node(&d, &[0xbf85fffe], 8, Flow::CondBranch(BranchTarget::Block(1)))],
-            successors: vec![1, 2],
+            successors: Successors::two(1, 2),
             exits: false,
         };
         let b2 = Block {
             address: 12,
             nodes: vec![node(&d, &[0xbe9e1e08], 12, Flow::Call(None)), node(&d, &[0xbf810000], 16, Flow::End)],
-            successors: vec![],
+            successors: Successors::NONE,
             exits: true,
         };
         let f = kernel(vec![b0, b1, b2]);

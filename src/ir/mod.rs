@@ -124,10 +124,75 @@ pub struct Block {
     pub address: u64,
     pub nodes: Vec<Node>,
     /// Successor blocks within the function (branch target first, then fall-through).
-    pub successors: Vec<usize>,
+    pub successors: Successors,
     /// True if control may leave the function from this block (return, tail call, kernel
     /// end, or a branch to another function).
     pub exits: bool,
+}
+
+/// A block's successor blocks: at most two, a branch target and then the fall-through, each
+/// once. Held inline: a program has a block every few instructions, and a vector each cost an
+/// allocation and a free per block, twice per edited object (its build and the verifier's).
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
+pub struct Successors {
+    blocks: [usize; 2],
+    len: u8,
+}
+
+impl Successors {
+    pub const NONE: Successors = Successors { blocks: [0; 2], len: 0 };
+
+    pub fn one(block: usize) -> Successors {
+        Successors { blocks: [block, 0], len: 1 }
+    }
+
+    /// `first`, then `second` unless it is `first` again (a conditional branch to the block
+    /// it would fall through to has one successor).
+    pub fn two(first: usize, second: usize) -> Successors {
+        let mut s = Successors::one(first);
+        s.push(second);
+        s
+    }
+
+    /// Adds `block` after the others, unless it is the last one already.
+    ///
+    /// # Panics
+    /// If there would be three: no instruction has more than two ways on.
+    pub fn push(&mut self, block: usize) {
+        if self.last() == Some(&block) {
+            return;
+        }
+        assert!(self.len < 2, "a block has at most two successors");
+        self.blocks[usize::from(self.len)] = block;
+        self.len += 1;
+    }
+}
+
+impl std::ops::Deref for Successors {
+    type Target = [usize];
+    fn deref(&self) -> &[usize] {
+        &self.blocks[..usize::from(self.len)]
+    }
+}
+
+impl std::ops::DerefMut for Successors {
+    fn deref_mut(&mut self) -> &mut [usize] {
+        &mut self.blocks[..usize::from(self.len)]
+    }
+}
+
+impl<'a> IntoIterator for &'a Successors {
+    type Item = &'a usize;
+    type IntoIter = std::slice::Iter<'a, usize>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+impl std::fmt::Debug for Successors {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
 }
 
 /// One instruction of a block and where it came from.

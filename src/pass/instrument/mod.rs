@@ -222,7 +222,7 @@ pub fn flow_blocks(function: &Function, entries: &Entries, target: &Target) -> V
                 n.inst.encoding().is_none_or(|e| e.mnemonic().contains("movrel")) || matches!(n.flow, Flow::Call(_)) || access(&n.inst, target).writes.intersects(&exec)
             });
             flow::FlowBlock {
-                successors: block.successors.clone(),
+                successors: block.successors.to_vec(),
                 entered: block.address == function.entry || !reached[i] || entries.may_enter(block.address),
                 exits: block.exits,
                 splits,
