@@ -155,7 +155,8 @@ pub fn rewrite_object_with(data: &[u8], options: &Options<'_>, decoders: &mut De
         }
     };
     let lowered = writer::lowerings(&object, &program, needed_before.as_deref(), &laid);
-    let sites = instrument::sites(&program);
+    // Probes are looked for only after a probe pass ran (a walk over every node of the program).
+    let sites = if before_probes.is_some() { instrument::sites(&program) } else { Vec::new() };
     if let Some(before) = &before_probes
         && !sites.is_empty()
     {
