@@ -73,7 +73,7 @@ impl AddressMap {
     /// Checks that `pairs` is non-empty, strictly increasing in the old address and never
     /// decreasing in the new one.
     ///
-    /// The check and the [`AddressMap::slots`] are made in one pass over the pairs (three
+    /// The check and the slots are made in one pass over the pairs (three
     /// passes over half a million pairs were a percent of a large object's rewrite): the slots
     /// are sized from the first and last old addresses, which bound the others once the check
     /// has passed, and are dropped at the first old address off the 4-byte grid.
