@@ -175,7 +175,7 @@ pub fn rewrite_object_with(data: &[u8], options: &Options<'_>, decoders: &mut De
         // The edits cancel out (e.g. insert-nops then remove-nops): the input is the output.
         out.bytes = Some(data.to_vec());
     } else {
-        match writer::write(&object, &program, &laid, &lowered, options.strip_debug_on_failure) {
+        match writer::write(&object, &program, &mut laid, &lowered, options.strip_debug_on_failure) {
             Ok((bytes, notes)) => {
                 out.bytes = Some(bytes);
                 out.notes = notes;
@@ -417,15 +417,21 @@ mod writer {
             .collect()
     }
 
-    pub fn write(object: &CodeObject<'_>, program: &Program, laid: &Layout, lowered: &[write::VgprLowering], strip_debug: bool) -> Result<(Vec<u8>, Vec<String>), String> {
-        let map = AddressMap::new(laid.map.clone()).map_err(|e| e.to_string())?;
-        let edits = ObjectEdits {
-            text: Some(TextPatch { bytes: laid.text.clone(), map }),
+    /// Writes the object laid out as `laid`. The layout's map and text are lent to the writer
+    /// and given back (copies of them were megabytes of fresh memory on a large object); a map
+    /// the writer refuses is not given back, as the rewrite is then refused.
+    pub fn write(object: &CodeObject<'_>, program: &Program, laid: &mut Layout, lowered: &[write::VgprLowering], strip_debug: bool) -> Result<(Vec<u8>, Vec<String>), String> {
+        let map = AddressMap::new(std::mem::take(&mut laid.map)).map_err(|e| e.to_string())?;
+        let mut edits = ObjectEdits {
+            text: Some(TextPatch { bytes: std::mem::take(&mut laid.text), map }),
             registers: registers(object, &program.target, laid),
             lowered: lowered.to_vec(),
             strip_debug_on_failure: strip_debug,
         };
-        let written = write::write_object(object, &edits).map_err(|e| e.to_string())?;
+        let written = write::write_object(object, &edits);
+        let TextPatch { bytes, map } = edits.text.take().expect("the text patch put in above");
+        (laid.text, laid.map) = (bytes, map.into_pairs());
+        let written = written.map_err(|e| e.to_string())?;
         Ok((written.bytes, written.notes))
     }
 }

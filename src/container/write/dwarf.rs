@@ -696,17 +696,12 @@ impl<'a, 'd> Remapper<'a, 'd> {
     /// written (a copy of `old` but for the addresses; read from `old`, patched in `new`, so
     /// no expression is copied on the side).
     fn expression(&self, old: &[u8], new: &mut [u8], location: impl Fn() -> String) -> Result<(), WriteError> {
-        let encoding = gimli::Encoding { format: gimli::Format::Dwarf32, version: 5, address_size: 8 };
-        let mut r = EndianSlice::new(old, LittleEndian);
-        while !r.is_empty() {
-            let at = old.len() - r.len();
-            let op = gimli::Operation::parse(&mut r, encoding).map_err(|e| dwarf_error("expression", location(), e.to_string()))?;
-            if let gimli::Operation::Address { address } = op {
-                let moved = self.address(address, &location)?;
-                new[at + 1..at + 9].copy_from_slice(&moved.to_le_bytes());
-            }
-        }
-        Ok(())
+        each_address(old, |at, address| {
+            let moved = self.address(address, &location)?;
+            new[at + 1..at + 9].copy_from_slice(&moved.to_le_bytes());
+            Ok(())
+        })
+        .map_err(|e| e.unwrap_or_else(|e| dwarf_error("expression", location(), e.to_string())))
     }
 
     /// `.debug_info`: addresses, high_pc lengths, expressions and section offsets, in place.
@@ -832,6 +827,142 @@ impl Offsets {
     }
 }
 
+/// The expressions' encoding: 32-bit DWARF 5 with 8-byte addresses.
+const EXPRESSION_ENCODING: gimli::Encoding = gimli::Encoding { format: gimli::Format::Dwarf32, version: 5, address_size: 8 };
+
+/// Calls `found(at, address)` for every `DW_OP_addr` of `expression`, in order, where `at` is
+/// the operation's offset; stops at the first error, `found`'s (`Err(Ok(_))`) or the
+/// expression's (`Err(Err(_))`, gimli's error for the operation it could not read).
+///
+/// An operation [`simple_operation_length`] knows is stepped over by its length; any other is
+/// read by `gimli::Operation::parse`, from the same offset, exactly as before. The shortcut
+/// only takes operations gimli reads without fail, so the expressions refused are the ones
+/// gimli refuses, with its error (`Operation::parse` on 800 K operations was a quarter of the
+/// DWARF remap of a large object, mostly building values nobody looked at).
+fn each_address(expression: &[u8], mut found: impl FnMut(usize, u64) -> Result<(), WriteError>) -> Result<(), Result<WriteError, gimli::Error>> {
+    let mut at = 0;
+    while at < expression.len() {
+        if let Some(len) = simple_operation_length(expression, at) {
+            if expression[at] == gimli::constants::DW_OP_addr.0 {
+                let address = u64::from_le_bytes(expression[at + 1..at + 9].try_into().unwrap());
+                found(at, address).map_err(Ok)?;
+            }
+            at += len;
+            continue;
+        }
+        let mut r = EndianSlice::new(&expression[at..], LittleEndian);
+        let op = gimli::Operation::parse(&mut r, EXPRESSION_ENCODING).map_err(Err)?;
+        if let gimli::Operation::Address { address } = op {
+            found(at, address).map_err(Ok)?;
+        }
+        at = expression.len() - r.len();
+    }
+    Ok(())
+}
+
+/// What follows a DWARF expression opcode, for the operations [`simple_operation_length`]
+/// steps over; anything else is left to gimli.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Operands {
+    /// Not stepped over: gimli reads it.
+    Other,
+    /// This many fixed bytes (none for most operations).
+    Fixed(u8),
+    /// One ULEB128; `Register` when gimli takes it for a register number (which must fit 16 bits).
+    Uleb,
+    Register,
+    Sleb,
+    /// `DW_OP_bregx`: a register ULEB128, then an offset SLEB128.
+    RegisterSleb,
+    /// `DW_OP_bit_piece`: two ULEB128s.
+    UlebUleb,
+}
+
+/// [`Operands`] by opcode, after `gimli::Operation::parse` (gimli 0.34, 8-byte addresses,
+/// 32-bit DWARF 5).
+static OPERANDS: [Operands; 256] = {
+    use Operands::*;
+    let mut t = [Other; 256];
+    // No operand.
+    let none: &[u8] = &[
+        0x06, 0x12, 0x13, 0x14, 0x16, 0x17, 0x18, 0x19, 0x1a, 0x1b, 0x1c, 0x1d, 0x1e, 0x1f, 0x20, 0x21, 0x22, 0x24, 0x25, 0x26, 0x27, 0x29, 0x2a,
+        0x2b, 0x2c, 0x2d, 0x2e, 0x96, 0x97, 0x9b, 0x9c, 0x9f, 0xe0, 0xf0,
+    ];
+    let mut i = 0;
+    while i < none.len() {
+        t[none[i] as usize] = Fixed(0);
+        i += 1;
+    }
+    let mut op = 0x30; // DW_OP_lit0..lit31, DW_OP_reg0..reg31
+    while op <= 0x6f {
+        t[op] = Fixed(0);
+        op += 1;
+    }
+    while op <= 0x8f {
+        t[op] = Sleb; // DW_OP_breg0..breg31
+        op += 1;
+    }
+    // addr; const1u/s, const2u/s, const4u/s, const8u/s; pick; bra, skip; deref_size, xderef_size;
+    // call2, call4; GNU_parameter_ref.
+    let fixed: &[(u8, u8)] = &[
+        (0x03, 8), (0x08, 1), (0x09, 1), (0x0a, 2), (0x0b, 2), (0x0c, 4), (0x0d, 4), (0x0e, 8), (0x0f, 8), (0x15, 1), (0x28, 2), (0x2f, 2),
+        (0x94, 1), (0x95, 1), (0x98, 2), (0x99, 4), (0xfa, 4),
+    ];
+    let mut i = 0;
+    while i < fixed.len() {
+        t[fixed[i].0 as usize] = Fixed(fixed[i].1);
+        i += 1;
+    }
+    t[0x10] = Uleb; // constu
+    t[0x23] = Uleb; // plus_uconst
+    t[0x93] = Uleb; // piece (gimli multiplies by 8: a short ULEB128 cannot overflow)
+    t[0xa1] = Uleb; // addrx
+    t[0xa2] = Uleb; // constx
+    t[0x11] = Sleb; // consts
+    t[0x91] = Sleb; // fbreg
+    t[0x90] = Register; // regx
+    t[0x92] = RegisterSleb; // bregx
+    t[0x9d] = UlebUleb; // bit_piece
+    t
+};
+
+/// Length of the operation at `at` of `expression` if it is one gimli reads without fail and
+/// without anything but its length mattering here (or `DW_OP_addr`, whose 8-byte operand the
+/// caller reads), else `None`: the operation is then left to gimli, which may read it or
+/// refuse it. A LEB128 operand is taken only when it ends within 8 bytes (a value below
+/// 2^56: gimli's overflow checks are at the 10th byte), and a register number only below
+/// 2^16 (gimli's `Register`).
+#[inline]
+fn simple_operation_length(expression: &[u8], at: usize) -> Option<usize> {
+    /// End of a LEB128 at `p` and its value (low 56 bits), if it ends within 8 bytes.
+    #[inline(always)]
+    fn leb(bytes: &[u8], p: usize) -> Option<(usize, u64)> {
+        let first = *bytes.get(p)?;
+        if first & 0x80 == 0 {
+            return Some((p + 1, u64::from(first)));
+        }
+        let mut value = 0u64;
+        for k in 0..8 {
+            let b = *bytes.get(p + k)?;
+            value |= u64::from(b & 0x7f) << (7 * k);
+            if b & 0x80 == 0 {
+                return Some((p + k + 1, value));
+            }
+        }
+        None
+    }
+    let p = at + 1;
+    let end = match OPERANDS[usize::from(*expression.get(at)?)] {
+        Operands::Other => return None,
+        Operands::Fixed(n) => p + usize::from(n),
+        Operands::Uleb | Operands::Sleb => leb(expression, p)?.0,
+        Operands::Register => leb(expression, p).filter(|&(_, r)| r <= 0xffff)?.0,
+        Operands::RegisterSleb => leb(expression, leb(expression, p).filter(|&(_, r)| r <= 0xffff)?.0)?.0,
+        Operands::UlebUleb => leb(expression, leb(expression, p)?.0)?.0,
+    };
+    (end <= expression.len()).then_some(end - at)
+}
+
 /// Offset of a unit header in `.debug_info`.
 fn info_offset(header: &gimli::UnitHeader<R<'_>>) -> usize {
     header.offset().0
@@ -925,4 +1056,148 @@ fn skip_cfa_operands(bytes: &[u8], p: usize, end: usize) -> Option<usize> {
         _ => return None,
     };
     (next <= end).then_some(next)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What the remap found before [`each_address`]: every operation read by gimli, the
+    /// addresses of `DW_OP_addr` with their offsets, and the error that stopped the read.
+    fn by_gimli(expression: &[u8]) -> (Vec<(usize, u64)>, Option<gimli::Error>) {
+        let mut found = Vec::new();
+        let mut r = EndianSlice::new(expression, LittleEndian);
+        while !r.is_empty() {
+            let at = expression.len() - r.len();
+            match gimli::Operation::parse(&mut r, EXPRESSION_ENCODING) {
+                Ok(gimli::Operation::Address { address }) => found.push((at, address)),
+                Ok(_) => {}
+                Err(e) => return (found, Some(e)),
+            }
+        }
+        (found, None)
+    }
+
+    fn by_scanner(expression: &[u8]) -> (Vec<(usize, u64)>, Option<gimli::Error>) {
+        let mut found = Vec::new();
+        let result = each_address(expression, |at, address| {
+            found.push((at, address));
+            Ok(())
+        });
+        let error = match result {
+            Ok(()) => None,
+            Err(Err(e)) => Some(e),
+            Err(Ok(e)) => panic!("`found` never fails here: {e}"),
+        };
+        (found, error)
+    }
+
+    fn assert_agrees(expression: &[u8]) {
+        assert_eq!(by_scanner(expression), by_gimli(expression), "expression {expression:02x?}");
+    }
+
+    /// A small xorshift generator: the test needs many varied inputs, not a crate.
+    struct Random(u64);
+
+    impl Random {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+    }
+
+    /// Operand bytes that reach the edges: LEB128 continuation and sign bits, the values just
+    /// past 16 bits, the 10th byte of an overlong LEB128.
+    const EDGES: [u8; 10] = [0x00, 0x01, 0x03, 0x04, 0x7f, 0x80, 0x81, 0xbf, 0xfe, 0xff];
+
+    /// Every opcode with every operand of up to three edge bytes, and with LEB128s of every
+    /// length up to 11 bytes (continuation bytes then an end byte, or cut short).
+    #[test]
+    fn the_scanner_agrees_with_gimli_on_every_opcode_and_edge_operand() {
+        for op in 0..=255u8 {
+            assert_agrees(&[op]);
+            for &a in &EDGES {
+                assert_agrees(&[op, a]);
+                for &b in &EDGES {
+                    assert_agrees(&[op, a, b]);
+                    for &c in &EDGES {
+                        assert_agrees(&[op, a, b, c]);
+                    }
+                }
+            }
+            for continued in 0..11 {
+                for &last in &EDGES {
+                    for &then in &[0x00u8, 0x7f, 0xff] {
+                        let mut e = vec![op];
+                        e.extend(std::iter::repeat_n(0xffu8, continued));
+                        e.push(last);
+                        // A second operand (DW_OP_bregx, DW_OP_bit_piece) and a following operation.
+                        for cut in 0..=3 {
+                            let mut e = e.clone();
+                            e.extend([then, 0x93, 0x08].iter().take(cut));
+                            assert_agrees(&e);
+                        }
+                        // A register just past 16 bits, in two and three bytes.
+                        assert_agrees(&[op, 0xff, 0xff, 0x03, then]);
+                        assert_agrees(&[op, 0x80, 0x80, 0x04, then]);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Random expressions, of random bytes and of edge bytes, including `DW_OP_addr`s found
+    /// at their offsets, truncated anywhere.
+    #[test]
+    fn the_scanner_agrees_with_gimli_on_random_expressions() {
+        let mut random = Random(0x9e37_79b9_7f4a_7c15);
+        for _ in 0..300_000 {
+            let len = (random.next() % 40) as usize;
+            let expression: Vec<u8> = (0..len)
+                .map(|_| {
+                    let r = random.next();
+                    match r % 4 {
+                        0 => EDGES[(r >> 8) as usize % EDGES.len()],
+                        1 => 0x03, // DW_OP_addr
+                        _ => (r >> 8) as u8,
+                    }
+                })
+                .collect();
+            assert_agrees(&expression);
+        }
+        // A run of common operations, read whole and cut at every length.
+        let mut e = vec![0x03];
+        e.extend(0x1234_5678_9abc_def0u64.to_le_bytes());
+        e.extend([0x90, 0x80, 0x14, 0x93, 0x04, 0x70, 0x7f, 0x92, 0x81, 0x01, 0x40, 0x9d, 0x20, 0x00, 0x9f, 0x03]);
+        e.extend(0x40u64.to_le_bytes());
+        for cut in 0..=e.len() {
+            assert_agrees(&e[..cut]);
+        }
+        assert_eq!(by_scanner(&e).0, vec![(0, 0x1234_5678_9abc_def0), (e.len() - 9, 0x40)]);
+    }
+
+    /// Every window of up to 24 bytes of real debug sections (the fixtures' location lists and
+    /// DIEs hold the expressions compilers write for AMDGPU).
+    #[test]
+    fn the_scanner_agrees_with_gimli_on_fixture_debug_sections() {
+        let mut windows = 0;
+        for target in ["gfx900", "gfx90a", "gfx1030", "gfx1100"] {
+            let path = format!("{}/fixtures/co/{target}/debug_info.O2g.co", env!("CARGO_MANIFEST_DIR"));
+            let data = std::fs::read(&path).unwrap();
+            let object = CodeObject::parse(&data).unwrap();
+            for name in [".debug_loclists", ".debug_info"] {
+                let bytes = object.section_bytes(name);
+                assert!(!bytes.is_empty(), "{path} has no {name}");
+                for at in 0..bytes.len() {
+                    for len in 0..=24.min(bytes.len() - at) {
+                        assert_agrees(&bytes[at..at + len]);
+                        windows += 1;
+                    }
+                }
+            }
+        }
+        assert!(windows > 10_000, "{windows} windows");
+    }
 }
