@@ -12,7 +12,7 @@ use std::collections::{HashMap, HashSet};
 use crate::container::descriptor::disagreements;
 use crate::container::CodeObject;
 use crate::ir::flow::{self, classify, Kind};
-use crate::ir::{Flow, Origin, Program};
+use crate::ir::{Flow, Node, Origin, Program};
 use crate::isa::operand::Value;
 use crate::isa::table::{Opcode, OperandName};
 use crate::isa::inst::MAX_INST_BYTES;
@@ -136,6 +136,72 @@ impl Starts<'_> {
     }
 }
 
+/// The instructions of a program as read, found by address: walking forward for addresses in
+/// ascending order (the placed instructions come so, but for a few), by bisection otherwise.
+struct Decoded<'p> {
+    program: &'p Program,
+    /// The block looked at (function, block), its nodes, and the next node to look at.
+    function: usize,
+    block: usize,
+    nodes: &'p [Node],
+    next: usize,
+}
+
+impl<'p> Decoded<'p> {
+    fn new(program: &'p Program) -> Decoded<'p> {
+        let mut decoded = Decoded { program, function: 0, block: 0, nodes: &[], next: 0 };
+        decoded.enter(0, 0);
+        decoded
+    }
+
+    /// Looks at the first node of block `block` of function `function`, or of the next block
+    /// after it that has one; `false` past the end.
+    fn enter(&mut self, mut function: usize, mut block: usize) -> bool {
+        let functions = &self.program.functions;
+        while let Some(f) = functions.get(function) {
+            if let Some(b) = f.blocks.get(block) {
+                (self.function, self.block, self.nodes, self.next) = (function, block, &b.nodes, 0);
+                return true;
+            }
+            (function, block) = (function + 1, 0);
+        }
+        self.nodes = &[];
+        false
+    }
+
+    /// The instruction the program holds at `address`, if one starts there.
+    fn at(&mut self, address: u64) -> Option<Inst> {
+        loop {
+            let Some(node) = self.nodes.get(self.next) else {
+                if self.enter(self.function, self.block + 1) {
+                    continue;
+                }
+                return self.seek(address);
+            };
+            match node.origin.input_address() {
+                Some(a) if a < address => self.next += 1,
+                Some(a) if a == address => {
+                    self.next += 1;
+                    return Some(node.inst);
+                }
+                _ => return self.seek(address),
+            }
+        }
+    }
+
+    /// [`Decoded::at`] by bisection, leaving the walk after what it found.
+    fn seek(&mut self, address: u64) -> Option<Inst> {
+        let function = self.program.function_at(address)?;
+        let blocks = &self.program.functions[function].blocks;
+        let block = blocks.partition_point(|b| b.address <= address).checked_sub(1)?;
+        let nodes = &blocks[block].nodes;
+        let n = nodes.partition_point(|n| n.origin.input_address().is_some_and(|a| a < address));
+        let node = nodes.get(n).filter(|n| n.origin.input_address() == Some(address))?;
+        (self.function, self.block, self.nodes, self.next) = (function, block, nodes, n + 1);
+        Some(node.inst)
+    }
+}
+
 /// Values keyed by address, sorted (they come in address order: functions, blocks and nodes
 /// are), looked up by bisection.
 struct Sorted<T>(Vec<(u64, T)>);
@@ -196,7 +262,8 @@ pub fn against(
     let before = input_structure.as_ref().map_err(|p| p.iter().map(|p| format!("input: {p}")).collect::<Vec<_>>())?;
     // The output is parsed once, for its structure and for the comparison below.
     let out_obj = CodeObject::parse(output).map_err(|e| vec![e.to_string()])?;
-    let after = structure_of_object(&out_obj, decoders)?;
+    let out_program = read_program_with(&out_obj, decoders).map_err(|e| vec![e.to_string()])?.map_err(|e| vec![e.to_string()])?;
+    let after = structure_of(&out_obj, &out_program)?;
     let mut problems = Vec::new();
     for d in &after.disagreements {
         if !before.disagreements.contains(d) {
@@ -243,8 +310,11 @@ pub fn against(
     let mut covered: Vec<(u64, u64)> = Vec::new();
 
     let mut replaced_cursor = 0;
+    // What the output's program (read above) decoded at each place: the same decode of the
+    // same bytes, made once. Where it has no instruction at a place, the place is decoded.
+    let mut decoded = Decoded::new(&out_program);
     for &(a, b) in &layout.placed {
-        let Some(new) = decode_out(b) else {
+        let Some(new) = decoded.at(b).or_else(|| decode_out(b)) else {
             problems.push(format!("{a:#x} placed at {b:#x}, outside the output text"));
             continue;
         };
@@ -452,6 +522,43 @@ fn long_branch_target(decoder: &Decoder, out: &[u8], base: u64, at: u64, conditi
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `Decoded::at` finds every instruction of a program, walking up, jumping back and in
+    /// random order, and nothing where no instruction starts.
+    #[test]
+    fn decoded_finds_each_instruction_by_address() {
+        let mut decoders = Decoders::default();
+        for name in ["gfx1030/control_flow.O2.co", "gfx90a/control_flow.O2.co"] {
+            let data = std::fs::read(format!("{}/fixtures/co/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap();
+            let object = CodeObject::parse(&data).unwrap();
+            let program = read_program_with(&object, &mut decoders).unwrap().unwrap();
+            let nodes: Vec<(u64, Inst)> = program.functions.iter().flat_map(|f| f.nodes()).map(|n| (n.origin.input_address().unwrap(), n.inst)).collect();
+            assert!(nodes.len() > 50, "{name}: {} instructions", nodes.len());
+            let mut decoded = Decoded::new(&program);
+            for &(a, inst) in &nodes {
+                assert_eq!(decoded.at(a), Some(inst), "{name}: ascending, {a:#x}");
+            }
+            for &(a, inst) in nodes.iter().rev() {
+                assert_eq!(decoded.at(a), Some(inst), "{name}: descending, {a:#x}");
+            }
+            // A fixed shuffle: every 7th, wrapping.
+            for k in 0..nodes.len() {
+                let (a, inst) = nodes[k * 7 % nodes.len()];
+                assert_eq!(decoded.at(a), Some(inst), "{name}: shuffled, {a:#x}");
+            }
+            // Inside an instruction, between functions' padding, before and after the text.
+            let starts: std::collections::HashSet<u64> = nodes.iter().map(|n| n.0).collect();
+            for &(a, inst) in &nodes {
+                for inside in (a + 1..a + inst.len() as u64).filter(|x| !starts.contains(x)) {
+                    assert_eq!(decoded.at(inside), None, "{name}: {inside:#x} inside {a:#x}");
+                }
+            }
+            assert_eq!(decoded.at(program.text.address.wrapping_sub(4)), None);
+            assert_eq!(decoded.at(program.text.end()), None);
+            // And the walk still finds what comes after a miss.
+            assert_eq!(decoded.at(nodes[1].0), Some(nodes[1].1));
+        }
+    }
 
     /// `same_window` is the comparison of the windows, in the middle and near either end,
     /// with a difference in any byte of the window or just past it.
