@@ -33,12 +33,14 @@
 //! that would break a VALU-write-to-DPP/readlane/VMEM wait state, the removed instruction
 //! becomes `s_nop 0` instead of disappearing ([`Rewrite::nops`]).
 
+use std::cell::OnceCell;
 use std::collections::BTreeMap;
 
 use super::rules::{fits, forms_on, plain_form, Form, Role, Slot};
 use super::syntax::{Condition, InstPat, Kind, Loc, OperandPat};
 use super::{LoadedRule, RuleSet};
 use crate::ir::liveness::operands_into;
+use crate::ir::Node;
 use crate::isa::operand::{Operands, Value};
 use crate::isa::processor::Generation;
 use crate::isa::reg::{Reg, Special};
@@ -252,6 +254,59 @@ impl Facts {
     }
 }
 
+/// The instructions of a block and their [`Facts`], as the matcher reads them: facts made
+/// beforehand (a slice), or [`LazyFacts`], made when first looked at.
+pub trait FactSource: std::ops::Index<usize, Output = Facts> {
+    fn len(&self) -> usize;
+    /// The instruction at `index`, without its facts: its encoding alone rules out most
+    /// anchors and pattern instructions.
+    fn inst(&self, index: usize) -> &Inst;
+}
+
+impl FactSource for [Facts] {
+    fn len(&self) -> usize {
+        <[Facts]>::len(self)
+    }
+
+    fn inst(&self, index: usize) -> &Inst {
+        &self[index].inst
+    }
+}
+
+/// The facts of a block's instructions, each decoded when the matcher first asks for it. The
+/// matcher looks at few of a block's instructions (anchors of a pattern's last form, the
+/// window before them, the span of a match), and decoding the others was the pass's largest
+/// cost.
+pub struct LazyFacts<'a> {
+    nodes: &'a [Node],
+    target: &'a Target,
+    made: Box<[OnceCell<Box<Facts>>]>,
+}
+
+impl<'a> LazyFacts<'a> {
+    pub fn new(nodes: &'a [Node], target: &'a Target) -> LazyFacts<'a> {
+        LazyFacts { nodes, target, made: (0..nodes.len()).map(|_| OnceCell::new()).collect() }
+    }
+}
+
+impl std::ops::Index<usize> for LazyFacts<'_> {
+    type Output = Facts;
+
+    fn index(&self, index: usize) -> &Facts {
+        self.made[index].get_or_init(|| Box::new(Facts::of(&self.nodes[index].inst, self.target)))
+    }
+}
+
+impl FactSource for LazyFacts<'_> {
+    fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    fn inst(&self, index: usize) -> &Inst {
+        &self.nodes[index].inst
+    }
+}
+
 /// A replacement instruction: its form and the value of each written position.
 #[derive(Clone, Debug, PartialEq)]
 pub struct NewInst {
@@ -454,17 +509,17 @@ impl<'r> Matcher<'r> {
     }
 
     /// Matches every rule over one block; rewrites do not overlap (the earliest anchor wins).
-    pub fn run_block(&self, facts: &[Facts], live: &dyn Liveness, stats: &mut BTreeMap<String, RuleStats>) -> BlockResult {
+    pub fn run_block<F: FactSource + ?Sized>(&self, facts: &F, live: &dyn Liveness, stats: &mut BTreeMap<String, RuleStats>) -> BlockResult {
         self.run_block_where(facts, live, stats, &|_| true)
     }
 
     /// [`Matcher::run_block`] over the matches `wanted` accepts (by their instruction indices);
     /// the others are neither counted nor applied.
-    pub fn run_block_where(&self, facts: &[Facts], live: &dyn Liveness, stats: &mut BTreeMap<String, RuleStats>, wanted: &dyn Fn(&[usize]) -> bool) -> BlockResult {
+    pub fn run_block_where<F: FactSource + ?Sized>(&self, facts: &F, live: &dyn Liveness, stats: &mut BTreeMap<String, RuleStats>, wanted: &dyn Fn(&[usize]) -> bool) -> BlockResult {
         let mut out = BlockResult::default();
         let mut taken = vec![false; facts.len()];
         for anchor in 0..facts.len() {
-            if !self.may_anchor(&facts[anchor].inst) {
+            if !self.may_anchor(facts.inst(anchor)) {
                 continue;
             }
             for compiled in &self.rules {
@@ -501,10 +556,10 @@ impl<'r> Matcher<'r> {
 
     /// Binds one alternative with its last instruction at `anchor`: the matched indices and
     /// the metavariables' values.
-    fn bind<'p>(&self, facts: &[Facts], anchor: usize, alt: &[(&'p InstPat, Vec<Form>)]) -> Option<(Vec<usize>, Binding<'p>)> {
+    fn bind<'p, F: FactSource + ?Sized>(&self, facts: &F, anchor: usize, alt: &[(&'p InstPat, Vec<Form>)]) -> Option<(Vec<usize>, Binding<'p>)> {
         let (last, forms) = alt.last()?;
         // Most anchors are of no form the pattern ends in: decided before anything is made.
-        let index = facts[anchor].inst.encoding_index()?;
+        let index = facts.inst(anchor).encoding_index()?;
         if !forms.iter().any(|f| f.index == index) {
             return None;
         }
@@ -521,7 +576,11 @@ impl<'r> Matcher<'r> {
             let Some(&Value::Reg(reg)) = bind.get(dest) else { return None };
             let want = UnitSet::of(unit_range(reg));
             let next = *matched.last().unwrap();
-            let def = (next.saturating_sub(WINDOW)..next).rev().find(|&i| facts[i].writes.intersects(&want))?;
+            // The nearest writer must be of one of `forms` to unify: below the lowest
+            // instruction of those forms in the window none can be, so the search (which
+            // decodes each instruction it passes) stops there.
+            let lowest = (next.saturating_sub(WINDOW)..next).find(|&i| facts.inst(i).encoding_index().is_some_and(|e| forms.iter().any(|f| f.index == e)))?;
+            let def = (lowest..next).rev().find(|&i| facts[i].writes.intersects(&want))?;
             self.unify(&facts[def], pat, forms, &mut bind)?;
             matched.push(def);
         }
@@ -562,7 +621,7 @@ impl<'r> Matcher<'r> {
         Some(())
     }
 
-    fn check(&self, compiled: &Compiled, alt: &[(&InstPat, Vec<Form>)], facts: &[Facts], matched: &[usize], bind: &Binding, live: &dyn Liveness) -> Result<Rewrite, &'static str> {
+    fn check<F: FactSource + ?Sized>(&self, compiled: &Compiled, alt: &[(&InstPat, Vec<Form>)], facts: &F, matched: &[usize], bind: &Binding, live: &dyn Liveness) -> Result<Rewrite, &'static str> {
         let rule = &compiled.rule.rule;
         let (first, last) = (matched[0], *matched.last().unwrap());
         // Forms and modifiers.
@@ -725,7 +784,7 @@ impl<'r> Matcher<'r> {
     /// with the pattern). The pattern's own write after its read does not count: with
     /// `v_add_u32 v14, v15, v14 ; v_add_u32 v14, v14, v19` gone, v14 still holds what the first
     /// add read, so `v_add3_u32 v14, v15, v14, v19` at the second is exact.
-    fn inputs_hold(facts: &[Facts], matched: &[usize], inputs: &[Input], at: usize) -> bool {
+    fn inputs_hold<F: FactSource + ?Sized>(facts: &F, matched: &[usize], inputs: &[Input], at: usize) -> bool {
         inputs.iter().all(|input| {
             let writes = |i: usize| facts[i].writes.intersects(&input.units);
             input.readers.iter().all(|&r| {
@@ -755,7 +814,7 @@ impl<'r> Matcher<'r> {
     /// later pattern instructions read (the consumer's other inputs, EXEC). With EXEC unchanged
     /// (checked before) and `%t` dead after the consumer (checked after), the replacement then
     /// computes at the producer what the consumer would have, and leaves it where it would.
-    fn producer_free(facts: &[Facts], matched: &[usize], replacement_writes: &[Unit]) -> bool {
+    fn producer_free<F: FactSource + ?Sized>(facts: &F, matched: &[usize], replacement_writes: &[Unit]) -> bool {
         let (first, last) = (matched[0], *matched.last().unwrap());
         let mut written = UnitSet::EMPTY;
         for &i in matched {
@@ -832,7 +891,7 @@ impl<'r> Matcher<'r> {
     /// itself needs no check at either place: at the consumer it writes where the consumer
     /// wrote; at the producer its destination is read only after the consumer, farther away
     /// than before, and it is no consumer these wait states name.
-    fn nops_needed(&self, facts: &[Facts], matched: &[usize], at: usize) -> Vec<usize> {
+    fn nops_needed<F: FactSource + ?Sized>(&self, facts: &F, matched: &[usize], at: usize) -> Vec<usize> {
         if self.keep_distances {
             return matched.iter().copied().filter(|&i| i != at).collect();
         }
@@ -865,7 +924,7 @@ impl Matcher<'_> {
     /// generation from GFX7: a store of more than 8 bytes, then a VALU write of its data, needs
     /// 1 wait state, 2 on GFX940/950). Any store counts here, and any VGPR it reads. The
     /// replacement at `at` writes `dest`; removed instructions not kept as `s_nop 0` are gone.
-    fn store_data_hazard(&self, facts: &[Facts], matched: &[usize], at: usize, nops: &[usize], dest: &[Unit]) -> bool {
+    fn store_data_hazard<F: FactSource + ?Sized>(&self, facts: &F, matched: &[usize], at: usize, nops: &[usize], dest: &[Unit]) -> bool {
         let required = if matches!(self.target.generation(), Generation::Gfx940 | Generation::Gfx950) { 2 } else { 1 };
         let gone = |i: usize| i != at && matched.contains(&i) && !nops.contains(&i);
         let dest = {

@@ -15,7 +15,7 @@
 use std::cell::OnceCell;
 use std::collections::BTreeMap;
 
-use super::matcher::{needs_kept_distances, Facts, Matcher, NewInst, Rewrite, RuleStats, Unit, EXEC_HI, EXEC_LO};
+use super::matcher::{needs_kept_distances, Facts, LazyFacts, Matcher, NewInst, Rewrite, RuleStats, Unit, EXEC_HI, EXEC_LO};
 use super::delays::{self, Change};
 use super::RuleSet;
 use crate::ir::liveness::{access_of, Access, Liveness, RegSet};
@@ -158,7 +158,7 @@ impl Peephole {
         stats: &mut PassStats,
         per_rule: &mut BTreeMap<String, RuleStats>,
     ) -> bool {
-        let facts: Vec<Facts> = function.blocks[block].nodes.iter().map(|n| Facts::of(&n.inst, ctx.target)).collect();
+        let facts = LazyFacts::new(&function.blocks[block].nodes, ctx.target);
         let live = BlockLive::new(function, block, steps, ctx.target);
         let fresh: Option<Vec<bool>> = fresh_from.map(|mark| {
             function.blocks[block]
