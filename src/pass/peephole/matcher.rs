@@ -397,7 +397,8 @@ impl Prefilter {
         let mut position = 0usize;
         let mut anchors = 0u128;
         for alt in rules.iter().flat_map(|c| &c.alternatives) {
-            if position + alt.len() > 128 {
+            // An empty alternative (the syntax has none) would have no anchor: no prefilter.
+            if position + alt.len() > 128 || alt.is_empty() {
                 return Prefilter { by_encoding: Vec::new(), masks: Vec::new(), alternatives: Vec::new(), anchors: 0, off: true };
             }
             let mut all = 0u128;
@@ -475,7 +476,9 @@ impl<'r> Matcher<'r> {
                 present |= p.masks[usize::from(p.by_encoding[usize::from(e)])];
             }
         }
-        p.alternatives.iter().any(|&alt| present & alt == alt)
+        // Every alternative holds its anchor's position: without one, none is complete (most
+        // blocks end here).
+        present & p.anchors != 0 && p.alternatives.iter().any(|&alt| present & alt == alt)
     }
 
     /// Whether some rule's pattern may end at `inst`: `false` is a proof that no match is
@@ -518,6 +521,9 @@ impl<'r> Matcher<'r> {
     pub fn run_block_where<F: FactSource + ?Sized>(&self, facts: &F, live: &dyn Liveness, stats: &mut BTreeMap<String, RuleStats>, wanted: &dyn Fn(&[usize]) -> bool) -> BlockResult {
         let mut out = BlockResult::default();
         let mut taken = vec![false; facts.len()];
+        // One binding and one list of matched indices, refilled by every attempt (most fail).
+        let mut matched = Vec::new();
+        let mut bind = Binding::default();
         for anchor in 0..facts.len() {
             if !self.may_anchor(facts.inst(anchor)) {
                 continue;
@@ -525,11 +531,16 @@ impl<'r> Matcher<'r> {
             for compiled in &self.rules {
                 let name = &compiled.rule.rule.name;
                 for alt in &compiled.alternatives {
-                    let Some((matched, bind)) = self.bind(facts, anchor, alt) else { continue };
+                    if self.bind(facts, anchor, alt, &mut matched, &mut bind).is_none() {
+                        continue;
+                    }
                     if matched.iter().any(|&i| taken[i]) || !wanted(&matched) {
                         continue;
                     }
-                    let s = stats.entry(name.clone()).or_default();
+                    if !stats.contains_key(name) {
+                        stats.insert(name.clone(), RuleStats::default());
+                    }
+                    let s = stats.get_mut(name).expect("inserted above");
                     s.matched += 1;
                     match self.check(compiled, alt, facts, &matched, &bind, live) {
                         Ok(rewrite) => {
@@ -541,7 +552,7 @@ impl<'r> Matcher<'r> {
                         }
                         Err(reason) => {
                             *s.declined.entry(reason).or_insert(0) += 1;
-                            out.declines.push(Decline { rule: name.clone(), matched, reason });
+                            out.declines.push(Decline { rule: name.clone(), matched: matched.clone(), reason });
                         }
                     }
                     break;
@@ -554,18 +565,21 @@ impl<'r> Matcher<'r> {
         out
     }
 
-    /// Binds one alternative with its last instruction at `anchor`: the matched indices and
-    /// the metavariables' values.
-    fn bind<'p, F: FactSource + ?Sized>(&self, facts: &F, anchor: usize, alt: &[(&'p InstPat, Vec<Form>)]) -> Option<(Vec<usize>, Binding<'p>)> {
+    /// Binds one alternative with its last instruction at `anchor`: the matched indices, in
+    /// order, into `matched` and the metavariables' values into `bind` (both emptied first;
+    /// on `None` they hold nothing meaningful).
+    fn bind<'p, F: FactSource + ?Sized>(&self, facts: &F, anchor: usize, alt: &[(&'p InstPat, Vec<Form>)], matched: &mut Vec<usize>, bind: &mut Binding<'p>) -> Option<()> {
         let (last, forms) = alt.last()?;
         // Most anchors are of no form the pattern ends in: decided before anything is made.
         let index = facts.inst(anchor).encoding_index()?;
         if !forms.iter().any(|f| f.index == index) {
             return None;
         }
-        let mut bind = Binding::default();
-        self.unify(&facts[anchor], last, forms, &mut bind)?;
-        let mut matched = vec![anchor];
+        bind.vars.clear();
+        bind.forms.clear();
+        matched.clear();
+        self.unify(&facts[anchor], last, forms, bind)?;
+        matched.push(anchor);
         for m in (0..alt.len() - 1).rev() {
             let (pat, forms) = &alt[m];
             // The register this instruction defines, bound by a later one.
@@ -581,11 +595,11 @@ impl<'r> Matcher<'r> {
             // decodes each instruction it passes) stops there.
             let lowest = (next.saturating_sub(WINDOW)..next).find(|&i| facts.inst(i).encoding_index().is_some_and(|e| forms.iter().any(|f| f.index == e)))?;
             let def = (lowest..next).rev().find(|&i| facts[i].writes.intersects(&want))?;
-            self.unify(&facts[def], pat, forms, &mut bind)?;
+            self.unify(&facts[def], pat, forms, bind)?;
             matched.push(def);
         }
         matched.reverse();
-        Some((matched, bind))
+        Some(())
     }
 
     /// Binds `pat` to the instruction of `facts`. On `None` `bind` may hold part of it: the
