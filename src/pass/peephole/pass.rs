@@ -519,6 +519,8 @@ impl BlockSteps {
 /// from which the program's answers are searched ([`Steps::program_live`]).
 struct Steps {
     blocks: Vec<OnceCell<BlockSteps>>,
+    /// Steps of single instructions of a block whose steps are not all made ([`Steps::step`]).
+    singles: Vec<OnceCell<Box<[OnceCell<Step>]>>>,
     /// Of each block as the pass found it: made with its steps or when a search first reaches
     /// it, and before the pass first edits it at the latest ([`Steps::keep_effect`]).
     effects: Vec<OnceCell<BlockEffect>>,
@@ -529,7 +531,12 @@ struct Steps {
 impl Steps {
     fn new(function: &Function) -> Steps {
         let n = function.blocks.len();
-        Steps { blocks: (0..n).map(|_| OnceCell::new()).collect(), effects: (0..n).map(|_| OnceCell::new()).collect(), answers: RefCell::default() }
+        Steps {
+            blocks: (0..n).map(|_| OnceCell::new()).collect(),
+            singles: (0..n).map(|_| OnceCell::new()).collect(),
+            effects: (0..n).map(|_| OnceCell::new()).collect(),
+            answers: RefCell::default(),
+        }
     }
 
     fn block(&self, function: &Function, block: usize, target: &Target) -> &BlockSteps {
@@ -567,9 +574,20 @@ impl Steps {
         live
     }
 
+    /// The step of instruction `index` of `block`, made alone when the block's steps are not.
+    fn step(&self, function: &Function, block: usize, index: usize, target: &Target) -> &Step {
+        if let Some(b) = self.blocks[block].get() {
+            return &b.steps[index];
+        }
+        let nodes = &function.blocks[block].nodes;
+        let singles = self.singles[block].get_or_init(|| (0..nodes.len()).map(|_| OnceCell::new()).collect());
+        singles[index].get_or_init(|| Step::of(&nodes[index], target).0)
+    }
+
     /// Drops the steps of an edited block.
     fn forget(&mut self, block: usize) {
         self.blocks[block] = OnceCell::new();
+        self.singles[block] = OnceCell::new();
     }
 }
 
@@ -605,7 +623,7 @@ impl<'a> BlockLive<'a> {
 
     /// Walks `steps`: `Some(dead)` once the unit is read or killed, `None` at the end, `exec`
     /// updated.
-    fn walk(steps: &[Step], unit: Unit, exec: &mut Exec) -> Option<bool> {
+    fn walk<'s>(steps: impl IntoIterator<Item = &'s Step>, unit: Unit, exec: &mut Exec) -> Option<bool> {
         let u = usize::from(unit);
         for s in steps {
             if s.call || s.reads.contains(u) {
@@ -667,7 +685,16 @@ impl<'a> BlockLive<'a> {
 impl super::matcher::Liveness for BlockLive<'_> {
     fn dead_after(&self, index: usize, unit: Unit) -> bool {
         let mut exec = Exec::Covers;
-        match Self::walk(&self.steps(self.block).steps[index + 1..], unit, &mut exec) {
+        // Most walks end a few instructions on: the block's own steps are made one by one as
+        // the walk reaches them, unless all are made already.
+        let outcome = match self.steps.blocks[self.block].get() {
+            Some(b) => Self::walk(&b.steps[index + 1..], unit, &mut exec),
+            None => {
+                let nodes = &self.function.blocks[self.block].nodes;
+                Self::walk((index + 1..nodes.len()).map(|i| self.steps.step(self.function, self.block, i, self.target)), unit, &mut exec)
+            }
+        };
+        match outcome {
             Some(dead) => dead,
             None => self.dead_at_end(self.block, unit, exec, &mut Vec::new()),
         }
