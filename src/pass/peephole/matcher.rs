@@ -575,6 +575,14 @@ impl<'r> Matcher<'r> {
         if !forms.iter().any(|f| f.index == index) {
             return None;
         }
+        // The instruction before the last is searched for in the window before the anchor
+        // among those of its forms (below): with none there the match fails whatever the
+        // anchor binds, so it is not decoded.
+        if let [.., (_, before), _] = alt
+            && !(anchor.saturating_sub(WINDOW)..anchor).any(|i| facts.inst(i).encoding_index().is_some_and(|e| before.iter().any(|f| f.index == e)))
+        {
+            return None;
+        }
         bind.vars.clear();
         bind.forms.clear();
         matched.clear();
