@@ -369,6 +369,7 @@ pub struct Matcher<'r> {
     /// Keep every removed instruction as `s_nop 0` (see [`Matcher::keep_distances`]).
     keep_distances: bool,
     prefilter: Prefilter,
+    tries: Tries,
     /// Skip anchors no pattern ends at ([`Matcher::may_anchor`]); off only to test that
     /// skipping changes nothing.
     anchor_filter: bool,
@@ -424,6 +425,44 @@ impl Prefilter {
     }
 }
 
+/// The alternatives tried at an anchor, as (rule, alternative) indices in the order the rules
+/// and their alternatives come: per encoding, those whose last pattern instruction has it as a
+/// form (an alternative not listed fails at its anchor's form, so skipping it changes nothing),
+/// and every one (to test that).
+struct Tries {
+    /// Per encoding index: its list in `listed` (0, empty, for none).
+    by_encoding: Vec<u16>,
+    listed: Vec<Vec<(u16, u16)>>,
+    all: Vec<(u16, u16)>,
+}
+
+impl Tries {
+    fn new(rules: &[Compiled<'_>]) -> Tries {
+        let mut by_encoding = vec![0u16; crate::isa::table::encodings().len()];
+        let mut listed = vec![Vec::new()];
+        let mut all = Vec::new();
+        for (r, compiled) in rules.iter().enumerate() {
+            for (a, alt) in compiled.alternatives.iter().enumerate() {
+                let at = (r as u16, a as u16);
+                all.push(at);
+                let Some((_, forms)) = alt.last() else { continue };
+                for f in forms {
+                    let slot = &mut by_encoding[usize::from(f.index)];
+                    if *slot == 0 {
+                        *slot = listed.len() as u16;
+                        listed.push(Vec::new());
+                    }
+                    let list = &mut listed[usize::from(*slot)];
+                    if list.last() != Some(&at) {
+                        list.push(at);
+                    }
+                }
+            }
+        }
+        Tries { by_encoding, listed, all }
+    }
+}
+
 /// How far back a pattern instruction is looked for.
 const WINDOW: usize = 16;
 
@@ -456,7 +495,8 @@ impl<'r> Matcher<'r> {
             }
         }
         let prefilter = Prefilter::new(&rules);
-        Matcher { target: *target, rules, keep_distances: false, prefilter, anchor_filter: true }
+        let tries = Tries::new(&rules);
+        Matcher { target: *target, rules, keep_distances: false, prefilter, tries, anchor_filter: true }
     }
 
     /// Whether a block of these instructions may hold a match of some rule: for some rule's
@@ -528,37 +568,47 @@ impl<'r> Matcher<'r> {
             if !self.may_anchor(facts.inst(anchor)) {
                 continue;
             }
-            for compiled in &self.rules {
-                let name = &compiled.rule.rule.name;
-                for alt in &compiled.alternatives {
-                    if self.bind(facts, anchor, alt, &mut matched, &mut bind).is_none() {
-                        continue;
-                    }
-                    if matched.iter().any(|&i| taken[i]) || !wanted(&matched) {
-                        continue;
-                    }
-                    if !stats.contains_key(name) {
-                        stats.insert(name.clone(), RuleStats::default());
-                    }
-                    let s = stats.get_mut(name).expect("inserted above");
-                    s.matched += 1;
-                    match self.check(compiled, alt, facts, &matched, &bind, live) {
-                        Ok(rewrite) => {
-                            s.applied += 1;
-                            for &i in &rewrite.matched {
-                                taken[i] = true;
-                            }
-                            out.rewrites.push(rewrite);
-                        }
-                        Err(reason) => {
-                            *s.declined.entry(reason).or_insert(0) += 1;
-                            out.declines.push(Decline { rule: name.clone(), matched: matched.clone(), reason });
-                        }
-                    }
-                    break;
+            // Rules in order, each's alternatives in order: the first that binds counts for its
+            // rule (the rule's others are not tried); a rewrite ends the anchor's tries (the
+            // anchor is taken), a decline goes on with the next rule.
+            let tries = match facts.inst(anchor).encoding_index() {
+                Some(e) if self.anchor_filter => &self.tries.listed[usize::from(self.tries.by_encoding[usize::from(e)])],
+                _ => &self.tries.all,
+            };
+            let mut declined_rule = None;
+            for &(r, a) in tries {
+                if declined_rule == Some(r) {
+                    continue;
                 }
-                if taken[anchor] {
-                    break;
+                let compiled = &self.rules[usize::from(r)];
+                let name = &compiled.rule.rule.name;
+                let alt = &compiled.alternatives[usize::from(a)];
+                if self.bind(facts, anchor, alt, &mut matched, &mut bind).is_none() {
+                    continue;
+                }
+                if matched.iter().any(|&i| taken[i]) || !wanted(&matched) {
+                    continue;
+                }
+                if !stats.contains_key(name) {
+                    stats.insert(name.clone(), RuleStats::default());
+                }
+                let s = stats.get_mut(name).expect("inserted above");
+                s.matched += 1;
+                match self.check(compiled, alt, facts, &matched, &bind, live) {
+                    Ok(rewrite) => {
+                        s.applied += 1;
+                        for &i in &rewrite.matched {
+                            taken[i] = true;
+                        }
+                        out.rewrites.push(rewrite);
+                        debug_assert!(taken[anchor], "a match holds its anchor");
+                        break;
+                    }
+                    Err(reason) => {
+                        *s.declined.entry(reason).or_insert(0) += 1;
+                        out.declines.push(Decline { rule: name.clone(), matched: matched.clone(), reason });
+                        declined_rule = Some(r);
+                    }
                 }
             }
         }
