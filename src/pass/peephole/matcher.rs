@@ -552,7 +552,7 @@ impl<'r> Matcher<'r> {
     }
 
     /// Matches every rule over one block; rewrites do not overlap (the earliest anchor wins).
-    pub fn run_block<F: FactSource + ?Sized>(&self, facts: &F, live: &dyn Liveness, stats: &mut BTreeMap<String, RuleStats>) -> BlockResult {
+    pub fn run_block(&self, facts: &[Facts], live: &dyn Liveness, stats: &mut BTreeMap<String, RuleStats>) -> BlockResult {
         self.run_block_where(facts, live, stats, &|_| true)
     }
 
