@@ -18,7 +18,7 @@ use crate::isa::reg::{Reg, Special};
 use crate::isa::table::{implicit, Dir, Encoding, ImplicitRegs, Opcode};
 use crate::isa::{Inst, Target};
 
-use super::{Flow, Function};
+use super::{Block, Flow, Function, Node};
 
 /// Unit numbers.
 pub mod unit {
@@ -331,22 +331,72 @@ impl BlockEffect {
         step_with(&mut self.gen_, flow, a);
         self.kill.union(&a.kills);
     }
+
+    /// The effect of a block of `nodes`, from each one's [`access`].
+    pub fn of(nodes: &[Node], target: &Target) -> BlockEffect {
+        let mut effect = BlockEffect::default();
+        for node in nodes.iter().rev() {
+            effect.step_back(node.flow, &access(&node.inst, target));
+        }
+        effect
+    }
+}
+
+/// Units live after `block` ends, not counting its successors: what leaving the function there
+/// may read.
+fn exit_of(block: &Block) -> RegSet {
+    if block.exits { exit_live(block.nodes.last().map_or(Flow::Next, |n| n.flow)) } else { RegSet::EMPTY }
+}
+
+/// Whether `unit` is live on entry to `block` (`at_entry`) or after its last instruction (not
+/// `at_entry`) by [`Liveness::solve`] over the effects `effect` gives, found by a search along
+/// the flow from there instead of solving every block: the least solution of the equations
+/// holds `unit` exactly where some path reaches a block that reads it before a kill, or leaves
+/// the function where it may be read, without passing a block that kills it. For a caller that
+/// asks about few units of a function and makes a block's effect only when the search reaches
+/// it. `unit` must be below [`unit::COUNT`].
+pub fn live_by_search<'e>(function: &Function, block: usize, unit: usize, at_entry: bool, mut effect: impl FnMut(usize) -> &'e BlockEffect) -> bool {
+    let blocks = &function.blocks;
+    let mut seen = vec![false; blocks.len()];
+    let mut pending: Vec<usize> = Vec::new();
+    let mut reach = |b: usize, pending: &mut Vec<usize>| {
+        if !seen[b] {
+            seen[b] = true;
+            pending.push(b);
+        }
+    };
+    if at_entry {
+        reach(block, &mut pending);
+    } else {
+        if exit_of(&blocks[block]).contains(unit) {
+            return true;
+        }
+        for &s in &blocks[block].successors {
+            reach(s, &mut pending);
+        }
+    }
+    while let Some(b) = pending.pop() {
+        let e = effect(b);
+        if e.gen_.contains(unit) {
+            return true;
+        }
+        if e.kill.contains(unit) {
+            continue;
+        }
+        if exit_of(&blocks[b]).contains(unit) {
+            return true;
+        }
+        for &s in &blocks[b].successors {
+            reach(s, &mut pending);
+        }
+    }
+    false
 }
 
 impl Liveness {
     /// Solves liveness for `function` (backward, to a fixed point).
     pub fn compute(function: &Function, target: &Target) -> Liveness {
-        let effects: Vec<BlockEffect> = function
-            .blocks
-            .iter()
-            .map(|block| {
-                let mut effect = BlockEffect::default();
-                for node in block.nodes.iter().rev() {
-                    effect.step_back(node.flow, &access(&node.inst, target));
-                }
-                effect
-            })
-            .collect();
+        let effects: Vec<BlockEffect> = function.blocks.iter().map(|block| BlockEffect::of(&block.nodes, target)).collect();
         Liveness::solve(function, &effects)
     }
 
@@ -356,11 +406,7 @@ impl Liveness {
     pub fn solve(function: &Function, effects: &[BlockEffect]) -> Liveness {
         let n = function.blocks.len();
         assert_eq!(effects.len(), n, "one effect per block");
-        let exit: Vec<RegSet> = function
-            .blocks
-            .iter()
-            .map(|block| if block.exits { exit_live(block.nodes.last().map_or(Flow::Next, |n| n.flow)) } else { RegSet::EMPTY })
-            .collect();
+        let exit: Vec<RegSet> = function.blocks.iter().map(exit_of).collect();
         let mut live_in = vec![RegSet::EMPTY; n];
         let mut live_out = vec![RegSet::EMPTY; n];
         let mut changed = true;
@@ -525,6 +571,55 @@ mod tests {
         assert!(l.live_in[2].contains(40));
         // ... and nothing after s_endpgm.
         assert!(l.live_after(&f, &t, 2, 1).is_empty());
+    }
+
+    /// The search answers what the solver does, for every block and unit, at entry and at the
+    /// end, on random control flow (loops, exits of both kinds, blocks that neither read nor
+    /// kill) with random reads and kills.
+    #[test]
+    fn search_finds_what_the_solver_solves() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        let d = Decoder::new(gfx900());
+        // s_endpgm and s_setpc_b64 s[30:31]: an exit reading nothing, one reading everything.
+        let end = node(&d, &[0xbf810000], 0, Flow::End);
+        let ret = node(&d, &[0xbe801d1e], 0, Flow::Return);
+        // A few units stand for all: each block reads or kills some of them.
+        let units = [0usize, 1, 2, unit::SCC, unit::VGPR0];
+        for _ in 0..200 {
+            let n = 1 + next(12) as usize;
+            let mut blocks = Vec::new();
+            let mut effects = Vec::new();
+            for _ in 0..n {
+                let successors: Vec<usize> = (0..next(3)).map(|_| next(n as u64) as usize).collect();
+                let exits = successors.is_empty() || next(4) == 0;
+                let nodes = if exits { vec![if next(2) == 0 { end } else { ret }] } else { Vec::new() };
+                blocks.push(Block { address: 0, nodes, successors, exits });
+                let mut effect = BlockEffect::default();
+                for &u in &units {
+                    match next(4) {
+                        0 => effect.gen_.insert(u),
+                        1 => effect.kill.insert(u),
+                        _ => {}
+                    }
+                }
+                effects.push(effect);
+            }
+            let f = kernel(blocks);
+            let solved = Liveness::solve(&f, &effects);
+            for b in 0..n {
+                for &u in &units {
+                    let search = |at_entry| live_by_search(&f, b, u, at_entry, |i| &effects[i]);
+                    assert_eq!(search(true), solved.live_in[b].contains(u), "live in, block {b}, unit {u}: {f:?}");
+                    assert_eq!(search(false), solved.live_out[b].contains(u), "live out, block {b}, unit {u}: {f:?}");
+                }
+            }
+        }
     }
 
     use crate::ir::BranchTarget;

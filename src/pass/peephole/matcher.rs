@@ -33,12 +33,14 @@
 //! that would break a VALU-write-to-DPP/readlane/VMEM wait state, the removed instruction
 //! becomes `s_nop 0` instead of disappearing ([`Rewrite::nops`]).
 
+use std::cell::OnceCell;
 use std::collections::BTreeMap;
 
 use super::rules::{fits, forms_on, plain_form, Form, Role, Slot};
 use super::syntax::{Condition, InstPat, Kind, Loc, OperandPat};
 use super::{LoadedRule, RuleSet};
 use crate::ir::liveness::operands_into;
+use crate::ir::Node;
 use crate::isa::operand::{Operands, Value};
 use crate::isa::processor::Generation;
 use crate::isa::reg::{Reg, Special};
@@ -252,6 +254,59 @@ impl Facts {
     }
 }
 
+/// The instructions of a block and their [`Facts`], as the matcher reads them: facts made
+/// beforehand (a slice), or [`LazyFacts`], made when first looked at.
+pub trait FactSource: std::ops::Index<usize, Output = Facts> {
+    fn len(&self) -> usize;
+    /// The instruction at `index`, without its facts: its encoding alone rules out most
+    /// anchors and pattern instructions.
+    fn inst(&self, index: usize) -> &Inst;
+}
+
+impl FactSource for [Facts] {
+    fn len(&self) -> usize {
+        <[Facts]>::len(self)
+    }
+
+    fn inst(&self, index: usize) -> &Inst {
+        &self[index].inst
+    }
+}
+
+/// The facts of a block's instructions, each decoded when the matcher first asks for it. The
+/// matcher looks at few of a block's instructions (anchors of a pattern's last form, the
+/// window before them, the span of a match), and decoding the others was the pass's largest
+/// cost.
+pub struct LazyFacts<'a> {
+    nodes: &'a [Node],
+    target: &'a Target,
+    made: Box<[OnceCell<Box<Facts>>]>,
+}
+
+impl<'a> LazyFacts<'a> {
+    pub fn new(nodes: &'a [Node], target: &'a Target) -> LazyFacts<'a> {
+        LazyFacts { nodes, target, made: (0..nodes.len()).map(|_| OnceCell::new()).collect() }
+    }
+}
+
+impl std::ops::Index<usize> for LazyFacts<'_> {
+    type Output = Facts;
+
+    fn index(&self, index: usize) -> &Facts {
+        self.made[index].get_or_init(|| Box::new(Facts::of(&self.nodes[index].inst, self.target)))
+    }
+}
+
+impl FactSource for LazyFacts<'_> {
+    fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    fn inst(&self, index: usize) -> &Inst {
+        &self.nodes[index].inst
+    }
+}
+
 /// A replacement instruction: its form and the value of each written position.
 #[derive(Clone, Debug, PartialEq)]
 pub struct NewInst {
@@ -314,6 +369,7 @@ pub struct Matcher<'r> {
     /// Keep every removed instruction as `s_nop 0` (see [`Matcher::keep_distances`]).
     keep_distances: bool,
     prefilter: Prefilter,
+    tries: Tries,
     /// Skip anchors no pattern ends at ([`Matcher::may_anchor`]); off only to test that
     /// skipping changes nothing.
     anchor_filter: bool,
@@ -342,7 +398,8 @@ impl Prefilter {
         let mut position = 0usize;
         let mut anchors = 0u128;
         for alt in rules.iter().flat_map(|c| &c.alternatives) {
-            if position + alt.len() > 128 {
+            // An empty alternative (the syntax has none) would have no anchor: no prefilter.
+            if position + alt.len() > 128 || alt.is_empty() {
                 return Prefilter { by_encoding: Vec::new(), masks: Vec::new(), alternatives: Vec::new(), anchors: 0, off: true };
             }
             let mut all = 0u128;
@@ -365,6 +422,44 @@ impl Prefilter {
             }
         }
         Prefilter { by_encoding, masks, alternatives, anchors, off: false }
+    }
+}
+
+/// The alternatives tried at an anchor, as (rule, alternative) indices in the order the rules
+/// and their alternatives come: per encoding, those whose last pattern instruction has it as a
+/// form (an alternative not listed fails at its anchor's form, so skipping it changes nothing),
+/// and every one (to test that).
+struct Tries {
+    /// Per encoding index: its list in `listed` (0, empty, for none).
+    by_encoding: Vec<u16>,
+    listed: Vec<Vec<(u16, u16)>>,
+    all: Vec<(u16, u16)>,
+}
+
+impl Tries {
+    fn new(rules: &[Compiled<'_>]) -> Tries {
+        let mut by_encoding = vec![0u16; crate::isa::table::encodings().len()];
+        let mut listed = vec![Vec::new()];
+        let mut all = Vec::new();
+        for (r, compiled) in rules.iter().enumerate() {
+            for (a, alt) in compiled.alternatives.iter().enumerate() {
+                let at = (r as u16, a as u16);
+                all.push(at);
+                let Some((_, forms)) = alt.last() else { continue };
+                for f in forms {
+                    let slot = &mut by_encoding[usize::from(f.index)];
+                    if *slot == 0 {
+                        *slot = listed.len() as u16;
+                        listed.push(Vec::new());
+                    }
+                    let list = &mut listed[usize::from(*slot)];
+                    if list.last() != Some(&at) {
+                        list.push(at);
+                    }
+                }
+            }
+        }
+        Tries { by_encoding, listed, all }
     }
 }
 
@@ -400,7 +495,8 @@ impl<'r> Matcher<'r> {
             }
         }
         let prefilter = Prefilter::new(&rules);
-        Matcher { target: *target, rules, keep_distances: false, prefilter, anchor_filter: true }
+        let tries = Tries::new(&rules);
+        Matcher { target: *target, rules, keep_distances: false, prefilter, tries, anchor_filter: true }
     }
 
     /// Whether a block of these instructions may hold a match of some rule: for some rule's
@@ -420,7 +516,9 @@ impl<'r> Matcher<'r> {
                 present |= p.masks[usize::from(p.by_encoding[usize::from(e)])];
             }
         }
-        p.alternatives.iter().any(|&alt| present & alt == alt)
+        // Every alternative holds its anchor's position: without one, none is complete (most
+        // blocks end here).
+        present & p.anchors != 0 && p.alternatives.iter().any(|&alt| present & alt == alt)
     }
 
     /// Whether some rule's pattern may end at `inst`: `false` is a proof that no match is
@@ -460,57 +558,86 @@ impl<'r> Matcher<'r> {
 
     /// [`Matcher::run_block`] over the matches `wanted` accepts (by their instruction indices);
     /// the others are neither counted nor applied.
-    pub fn run_block_where(&self, facts: &[Facts], live: &dyn Liveness, stats: &mut BTreeMap<String, RuleStats>, wanted: &dyn Fn(&[usize]) -> bool) -> BlockResult {
+    pub fn run_block_where<F: FactSource + ?Sized>(&self, facts: &F, live: &dyn Liveness, stats: &mut BTreeMap<String, RuleStats>, wanted: &dyn Fn(&[usize]) -> bool) -> BlockResult {
         let mut out = BlockResult::default();
         let mut taken = vec![false; facts.len()];
+        // One binding and one list of matched indices, refilled by every attempt (most fail).
+        let mut matched = Vec::new();
+        let mut bind = Binding::default();
         for anchor in 0..facts.len() {
-            if !self.may_anchor(&facts[anchor].inst) {
+            if !self.may_anchor(facts.inst(anchor)) {
                 continue;
             }
-            for compiled in &self.rules {
-                let name = &compiled.rule.rule.name;
-                for alt in &compiled.alternatives {
-                    let Some((matched, bind)) = self.bind(facts, anchor, alt) else { continue };
-                    if matched.iter().any(|&i| taken[i]) || !wanted(&matched) {
-                        continue;
-                    }
-                    let s = stats.entry(name.clone()).or_default();
-                    s.matched += 1;
-                    match self.check(compiled, alt, facts, &matched, &bind, live) {
-                        Ok(rewrite) => {
-                            s.applied += 1;
-                            for &i in &rewrite.matched {
-                                taken[i] = true;
-                            }
-                            out.rewrites.push(rewrite);
-                        }
-                        Err(reason) => {
-                            *s.declined.entry(reason).or_insert(0) += 1;
-                            out.declines.push(Decline { rule: name.clone(), matched, reason });
-                        }
-                    }
-                    break;
+            // Rules in order, each's alternatives in order: the first that binds counts for its
+            // rule (the rule's others are not tried); a rewrite ends the anchor's tries (the
+            // anchor is taken), a decline goes on with the next rule.
+            let tries = match facts.inst(anchor).encoding_index() {
+                Some(e) if self.anchor_filter => &self.tries.listed[usize::from(self.tries.by_encoding[usize::from(e)])],
+                _ => &self.tries.all,
+            };
+            let mut declined_rule = None;
+            for &(r, a) in tries {
+                if declined_rule == Some(r) {
+                    continue;
                 }
-                if taken[anchor] {
-                    break;
+                let compiled = &self.rules[usize::from(r)];
+                let name = &compiled.rule.rule.name;
+                let alt = &compiled.alternatives[usize::from(a)];
+                if self.bind(facts, anchor, alt, &mut matched, &mut bind).is_none() {
+                    continue;
+                }
+                if matched.iter().any(|&i| taken[i]) || !wanted(&matched) {
+                    continue;
+                }
+                if !stats.contains_key(name) {
+                    stats.insert(name.clone(), RuleStats::default());
+                }
+                let s = stats.get_mut(name).expect("inserted above");
+                s.matched += 1;
+                match self.check(compiled, alt, facts, &matched, &bind, live) {
+                    Ok(rewrite) => {
+                        s.applied += 1;
+                        for &i in &rewrite.matched {
+                            taken[i] = true;
+                        }
+                        out.rewrites.push(rewrite);
+                        debug_assert!(taken[anchor], "a match holds its anchor");
+                        break;
+                    }
+                    Err(reason) => {
+                        *s.declined.entry(reason).or_insert(0) += 1;
+                        out.declines.push(Decline { rule: name.clone(), matched: matched.clone(), reason });
+                        declined_rule = Some(r);
+                    }
                 }
             }
         }
         out
     }
 
-    /// Binds one alternative with its last instruction at `anchor`: the matched indices and
-    /// the metavariables' values.
-    fn bind<'p>(&self, facts: &[Facts], anchor: usize, alt: &[(&'p InstPat, Vec<Form>)]) -> Option<(Vec<usize>, Binding<'p>)> {
+    /// Binds one alternative with its last instruction at `anchor`: the matched indices, in
+    /// order, into `matched` and the metavariables' values into `bind` (both emptied first;
+    /// on `None` they hold nothing meaningful).
+    fn bind<'p, F: FactSource + ?Sized>(&self, facts: &F, anchor: usize, alt: &[(&'p InstPat, Vec<Form>)], matched: &mut Vec<usize>, bind: &mut Binding<'p>) -> Option<()> {
         let (last, forms) = alt.last()?;
         // Most anchors are of no form the pattern ends in: decided before anything is made.
-        let index = facts[anchor].inst.encoding_index()?;
+        let index = facts.inst(anchor).encoding_index()?;
         if !forms.iter().any(|f| f.index == index) {
             return None;
         }
-        let mut bind = Binding::default();
-        self.unify(&facts[anchor], last, forms, &mut bind)?;
-        let mut matched = vec![anchor];
+        // The instruction before the last is searched for in the window before the anchor
+        // among those of its forms (below): with none there the match fails whatever the
+        // anchor binds, so it is not decoded.
+        if let [.., (_, before), _] = alt
+            && !(anchor.saturating_sub(WINDOW)..anchor).any(|i| facts.inst(i).encoding_index().is_some_and(|e| before.iter().any(|f| f.index == e)))
+        {
+            return None;
+        }
+        bind.vars.clear();
+        bind.forms.clear();
+        matched.clear();
+        self.unify(&facts[anchor], last, forms, bind)?;
+        matched.push(anchor);
         for m in (0..alt.len() - 1).rev() {
             let (pat, forms) = &alt[m];
             // The register this instruction defines, bound by a later one.
@@ -521,12 +648,16 @@ impl<'r> Matcher<'r> {
             let Some(&Value::Reg(reg)) = bind.get(dest) else { return None };
             let want = UnitSet::of(unit_range(reg));
             let next = *matched.last().unwrap();
-            let def = (next.saturating_sub(WINDOW)..next).rev().find(|&i| facts[i].writes.intersects(&want))?;
-            self.unify(&facts[def], pat, forms, &mut bind)?;
+            // The nearest writer must be of one of `forms` to unify: below the lowest
+            // instruction of those forms in the window none can be, so the search (which
+            // decodes each instruction it passes) stops there.
+            let lowest = (next.saturating_sub(WINDOW)..next).find(|&i| facts.inst(i).encoding_index().is_some_and(|e| forms.iter().any(|f| f.index == e)))?;
+            let def = (lowest..next).rev().find(|&i| facts[i].writes.intersects(&want))?;
+            self.unify(&facts[def], pat, forms, bind)?;
             matched.push(def);
         }
         matched.reverse();
-        Some((matched, bind))
+        Some(())
     }
 
     /// Binds `pat` to the instruction of `facts`. On `None` `bind` may hold part of it: the
@@ -562,7 +693,7 @@ impl<'r> Matcher<'r> {
         Some(())
     }
 
-    fn check(&self, compiled: &Compiled, alt: &[(&InstPat, Vec<Form>)], facts: &[Facts], matched: &[usize], bind: &Binding, live: &dyn Liveness) -> Result<Rewrite, &'static str> {
+    fn check<F: FactSource + ?Sized>(&self, compiled: &Compiled, alt: &[(&InstPat, Vec<Form>)], facts: &F, matched: &[usize], bind: &Binding, live: &dyn Liveness) -> Result<Rewrite, &'static str> {
         let rule = &compiled.rule.rule;
         let (first, last) = (matched[0], *matched.last().unwrap());
         // Forms and modifiers.
@@ -725,7 +856,7 @@ impl<'r> Matcher<'r> {
     /// with the pattern). The pattern's own write after its read does not count: with
     /// `v_add_u32 v14, v15, v14 ; v_add_u32 v14, v14, v19` gone, v14 still holds what the first
     /// add read, so `v_add3_u32 v14, v15, v14, v19` at the second is exact.
-    fn inputs_hold(facts: &[Facts], matched: &[usize], inputs: &[Input], at: usize) -> bool {
+    fn inputs_hold<F: FactSource + ?Sized>(facts: &F, matched: &[usize], inputs: &[Input], at: usize) -> bool {
         inputs.iter().all(|input| {
             let writes = |i: usize| facts[i].writes.intersects(&input.units);
             input.readers.iter().all(|&r| {
@@ -755,7 +886,7 @@ impl<'r> Matcher<'r> {
     /// later pattern instructions read (the consumer's other inputs, EXEC). With EXEC unchanged
     /// (checked before) and `%t` dead after the consumer (checked after), the replacement then
     /// computes at the producer what the consumer would have, and leaves it where it would.
-    fn producer_free(facts: &[Facts], matched: &[usize], replacement_writes: &[Unit]) -> bool {
+    fn producer_free<F: FactSource + ?Sized>(facts: &F, matched: &[usize], replacement_writes: &[Unit]) -> bool {
         let (first, last) = (matched[0], *matched.last().unwrap());
         let mut written = UnitSet::EMPTY;
         for &i in matched {
@@ -832,7 +963,7 @@ impl<'r> Matcher<'r> {
     /// itself needs no check at either place: at the consumer it writes where the consumer
     /// wrote; at the producer its destination is read only after the consumer, farther away
     /// than before, and it is no consumer these wait states name.
-    fn nops_needed(&self, facts: &[Facts], matched: &[usize], at: usize) -> Vec<usize> {
+    fn nops_needed<F: FactSource + ?Sized>(&self, facts: &F, matched: &[usize], at: usize) -> Vec<usize> {
         if self.keep_distances {
             return matched.iter().copied().filter(|&i| i != at).collect();
         }
@@ -865,7 +996,7 @@ impl Matcher<'_> {
     /// generation from GFX7: a store of more than 8 bytes, then a VALU write of its data, needs
     /// 1 wait state, 2 on GFX940/950). Any store counts here, and any VGPR it reads. The
     /// replacement at `at` writes `dest`; removed instructions not kept as `s_nop 0` are gone.
-    fn store_data_hazard(&self, facts: &[Facts], matched: &[usize], at: usize, nops: &[usize], dest: &[Unit]) -> bool {
+    fn store_data_hazard<F: FactSource + ?Sized>(&self, facts: &F, matched: &[usize], at: usize, nops: &[usize], dest: &[Unit]) -> bool {
         let required = if matches!(self.target.generation(), Generation::Gfx940 | Generation::Gfx950) { 2 } else { 1 };
         let gone = |i: usize| i != at && matched.contains(&i) && !nops.contains(&i);
         let dest = {

@@ -12,13 +12,13 @@
 //! (control flow, a PC-relative chain, an opaque function) or a replacement that does not
 //! encode declines the match (`edit: <why>`, `encode`), and the function is left as it was.
 
-use std::cell::OnceCell;
-use std::collections::BTreeMap;
+use std::cell::{OnceCell, RefCell};
+use std::collections::{BTreeMap, HashMap};
 
-use super::matcher::{needs_kept_distances, Facts, Matcher, NewInst, Rewrite, RuleStats, Unit, EXEC_HI, EXEC_LO};
+use super::matcher::{needs_kept_distances, Facts, LazyFacts, Matcher, NewInst, Rewrite, RuleStats, Unit, EXEC_HI, EXEC_LO};
 use super::delays::{self, Change};
 use super::RuleSet;
-use crate::ir::liveness::{access_of, Access, Liveness, RegSet};
+use crate::ir::liveness::{access_of, live_by_search, Access, BlockEffect, RegSet};
 use crate::ir::{Flow, Function, InstRef, Node, Origin, Program};
 use crate::isa::operand::{Op, Operands, Value};
 use crate::isa::reg::{Reg, Special};
@@ -116,11 +116,12 @@ impl Peephole {
             return;
         }
         matcher.keep_distances(needs_kept_distances(ctx.target, function.blocks.iter().flat_map(|b| b.nodes.iter().map(|n| &n.inst))));
-        // Liveness is solved once, on the function as found: a rewrite only removes reads (and
+        // Liveness is the program's of the function as found: a rewrite only removes reads (and
         // writes of values proven dead), so the sets stay a superset of the truth while blocks
-        // are rewritten, which keeps "dead" a proof. Solved when first asked for (most candidate
-        // blocks hold no complete match and never ask), and at the latest before the first
-        // edit (`run_round`), so it is always the liveness of the function as found.
+        // are rewritten, which keeps "dead" a proof. Each block's part is made when a question
+        // first needs it (most candidate blocks hold no complete match and never ask, and a
+        // question reaches few blocks), and at the latest before the block's first edit
+        // (`run_round`), so it is always the block as found.
         let mut steps = Steps::new(function);
         for block in (0..candidates.len()).filter(|&b| candidates[b]) {
             // To a fixed point: a rewrite may make another match (a copy folded into the fused op
@@ -158,7 +159,7 @@ impl Peephole {
         stats: &mut PassStats,
         per_rule: &mut BTreeMap<String, RuleStats>,
     ) -> bool {
-        let facts: Vec<Facts> = function.blocks[block].nodes.iter().map(|n| Facts::of(&n.inst, ctx.target)).collect();
+        let facts = LazyFacts::new(&function.blocks[block].nodes, ctx.target);
         let live = BlockLive::new(function, block, steps, ctx.target);
         let fresh: Option<Vec<bool>> = fresh_from.map(|mark| {
             function.blocks[block]
@@ -238,7 +239,7 @@ impl Peephole {
         }
         ops.sort_by_key(|(i, e)| (std::cmp::Reverse(*i), matches!(e, Edit::Delete)));
         if !ops.is_empty() {
-            steps.liveness(function, ctx.target);
+            steps.keep_effect(function, block, ctx.target);
             // The block's steps describe it as it was: made again from its new nodes when asked.
             steps.forget(block);
         }
@@ -415,7 +416,7 @@ fn texts(function: &Function, block: usize, matched: &[usize], target: &Target) 
 }
 
 /// Liveness after an instruction of one block, for the matcher's `dead` conditions: the
-/// program's liveness ([`Liveness`]), refined. The program's analysis never lets a VGPR write
+/// program's liveness ([`Liveness`](crate::ir::liveness::Liveness)), refined. The program's analysis never lets a VGPR write
 /// kill (inactive lanes keep their values). Here a later write of the whole register in every
 /// lane EXEC enables (a full 32-bit VALU write, or a load: `overwrites_every_lane`) kills it
 /// while EXEC still enables every lane it did at the match (`Exec`): the write overwrites
@@ -451,7 +452,8 @@ struct Step {
 }
 
 impl Step {
-    fn of(node: &Node, target: &Target) -> Step {
+    /// The step of `node`, and its [`Access`] (for the block's [`BlockEffect`]).
+    fn of(node: &Node, target: &Target) -> (Step, Access) {
         // One decode gives both views: the facts' operands are the program analysis's too.
         let f = Facts::of(&node.inst, target);
         let a = match (node.inst.encoding(), &f.operands) {
@@ -469,7 +471,7 @@ impl Step {
         let traits = EncodingTraits::of(&node.inst);
         let full_writes = overwritten_in_every_lane(&f, traits, &a.writes);
         let narrows_exec = (a.writes.contains(usize::from(EXEC_LO)) || a.writes.contains(usize::from(EXEC_HI))) && !widens_exec(&f, traits, target);
-        Step { reads, kills: a.kills, full_writes, call: matches!(node.flow, Flow::Call(_)), narrows_exec }
+        (Step { reads, kills: a.kills, full_writes, call: matches!(node.flow, Flow::Call(_)), narrows_exec }, a)
     }
 }
 
@@ -484,8 +486,22 @@ struct BlockSteps {
 }
 
 impl BlockSteps {
-    fn of(nodes: &[Node], target: &Target) -> BlockSteps {
-        let steps: Box<[Step]> = nodes.iter().map(|node| Step::of(node, target)).collect();
+    /// The steps of a block of `nodes`, and its effect on the program's liveness (from the same
+    /// decode).
+    fn of(nodes: &[Node], target: &Target) -> (BlockSteps, BlockEffect) {
+        let mut accesses = Vec::with_capacity(nodes.len());
+        let steps: Box<[Step]> = nodes
+            .iter()
+            .map(|node| {
+                let (step, access) = Step::of(node, target);
+                accesses.push(access);
+                step
+            })
+            .collect();
+        let mut effect = BlockEffect::default();
+        for (node, access) in nodes.iter().zip(&accesses).rev() {
+            effect.step_back(node.flow, access);
+        }
         let mut touched = RegSet::EMPTY;
         for step in &steps {
             touched.union(&step.reads);
@@ -494,38 +510,84 @@ impl BlockSteps {
         }
         let calls = steps.iter().any(|s| s.call);
         let narrows_exec = steps.iter().any(|s| s.narrows_exec);
-        BlockSteps { steps, touched, calls, narrows_exec }
+        (BlockSteps { steps, touched, calls, narrows_exec }, effect)
     }
 }
 
 /// Per function: each block's steps, made when first needed and made again after the pass
-/// edits the block, and the program's liveness, solved from them once (on the function as
-/// found, see [`Steps::liveness`]).
+/// edits the block, and each block's effect on the program's liveness ([`Liveness`](crate::ir::liveness::Liveness)) as found,
+/// from which the program's answers are searched ([`Steps::program_live`]).
 struct Steps {
     blocks: Vec<OnceCell<BlockSteps>>,
-    liveness: OnceCell<Liveness>,
+    /// Steps of single instructions of a block whose steps are not all made ([`Steps::step`]).
+    singles: Vec<OnceCell<Box<[OnceCell<Step>]>>>,
+    /// Of each block as the pass found it: made with its steps or when a search first reaches
+    /// it, and before the pass first edits it at the latest ([`Steps::keep_effect`]).
+    effects: Vec<OnceCell<BlockEffect>>,
+    /// The program's answers given so far, by (block, unit, at entry).
+    answers: RefCell<HashMap<(usize, Unit, bool), bool>>,
 }
 
 impl Steps {
     fn new(function: &Function) -> Steps {
-        Steps { blocks: (0..function.blocks.len()).map(|_| OnceCell::new()).collect(), liveness: OnceCell::new() }
+        let n = function.blocks.len();
+        Steps {
+            blocks: (0..n).map(|_| OnceCell::new()).collect(),
+            singles: (0..n).map(|_| OnceCell::new()).collect(),
+            effects: (0..n).map(|_| OnceCell::new()).collect(),
+            answers: RefCell::default(),
+        }
     }
 
     fn block(&self, function: &Function, block: usize, target: &Target) -> &BlockSteps {
-        self.blocks[block].get_or_init(|| BlockSteps::of(&function.blocks[block].nodes, target))
+        self.blocks[block].get_or_init(|| {
+            let (steps, effect) = BlockSteps::of(&function.blocks[block].nodes, target);
+            // An edited block's effect was kept before its edit: this one is of the new nodes.
+            let _ = self.effects[block].set(effect);
+            steps
+        })
     }
 
-    /// The program's liveness, solved on first use: `function` must not have been edited before
-    /// the first call (the pass asks before its first edit).
-    fn liveness(&self, function: &Function, target: &Target) -> &Liveness {
-        // From the program analysis's own accesses, not the blocks' steps: most blocks are never
-        // walked, and a step costs more to make than an access.
-        self.liveness.get_or_init(|| Liveness::compute(function, target))
+    fn effect(&self, function: &Function, block: usize, target: &Target) -> &BlockEffect {
+        // From the program analysis's own accesses, not the block's steps: most blocks a search
+        // reaches are never walked, and a step costs more to make than an access.
+        self.effects[block].get_or_init(|| BlockEffect::of(&function.blocks[block].nodes, target))
+    }
+
+    /// Makes sure the effect of `block` as found is kept: called before the pass edits it.
+    fn keep_effect(&self, function: &Function, block: usize, target: &Target) {
+        self.effect(function, block, target);
+    }
+
+    /// Whether the program's liveness ([`Liveness::compute`](crate::ir::liveness::Liveness::compute) of the function as found) holds
+    /// `unit` live on entry to `block` (`at_entry`) or after it: searched along the flow
+    /// ([`live_by_search`]) with the blocks' effects as found, so only the blocks the search
+    /// reaches are decoded. Rewrites stay inside their blocks and keep their control flow, so
+    /// the function's blocks and successors are those it was found with.
+    fn program_live(&self, function: &Function, block: usize, unit: Unit, at_entry: bool, target: &Target) -> bool {
+        let key = (block, unit, at_entry);
+        if let Some(&live) = self.answers.borrow().get(&key) {
+            return live;
+        }
+        let live = live_by_search(function, block, usize::from(unit), at_entry, |b| self.effect(function, b, target));
+        self.answers.borrow_mut().insert(key, live);
+        live
+    }
+
+    /// The step of instruction `index` of `block`, made alone when the block's steps are not.
+    fn step(&self, function: &Function, block: usize, index: usize, target: &Target) -> &Step {
+        if let Some(b) = self.blocks[block].get() {
+            return &b.steps[index];
+        }
+        let nodes = &function.blocks[block].nodes;
+        let singles = self.singles[block].get_or_init(|| (0..nodes.len()).map(|_| OnceCell::new()).collect());
+        singles[index].get_or_init(|| Step::of(&nodes[index], target).0)
     }
 
     /// Drops the steps of an edited block.
     fn forget(&mut self, block: usize) {
         self.blocks[block] = OnceCell::new();
+        self.singles[block] = OnceCell::new();
     }
 }
 
@@ -543,15 +605,16 @@ enum Exec {
 const VISITS: usize = 32;
 
 impl<'a> BlockLive<'a> {
-    /// The steps of `function`'s blocks and its liveness come from `steps`, made when first
-    /// needed: `function` must not have been edited since the pass found it unless the
-    /// liveness is solved already.
+    /// The steps of `function`'s blocks and their effects come from `steps`, made when first
+    /// needed: a block edited since the pass found it must have its effect kept before
+    /// ([`Steps::keep_effect`]).
     fn new(function: &'a Function, block: usize, steps: &'a Steps, target: &'a Target) -> BlockLive<'a> {
         BlockLive { function, block, steps, target }
     }
 
-    fn program(&self) -> &Liveness {
-        self.steps.liveness(self.function, self.target)
+    /// The program's liveness ([`Steps::program_live`]).
+    fn program_live(&self, block: usize, unit: Unit, at_entry: bool) -> bool {
+        self.steps.program_live(self.function, block, unit, at_entry, self.target)
     }
 
     fn steps(&self, block: usize) -> &BlockSteps {
@@ -560,7 +623,7 @@ impl<'a> BlockLive<'a> {
 
     /// Walks `steps`: `Some(dead)` once the unit is read or killed, `None` at the end, `exec`
     /// updated.
-    fn walk(steps: &[Step], unit: Unit, exec: &mut Exec) -> Option<bool> {
+    fn walk<'s>(steps: impl IntoIterator<Item = &'s Step>, unit: Unit, exec: &mut Exec) -> Option<bool> {
         let u = usize::from(unit);
         for s in steps {
             if s.call || s.reads.contains(u) {
@@ -585,7 +648,7 @@ impl<'a> BlockLive<'a> {
     /// nothing new).
     fn dead_from(&self, block: usize, unit: Unit, exec: Exec, seen: &mut Vec<(usize, Exec)>) -> bool {
         if exec == Exec::Unknown || seen.len() >= VISITS {
-            return !self.program().live_in[block].contains(usize::from(unit));
+            return !self.program_live(block, unit, true);
         }
         if seen.contains(&(block, exec)) {
             return true;
@@ -606,14 +669,14 @@ impl<'a> BlockLive<'a> {
     fn dead_at_end(&self, block: usize, unit: Unit, exec: Exec, seen: &mut Vec<(usize, Exec)>) -> bool {
         let b = &self.function.blocks[block];
         if exec == Exec::Unknown {
-            return !self.program().live_out[block].contains(usize::from(unit));
+            return !self.program_live(block, unit, false);
         }
         // Leaving the function: nothing is read after the wave ends, anything may be otherwise.
         if b.exits && !matches!(b.nodes.last().map(|n| n.flow), Some(Flow::End)) {
             return false;
         }
         if b.successors.is_empty() {
-            return !self.program().live_out[block].contains(usize::from(unit));
+            return !self.program_live(block, unit, false);
         }
         b.successors.iter().all(|&s| self.dead_from(s, unit, exec, seen))
     }
@@ -622,7 +685,16 @@ impl<'a> BlockLive<'a> {
 impl super::matcher::Liveness for BlockLive<'_> {
     fn dead_after(&self, index: usize, unit: Unit) -> bool {
         let mut exec = Exec::Covers;
-        match Self::walk(&self.steps(self.block).steps[index + 1..], unit, &mut exec) {
+        // Most walks end a few instructions on: the block's own steps are made one by one as
+        // the walk reaches them, unless all are made already.
+        let outcome = match self.steps.blocks[self.block].get() {
+            Some(b) => Self::walk(&b.steps[index + 1..], unit, &mut exec),
+            None => {
+                let nodes = &self.function.blocks[self.block].nodes;
+                Self::walk((index + 1..nodes.len()).map(|i| self.steps.step(self.function, self.block, i, self.target)), unit, &mut exec)
+            }
+        };
+        match outcome {
             Some(dead) => dead,
             None => self.dead_at_end(self.block, unit, exec, &mut Vec::new()),
         }
