@@ -596,7 +596,10 @@ mod tests {
             let mut blocks = Vec::new();
             let mut effects = Vec::new();
             for _ in 0..n {
-                let successors: Vec<usize> = (0..next(3)).map(|_| next(n as u64) as usize).collect();
+                let mut successors = Successors::NONE;
+                for _ in 0..next(3) {
+                    successors.push(next(n as u64) as usize);
+                }
                 let exits = successors.is_empty() || next(4) == 0;
                 let nodes = if exits { vec![if next(2) == 0 { end } else { ret }] } else { Vec::new() };
                 blocks.push(Block { address: 0, nodes, successors, exits });
