@@ -441,15 +441,15 @@ mod tests {
             let mut pairs = Vec::new();
             for _ in 0..len {
                 pairs.push((old, new));
-                old += match next(16) {
+                old = old.wrapping_add(match next(16) {
                     0 => 0,
                     1 => 2,
                     2 => 0x10_0000,
                     3 => u64::MAX - 0x2000,
                     _ => 4 * (1 + next(3)),
-                };
+                });
                 old %= 1 << 40;
-                new += if next(12) == 0 { u64::MAX - 8 } else { 4 * next(3) };
+                new = new.wrapping_add(if next(12) == 0 { u64::MAX - 8 } else { 4 * next(3) });
                 new %= 1 << 40;
             }
             let expected = made_in_three_passes(pairs.clone());
