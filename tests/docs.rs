@@ -37,9 +37,19 @@ fn cargo_json(args: &[&str]) -> Vec<serde_json::Value> {
         .collect()
 }
 
-/// The library's direct normal dependencies: (name in Rust, package id).
+/// The host's target triple, from `rustc -vV`.
+fn host_triple() -> String {
+    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".to_owned());
+    let out = Command::new(&rustc).arg("-vV").output().unwrap_or_else(|e| panic!("{rustc} -vV: {e}"));
+    String::from_utf8_lossy(&out.stdout).lines().find_map(|l| l.strip_prefix("host: ")).expect("rustc -vV names the host").to_owned()
+}
+
+/// The library's direct normal dependencies: (name in Rust, package id). For the host only:
+/// metadata for every platform needs packages only other platforms use (`anstyle-wincon`),
+/// which `cargo test` on a fresh machine never downloaded, and `--offline` cannot fetch.
 fn direct_dependencies() -> Vec<(String, String)> {
-    let meta = cargo_json(&["metadata", "--format-version", "1", "--offline"]).remove(0);
+    let host = host_triple();
+    let meta = cargo_json(&["metadata", "--format-version", "1", "--offline", "--filter-platform", &host]).remove(0);
     let root = meta["resolve"]["root"].as_str().expect("a root package").to_owned();
     let node = meta["resolve"]["nodes"].as_array().unwrap().iter().find(|n| n["id"] == root.as_str()).unwrap();
     node["deps"]
