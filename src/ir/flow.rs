@@ -101,9 +101,68 @@ pub fn classify(inst: &Inst, address: u64) -> Kind {
 
 /// [`classify`] of an instruction whose encoding `e` [`may_transfer_control`].
 fn classify_control(inst: &Inst, e: &Encoding, address: u64) -> Kind {
+    let by_name = match named(e.opcode) {
+        Some(Named::Branch) => Some(branch_target(inst, e, address).map_or(Kind::Unknown("s_branch without target"), Kind::Branch)),
+        Some(Named::CondBranch) => Some(branch_target(inst, e, address).map_or(Kind::Unknown("conditional branch without target"), Kind::CondBranch)),
+        Some(Named::Call) => Some(branch_target(inst, e, address).map_or(Kind::Unknown("s_call_b64 without target"), Kind::DirectCall)),
+        Some(Named::RegisterCall) => Some(Kind::RegisterCall),
+        Some(Named::RegisterJump) => Some(Kind::RegisterJump),
+        Some(Named::End) => Some(Kind::End),
+        // AMDGPUUsage, "Trap Handler for AMDHSA OS": `s_trap 2` halts the wave with the PC at the
+        // trap and puts its queue in the error state; other trap ids (a debugger's breakpoint,
+        // `llvm.debugtrap`) may return to the next instruction. On GFX11 encodings it may not
+        // halt: gfx1100-gfx1103 run `s_trap 2` as a no-op when PRIV is set (LLVM's
+        // FeaturePrivEnabledTrap2NopBug), which is why LLVM follows it with a simulated trap
+        // ending in `s_sethalt` there.
+        Some(Named::Trap) => (simm16(inst, e) & 0xff == LLVM_TRAP_ID && e.ns != Namespace::GFX11).then_some(Kind::Halt),
+        // SIMM16[0] is the halt bit (1 halts, 0 resumes).
+        Some(Named::SetHalt) => (simm16(inst, e) & 1 == 1).then_some(Kind::Halt),
+        Some(Named::ForkJoin) => Some(Kind::Unknown("fork/join control flow")),
+        Some(Named::SubvectorLoop) => Some(Kind::Unknown("subvector loop")),
+        Some(Named::AddPc) => Some(match add_pc_operand(inst) {
+            // The base is the next instruction (LLVM 22's insertIndirectBranch: destination minus
+            // the label after the s_add_pc_i64).
+            AddPcOperand::Constant(offset, _) => Kind::AddPc(address.wrapping_add(inst.len() as u64).wrapping_add_signed(offset)),
+            AddPcOperand::Register => Kind::AddPcRegister,
+            AddPcOperand::Ambiguous(why) => Kind::Unknown(why),
+        }),
+        None => None,
+    };
+    // A trap that does not halt, and what no name covers: by the tables.
+    by_name.unwrap_or_else(|| {
+        if e.flags.has(flag::ISBRANCH | flag::ISCALL | flag::ISRETURN) {
+            Kind::Unknown("unclassified control flow")
+        } else if branch_operand(e).is_some() {
+            Kind::Unknown("unclassified branch-target operand")
+        } else {
+            Kind::Next
+        }
+    })
+}
+
+/// The opcodes [`classify_control`] knows by name, by what it does with them: one list, which
+/// [`may_transfer_control`]'s table is made from too.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Named {
+    Branch,
+    CondBranch,
+    Call,
+    RegisterCall,
+    RegisterJump,
+    /// `s_endpgm` and friends, `s_rfe_b64`, and `s_code_end`: padding after the code; reaching
+    /// it is a fault, never a fall-through.
+    End,
+    Trap,
+    SetHalt,
+    ForkJoin,
+    SubvectorLoop,
+    AddPc,
+}
+
+fn named(opcode: Opcode) -> Option<Named> {
     use Opcode as O;
-    match e.opcode {
-        O::S_BRANCH => branch_target(inst, e, address).map_or(Kind::Unknown("s_branch without target"), Kind::Branch),
+    Some(match opcode {
+        O::S_BRANCH => Named::Branch,
         O::S_CBRANCH_SCC0
         | O::S_CBRANCH_SCC1
         | O::S_CBRANCH_VCCZ
@@ -113,36 +172,18 @@ fn classify_control(inst: &Inst, e: &Encoding, address: u64) -> Kind {
         | O::S_CBRANCH_CDBGSYS
         | O::S_CBRANCH_CDBGUSER
         | O::S_CBRANCH_CDBGSYS_OR_USER
-        | O::S_CBRANCH_CDBGSYS_AND_USER => {
-            branch_target(inst, e, address).map_or(Kind::Unknown("conditional branch without target"), Kind::CondBranch)
-        }
-        O::S_CALL_B64 => branch_target(inst, e, address).map_or(Kind::Unknown("s_call_b64 without target"), Kind::DirectCall),
-        O::S_SWAPPC_B64 => Kind::RegisterCall,
-        O::S_SETPC_B64 => Kind::RegisterJump,
-        // `s_code_end` is padding after the code; reaching it is a fault, never a fall-through.
-        O::S_ENDPGM | O::S_ENDPGM_SAVED | O::S_ENDPGM_ORDERED_PS_DONE | O::S_RFE_B64 | O::S_RFE_RESTORE_B64 | O::S_CODE_END => Kind::End,
-        // AMDGPUUsage, "Trap Handler for AMDHSA OS": `s_trap 2` halts the wave with the PC at the
-        // trap and puts its queue in the error state; other trap ids (a debugger's breakpoint,
-        // `llvm.debugtrap`) may return to the next instruction. On GFX11 encodings it may not
-        // halt: gfx1100-gfx1103 run `s_trap 2` as a no-op when PRIV is set (LLVM's
-        // FeaturePrivEnabledTrap2NopBug), which is why LLVM follows it with a simulated trap
-        // ending in `s_sethalt` there.
-        O::S_TRAP if simm16(inst, e) & 0xff == LLVM_TRAP_ID && e.ns != Namespace::GFX11 => Kind::Halt,
-        // SIMM16[0] is the halt bit (1 halts, 0 resumes).
-        O::S_SETHALT if simm16(inst, e) & 1 == 1 => Kind::Halt,
-        O::S_CBRANCH_I_FORK | O::S_CBRANCH_G_FORK | O::S_CBRANCH_JOIN => Kind::Unknown("fork/join control flow"),
-        O::S_SUBVECTOR_LOOP_BEGIN | O::S_SUBVECTOR_LOOP_END => Kind::Unknown("subvector loop"),
-        O::S_ADD_PC_I64 => match add_pc_operand(inst) {
-            // The base is the next instruction (LLVM 22's insertIndirectBranch: destination minus
-            // the label after the s_add_pc_i64).
-            AddPcOperand::Constant(offset, _) => Kind::AddPc(address.wrapping_add(inst.len() as u64).wrapping_add_signed(offset)),
-            AddPcOperand::Register => Kind::AddPcRegister,
-            AddPcOperand::Ambiguous(why) => Kind::Unknown(why),
-        },
-        _ if e.flags.has(flag::ISBRANCH | flag::ISCALL | flag::ISRETURN) => Kind::Unknown("unclassified control flow"),
-        _ if branch_operand(e).is_some() => Kind::Unknown("unclassified branch-target operand"),
-        _ => Kind::Next,
-    }
+        | O::S_CBRANCH_CDBGSYS_AND_USER => Named::CondBranch,
+        O::S_CALL_B64 => Named::Call,
+        O::S_SWAPPC_B64 => Named::RegisterCall,
+        O::S_SETPC_B64 => Named::RegisterJump,
+        O::S_ENDPGM | O::S_ENDPGM_SAVED | O::S_ENDPGM_ORDERED_PS_DONE | O::S_RFE_B64 | O::S_RFE_RESTORE_B64 | O::S_CODE_END => Named::End,
+        O::S_TRAP => Named::Trap,
+        O::S_SETHALT => Named::SetHalt,
+        O::S_CBRANCH_I_FORK | O::S_CBRANCH_G_FORK | O::S_CBRANCH_JOIN => Named::ForkJoin,
+        O::S_SUBVECTOR_LOOP_BEGIN | O::S_SUBVECTOR_LOOP_END => Named::SubvectorLoop,
+        O::S_ADD_PC_I64 => Named::AddPc,
+        _ => return None,
+    })
 }
 
 /// The trap id of `llvm.trap`.
@@ -155,7 +196,7 @@ fn simm16(inst: &Inst, e: &Encoding) -> u64 {
 
 /// Whether an instruction of the encoding of index `index` (into
 /// [`encodings`](crate::isa::table::encodings)) may be anything but [`Kind::Next`]: its opcode
-/// is one [`classify_control`] names, the tables flag it as a branch, call or return, or it
+/// is [`named`], the tables flag it as a branch, call or return, or it
 /// has a branch-target operand. Built once: scanning an encoding's operands for a branch
 /// target on every instruction cost more than the rest of [`classify`].
 fn may_transfer_control(index: u16) -> bool {
@@ -163,45 +204,9 @@ fn may_transfer_control(index: u16) -> bool {
     TABLE.get_or_init(|| {
         crate::isa::table::encodings()
             .iter()
-            .map(|e| named_by_classify(e.opcode) || e.flags.has(flag::ISBRANCH | flag::ISCALL | flag::ISRETURN) || branch_operand(e).is_some())
+            .map(|e| named(e.opcode).is_some() || e.flags.has(flag::ISBRANCH | flag::ISCALL | flag::ISRETURN) || branch_operand(e).is_some())
             .collect()
     })[usize::from(index)]
-}
-
-/// The opcodes [`classify_control`] matches by name (a test checks that the two agree).
-fn named_by_classify(opcode: Opcode) -> bool {
-    use Opcode as O;
-    matches!(
-        opcode,
-        O::S_BRANCH
-            | O::S_CBRANCH_SCC0
-            | O::S_CBRANCH_SCC1
-            | O::S_CBRANCH_VCCZ
-            | O::S_CBRANCH_VCCNZ
-            | O::S_CBRANCH_EXECZ
-            | O::S_CBRANCH_EXECNZ
-            | O::S_CBRANCH_CDBGSYS
-            | O::S_CBRANCH_CDBGUSER
-            | O::S_CBRANCH_CDBGSYS_OR_USER
-            | O::S_CBRANCH_CDBGSYS_AND_USER
-            | O::S_CALL_B64
-            | O::S_SWAPPC_B64
-            | O::S_SETPC_B64
-            | O::S_ENDPGM
-            | O::S_ENDPGM_SAVED
-            | O::S_ENDPGM_ORDERED_PS_DONE
-            | O::S_RFE_B64
-            | O::S_RFE_RESTORE_B64
-            | O::S_CODE_END
-            | O::S_TRAP
-            | O::S_SETHALT
-            | O::S_CBRANCH_I_FORK
-            | O::S_CBRANCH_G_FORK
-            | O::S_CBRANCH_JOIN
-            | O::S_SUBVECTOR_LOOP_BEGIN
-            | O::S_SUBVECTOR_LOOP_END
-            | O::S_ADD_PC_I64
-    )
 }
 
 /// Index of the branch-target operand of `e`, if it has one.
@@ -312,9 +317,9 @@ mod tests {
     use super::*;
     use crate::isa::table::encodings;
 
-    /// The fast path of `classify` skips exactly what `classify_control` would call `Next`:
-    /// every encoding the table rules out classifies as `Next` whatever its fields hold (zeros,
-    /// ones, and the `llvm.trap` id), so no opcode named in the match is missing from the list.
+    /// The fast path of `classify` skips only what `classify_control` would call `Next`: every
+    /// encoding the table rules out classifies as `Next` whatever its fields hold (zeros, ones,
+    /// and the `llvm.trap` id).
     #[test]
     fn the_fast_path_skips_only_what_classifies_as_next() {
         let mut skipped = 0;
